@@ -1,0 +1,48 @@
+// CheckpointStore::Latest and the pruning rule.
+#include "engine/checkpoint_store.h"
+
+#include <map>
+#include <set>
+
+namespace stepfault {
+
+Result<std::optional<CheckpointInfo>> CheckpointStore::Latest(const std::string& session_id) {
+  SF_ASSIGN_OR_RETURN(std::vector<StoreEntry> index, Index(session_id));
+  if (index.empty()) return std::optional<CheckpointInfo>();
+  return std::optional<CheckpointInfo>(index.back().info);
+}
+
+std::vector<CheckpointInfo> ObsoleteBeforeRestored(const std::vector<StoreEntry>& session_index,
+                                                   const CheckpointInfo& restored) {
+  size_t position = session_index.size();
+  for (size_t i = 0; i < session_index.size(); ++i) {
+    if (session_index[i].info == restored) {
+      position = i;
+      break;
+    }
+  }
+  if (position == session_index.size() || position == 0) return {};
+
+  std::map<std::string, const StoreEntry*> by_id;
+  for (const StoreEntry& e : session_index) by_id.emplace(e.info.checkpoint_id, &e);
+  // Walk the parent chain; bounded by the index size so a cycle in damaged metadata cannot loop.
+  std::set<std::string> ancestors;
+  const StoreEntry* cursor = &session_index[position];
+  for (size_t hops = 0; hops < session_index.size(); ++hops) {
+    if (!cursor->has_parent_metadata || !cursor->parent_checkpoint_id) break;
+    auto it = by_id.find(*cursor->parent_checkpoint_id);
+    if (it == by_id.end() || !ancestors.insert(it->first).second) break;
+    cursor = it->second;
+  }
+
+  std::vector<CheckpointInfo> obsolete;
+  for (size_t i = 0; i < position; ++i) {
+    const StoreEntry& e = session_index[i];
+    const bool legacy = !e.has_parent_metadata;
+    const bool root = e.has_parent_metadata && !e.parent_checkpoint_id;
+    if (legacy || root || ancestors.count(e.info.checkpoint_id) > 0) obsolete.push_back(e.info);
+  }
+  return obsolete;
+}
+
+}  // namespace stepfault

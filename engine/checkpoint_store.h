@@ -1,0 +1,71 @@
+// CheckpointStore: the durable-store contract (modelled on MAF's ICheckpointStore<JsonElement> and
+// ICheckpointRestorationObserver, engine-semantics.md §4.2, §4.4).
+//
+// A store keeps opaque checkpoint documents (canonical JSON bytes) per session:
+//  - Commit(session, bytes, parent) stores the bytes and returns a CheckpointInfo whose id the store
+//    chose; when Commit returns ok the checkpoint is durable (for a durable store).
+//  - Retrieve returns exactly the committed bytes, or kNotFound / kCorruption; it never deletes.
+//  - Index lists a session's entries in commit order, optionally only the children of `with_parent`
+//    (legacy entries without parent metadata are always included under a parent filter).
+//  - Latest is the last entry of Index.
+// A store that prunes implements RestorationObserver: the engine calls it only after a restore
+// fully succeeded, and never lets its failure fail that restore.
+// Thread-safety: every store here is safe for concurrent calls.
+#pragma once
+
+#include <compare>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/status.h"
+
+namespace stepfault {
+
+struct CheckpointInfo {
+  std::string session_id;
+  std::string checkpoint_id;
+
+  friend auto operator<=>(const CheckpointInfo&, const CheckpointInfo&) = default;
+  std::string ToString() const { return session_id + "/" + checkpoint_id; }
+};
+
+struct StoreEntry {
+  CheckpointInfo info;
+  std::optional<std::string> parent_checkpoint_id;  // within the same session
+  bool has_parent_metadata = true;  // false for legacy entries written before parents existed
+
+  friend bool operator==(const StoreEntry&, const StoreEntry&) = default;
+};
+
+class CheckpointStore {
+ public:
+  virtual ~CheckpointStore() = default;
+
+  virtual Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
+                                        const std::optional<CheckpointInfo>& parent) = 0;
+  virtual Result<std::string> Retrieve(const CheckpointInfo& info) = 0;
+  virtual Result<std::vector<StoreEntry>> Index(
+      const std::string& session_id,
+      const std::optional<CheckpointInfo>& with_parent = std::nullopt) = 0;
+
+  Result<std::optional<CheckpointInfo>> Latest(const std::string& session_id);
+};
+
+class RestorationObserver {
+ public:
+  virtual ~RestorationObserver() = default;
+  // Called after a restore of `restored` fully succeeded. A failure is reported by the caller and
+  // never undoes the restore; entries may have been deleted before the failure.
+  virtual Status OnRestorationCompleted(const CheckpointInfo& restored) = 0;
+};
+
+// The pruning rule of the Foundry store (engine-semantics.md §4.4), over a session's index in commit
+// order: the entries strictly before `restored` that are legacy (no parent metadata), parentless
+// roots, or ancestors of `restored`. Sibling branches, `restored` and everything after it are kept.
+// Returns nothing when `restored` is absent or first.
+std::vector<CheckpointInfo> ObsoleteBeforeRestored(const std::vector<StoreEntry>& session_index,
+                                                   const CheckpointInfo& restored);
+
+}  // namespace stepfault

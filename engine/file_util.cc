@@ -1,0 +1,38 @@
+// Path helpers and the atomic publish protocol shared by every durable writer.
+#include "engine/env.h"
+
+namespace stepfault {
+
+std::string JoinPath(std::string_view dir, std::string_view name) {
+  if (dir.empty()) return std::string(name);
+  std::string out(dir);
+  if (out.back() != '/') out += '/';
+  out += name;
+  return out;
+}
+
+std::string DirName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return ".";
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+std::string BaseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+Status WriteFileAtomically(Env* env, const std::string& dir, const std::string& name,
+                           std::string_view data) {
+  const std::string final_path = JoinPath(dir, name);
+  const std::string tmp_path = final_path + std::string(kTempSuffix);
+  SF_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, env->NewWritableFile(tmp_path));
+  SF_RETURN_IF_ERROR(file->Append(data));
+  SF_RETURN_IF_ERROR(file->Sync());
+  SF_RETURN_IF_ERROR(file->Close());
+  SF_RETURN_IF_ERROR(env->RenameFile(tmp_path, final_path));
+  return env->SyncDir(dir);
+}
+
+}  // namespace stepfault

@@ -1,0 +1,1 @@
+// Placeholder translation unit so the folder library links before its code lands.

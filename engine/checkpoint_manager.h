@@ -1,0 +1,72 @@
+// CheckpointManager: where a run commits its checkpoints and finds them again (MAF's
+// CheckpointManager facade, engine-semantics §4).
+//
+// InMemoryCheckpointManager keeps Checkpoint objects. Commit stores a copy, so later changes to the
+// run never reach a stored checkpoint; the only sharing left is the immutable FanInState, which the
+// strict engine exports as fresh copies (with the fan-in-aliasing hazard the engine exports its live
+// objects and the stored checkpoint changes under it, as MAF's did before #6574).
+// StoreCheckpointManager encodes checkpoints (checkpoint.h) into any CheckpointStore and decodes them
+// on lookup; it forwards restoration notices to a store that is a RestorationObserver.
+// Thread-safety: both managers are safe for concurrent use.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/checkpoint.h"
+#include "engine/checkpoint_store.h"
+#include "engine/probe.h"
+#include "engine/status.h"
+
+namespace stepfault {
+
+class CheckpointManager {
+ public:
+  virtual ~CheckpointManager() = default;
+  // Stores `checkpoint` (whose parent field names its parent) and returns its new identity.
+  virtual Result<CheckpointInfo> Commit(const Checkpoint& checkpoint) = 0;
+  virtual Result<std::shared_ptr<const Checkpoint>> Lookup(const CheckpointInfo& info) = 0;
+  // The session's checkpoints in commit order.
+  virtual Result<std::vector<CheckpointInfo>> Index(const std::string& session_id) = 0;
+  // Called after a restore of `info` fully succeeded. Returns true when an observer was notified
+  // (it may have deleted checkpoints, so the caller re-reads its index); the observer's failure is
+  // returned in *observer_status and never fails the restore.
+  virtual bool NotifyRestored(const CheckpointInfo& info, Status* observer_status) = 0;
+};
+
+class InMemoryCheckpointManager final : public CheckpointManager {
+ public:
+  explicit InMemoryCheckpointManager(uint64_t seed = 0) : seed_(seed) {}
+  Result<CheckpointInfo> Commit(const Checkpoint& checkpoint) override;
+  Result<std::shared_ptr<const Checkpoint>> Lookup(const CheckpointInfo& info) override;
+  Result<std::vector<CheckpointInfo>> Index(const std::string& session_id) override;
+  bool NotifyRestored(const CheckpointInfo&, Status* observer_status) override {
+    *observer_status = Status::Ok();
+    return false;
+  }
+
+ private:
+  std::mutex mu_;
+  uint64_t seed_;
+  uint64_t seq_ = 0;
+  std::map<std::string, std::vector<CheckpointInfo>> index_;
+  std::map<CheckpointInfo, std::shared_ptr<const Checkpoint>> checkpoints_;
+};
+
+class StoreCheckpointManager final : public CheckpointManager {
+ public:
+  // REQUIRES: store outlives the manager.
+  explicit StoreCheckpointManager(CheckpointStore* store) : store_(store) {}
+  Result<CheckpointInfo> Commit(const Checkpoint& checkpoint) override;
+  Result<std::shared_ptr<const Checkpoint>> Lookup(const CheckpointInfo& info) override;
+  Result<std::vector<CheckpointInfo>> Index(const std::string& session_id) override;
+  bool NotifyRestored(const CheckpointInfo& info, Status* observer_status) override;
+
+ private:
+  CheckpointStore* store_;
+};
+
+}  // namespace stepfault

@@ -1,0 +1,24 @@
+// Compatibility of a checkpoint's topology signature with a workflow (engine-semantics §3).
+//
+// Strict: the signatures must be equal: the same executors and types, the same edges with the same
+// EdgeIds, kinds, ordered sources and sinks and condition/assigner flags (so edges match one to one
+// by id), the same ports with their types, outputs and start executor. A mismatch names every
+// difference.
+// edge_id_blind_matching reproduces MAF's WorkflowInfo.IsMatch: EdgeIds ignored, edges matched per
+// source as a set (one to one unless non_bijective_edge_matching), executors the workflow lacks
+// skipped.
+// Thread-safety: pure functions.
+#pragma once
+
+#include "engine/message.h"
+#include "engine/profile.h"
+#include "engine/status.h"
+#include "engine/workflow.h"
+
+namespace stepfault {
+
+// Ok, or kIncompatible with a message that starts with MAF's wording and lists what differs.
+Status CheckCompatibility(const Json& checkpoint_signature, const Workflow& workflow,
+                          const EngineProfile& profile);
+
+}  // namespace stepfault

@@ -1,0 +1,64 @@
+// EngineProfile: the names of the hazard switches.
+#include "engine/profile.h"
+
+namespace stepfault {
+namespace {
+struct Switch {
+  const char* name;
+  const char* meaning;
+  bool EngineProfile::*field;
+};
+const Switch kSwitches[] = {
+    {"edge-id-blind-matching",
+     "compatibility ignores EdgeIds and matches edges per source as a set (MAF IsMatch)",
+     &EngineProfile::edge_id_blind_matching},
+    {"non-bijective-edge-matching",
+     "a workflow edge needs only to match some checkpoint edge of its source ({X,Y} vs {X,X})",
+     &EngineProfile::non_bijective_edge_matching},
+    {"ownership-before-validation",
+     "a fresh resume owns the workflow before validating; a rejected resume leaves it unusable",
+     &EngineProfile::ownership_before_validation},
+    {"non-atomic-restore", "restore imports in phases; a late failure leaves a half-restored run",
+     &EngineProfile::non_atomic_restore},
+    {"step-numbers-restart", "step numbers restart at 0 after a fresh resume",
+     &EngineProfile::step_numbers_restart},
+    {"fan-in-aliasing", "the in-memory manager keeps live fan-in state objects (aliasing)",
+     &EngineProfile::fan_in_aliasing},
+};
+}  // namespace
+
+EngineProfile EngineProfile::MafCompat() {
+  EngineProfile p;
+  for (const Switch& s : kSwitches) p.*(s.field) = true;
+  return p;
+}
+
+std::vector<std::string> EngineProfile::EnabledHazards() const {
+  std::vector<std::string> out;
+  for (const Switch& s : kSwitches) {
+    if (this->*(s.field)) out.emplace_back(s.name);
+  }
+  return out;
+}
+
+Status EngineProfile::Enable(std::string_view name) {
+  for (const Switch& s : kSwitches) {
+    if (name == s.name) {
+      this->*(s.field) = true;
+      return Status::Ok();
+    }
+  }
+  return Status::InvalidArgument("unknown engine hazard '" + std::string(name) +
+                                 "'; run `stepfault list hazards` for the names");
+}
+
+const std::vector<HazardInfo>& EngineHazards() {
+  static const std::vector<HazardInfo>* list = [] {
+    auto* v = new std::vector<HazardInfo>();
+    for (const Switch& s : kSwitches) v->push_back({s.name, s.meaning});
+    return v;
+  }();
+  return *list;
+}
+
+}  // namespace stepfault

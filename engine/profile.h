@@ -1,0 +1,53 @@
+// EngineProfile: the strict engine by default, and every known upstream hazard as a named switch.
+//
+// Strict semantics fix the hazards of MAF .NET (DESIGN.md §2); each switch turns one upstream
+// behaviour back on so the harness can show what it breaks and prove it detects it. `maf-compat`
+// turns on every engine switch. Store hazards live in the store options (prune on read, in-place
+// checkpoint writes); scenario hazards in the scenarios.
+// Thread-safety: a value.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/status.h"
+
+namespace stepfault {
+
+struct EngineProfile {
+  // Compatibility check ignores EdgeIds, matches edges per source as sets, and skips executors the
+  // workflow lacks (MAF WorkflowInfo.IsMatch); fan-in state is then imported by EdgeId unchecked.
+  bool edge_id_blind_matching = false;
+  // Each workflow edge needs only to match *some* checkpoint edge of its source ({X,Y} vs {X,X}).
+  // Only meaningful together with edge_id_blind_matching.
+  bool non_bijective_edge_matching = false;
+  // A fresh resume takes ownership of the workflow before validating; a rejected resume leaves it
+  // owned and unusable.
+  bool ownership_before_validation = false;
+  // Restore imports state, runner data, executor hooks and edge state in phases; a late failure
+  // leaves the run half-restored.
+  bool non_atomic_restore = false;
+  // Step numbers restart at 0 after a fresh resume (Checkpoint.StepNumber is never read).
+  bool step_numbers_restart = false;
+  // The in-memory manager keeps the live fan-in state objects instead of copies (#6573).
+  bool fan_in_aliasing = false;
+
+  static EngineProfile Strict() { return {}; }
+  static EngineProfile MafCompat();
+
+  // The kebab-case names of the switches that are on, in a fixed order.
+  std::vector<std::string> EnabledHazards() const;
+  // Turns on the switch named `name` (kebab-case, as `stepfault list hazards` prints).
+  Status Enable(std::string_view name);
+  bool operator==(const EngineProfile&) const = default;
+};
+
+// Every engine hazard switch: name and one-line meaning, in a fixed order.
+struct HazardInfo {
+  std::string name;
+  std::string meaning;
+};
+const std::vector<HazardInfo>& EngineHazards();
+
+}  // namespace stepfault

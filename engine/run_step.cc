@@ -1,0 +1,310 @@
+// One super-step: advance external deliveries, run every receiver, route, publish state, commit
+// the checkpoint, report completion (engine-semantics §1.2-1.5).
+#include <algorithm>
+#include <exception>
+
+#include "engine/random.h"
+#include "engine/run.h"
+#include "engine/step_context.h"
+
+namespace stepfault {
+Executor* StreamingRun::Instantiate(const std::string& id) {
+  auto it = executors_.find(id);
+  if (it != executors_.end()) return it->second.get();
+  const ExecutorBinding* b = workflow_->FindBinding(id);
+  SF_CHECK(b != nullptr);
+  std::unique_ptr<Executor> ex = b->factory();
+  SF_CHECK(ex != nullptr && ex->id() == id);
+  Executor* raw = ex.get();
+  executors_.emplace(id, std::move(ex));
+  instantiated_ids_.insert(id);
+  return raw;
+}
+
+void StreamingRun::Enqueue(const std::string& receiver, Envelope envelope) {
+  Instantiate(receiver);  // MAF instantiates the target while routing
+  std::deque<Envelope>& q = next_queue_[receiver];
+  SF_CHECK(q.size() < 10'000'000);  // bounded queue
+  q.push_back(std::move(envelope));
+}
+
+Status StreamingRun::RouteFrom(const std::string& sender, const Message& message,
+                               const std::optional<std::string>& target) {
+  try {
+    RouteUnchecked(sender, message, target);
+  } catch (const std::exception& e) {
+    // MAF evaluates conditions and assigners inside SendMessage, so a throwing one fails the sender.
+    return Status::HandlerFailed("an edge condition or assigner for a message from '" + sender +
+                                 "' threw: " + e.what());
+  }
+  return Status::Ok();
+}
+
+void StreamingRun::RouteUnchecked(const std::string& sender, const Message& message,
+                                  const std::optional<std::string>& target) {
+  auto accepts = [&](const std::string& sink) {
+    const ExecutorBinding* b = workflow_->FindBinding(sink);
+    for (const std::string& t : b->input_types) {
+      if (t == "*" || t == message.type) return true;
+    }
+    return false;
+  };
+  for (const Edge* edge : workflow_->OutgoingEdges(sender)) {
+    switch (edge->kind) {
+      case EdgeKind::kDirect: {
+        const std::string& sink = edge->sinks[0];
+        if (target && *target != sink) break;
+        if (edge->condition && !edge->condition(message)) break;
+        if (!accepts(sink)) break;
+        Enqueue(sink, Envelope{message, sender, target, ""});
+        break;
+      }
+      case EdgeKind::kFanOut: {
+        std::vector<size_t> chosen;
+        if (edge->assigner) {
+          chosen = edge->assigner(message, edge->sinks.size());
+        } else {
+          for (size_t i = 0; i < edge->sinks.size(); ++i) chosen.push_back(i);
+        }
+        for (size_t i : chosen) {
+          if (i >= edge->sinks.size()) continue;
+          const std::string& sink = edge->sinks[i];
+          if (target && *target != sink) continue;
+          if (!accepts(sink)) continue;
+          Enqueue(sink, Envelope{message, sender, target, ""});
+        }
+        break;
+      }
+      case EdgeKind::kFanIn: {
+        const std::string& sink = edge->sinks[0];
+        if (target && *target != sink) break;  // targeted elsewhere: dropped, not buffered
+        std::shared_ptr<FanInState>& state = fan_in_[edge->id];
+        if (!state) state = std::make_shared<FanInState>(FanInState{edge->sources, edge->sources, {}});
+        state->pending.push_back(Envelope{message, sender, target, ""});
+        state->unseen.erase(std::remove(state->unseen.begin(), state->unseen.end(), sender),
+                            state->unseen.end());
+        if (!state->unseen.empty()) break;
+        // Release: grouped by source in first-appearance order.
+        std::vector<std::string> order;
+        for (const Envelope& e : state->pending) {
+          if (std::find(order.begin(), order.end(), e.source_id) == order.end()) {
+            order.push_back(e.source_id);
+          }
+        }
+        std::vector<Envelope> released;
+        for (const std::string& s : order) {
+          for (const Envelope& e : state->pending) {
+            if (e.source_id == s) released.push_back(e);
+          }
+        }
+        state->pending.clear();
+        state->unseen = state->sources;
+        for (Envelope& e : released) {
+          if (accepts(sink)) Enqueue(sink, std::move(e));
+        }
+        break;
+      }
+    }
+  }
+}
+
+void StreamingRun::Advance() {
+  // Deliveries queued before this step, in FIFO order.
+  std::deque<Deferred> deliveries;
+  deliveries.swap(deferred_);
+  for (Deferred& d : deliveries) {
+    if (!d.is_response) {
+      Enqueue(workflow_->start_id(), Envelope{std::move(d.input), "", std::nullopt, ""});
+      continue;
+    }
+    const ExternalResponse& r = d.response;
+    auto it = std::find_if(outstanding_.begin(), outstanding_.end(),
+                           [&](const PendingRequest& p) { return p.request_id == r.request_id; });
+    Status rejection;
+    if (it == outstanding_.end()) {
+      rejection = Status::NotFound("no pending request with id '" + r.request_id +
+                                   "' (unknown, already answered, or from a superseded timeline)");
+    } else if (it->port_id != r.port_id) {
+      rejection = Status::InvalidArgument("response for request '" + r.request_id + "' names port '" +
+                                          r.port_id + "' but the request came from port '" +
+                                          it->port_id + "'");
+    } else if (r.data.type != workflow_->ports().at(it->port_id).response_type) {
+      rejection = Status::InvalidArgument(
+          "response for request '" + r.request_id + "' has type '" + r.data.type + "'; port '" +
+          it->port_id + "' expects '" + workflow_->ports().at(it->port_id).response_type + "'");
+    }
+    if (!rejection.ok()) {
+      WorkflowEvent e{EventKind::kWorkflowError};
+      e.step = step_number_;
+      e.executor_id = r.port_id;
+      e.request_id = r.request_id;
+      e.error_kind = ErrorKind::kResponseRejected;
+      e.error = std::move(rejection);
+      Emit(std::move(e));
+      continue;  // the request (if any) stays pending
+    }
+    const std::string port = it->port_id;
+    outstanding_.erase(it);
+    Enqueue(port, Envelope{r.data, "", std::nullopt, r.request_id});
+  }
+}
+
+bool StreamingRun::Publish(int64_t step) {
+  for (const auto& [key, write] : queued_writes_) {
+    if (write.by_writer.size() > 1) {
+      std::string writers;
+      for (const auto& [w, v] : write.by_writer) writers += (writers.empty() ? "" : ", ") + w;
+      EndWithError(ErrorKind::kStateConflict,
+                   Status::FailedPrecondition("expected exactly one update for key '" + key.second +
+                                              "' of scope '" + key.first + "' in step " +
+                                              std::to_string(step) + ", got updates from " + writers),
+                   step);
+      queued_writes_.clear();
+      return false;
+    }
+  }
+  for (auto& [key, write] : queued_writes_) {
+    std::optional<Json>& value = write.by_writer.begin()->second;
+    if (value) {
+      state_[key.first][key.second] = std::move(*value);
+    } else {
+      auto s = state_.find(key.first);
+      if (s != state_.end()) {
+        s->second.erase(key.second);
+        if (s->second.empty()) state_.erase(s);
+      }
+    }
+  }
+  queued_writes_.clear();
+  return true;
+}
+
+Checkpoint StreamingRun::ExportCheckpoint() const {
+  Checkpoint c;
+  c.session_id = session_id_;
+  c.step_number = current_step_;
+  c.workflow = workflow_->signature();
+  c.instantiated.assign(instantiated_ids_.begin(), instantiated_ids_.end());
+  for (const auto& [receiver, q] : next_queue_) c.queued[receiver].assign(q.begin(), q.end());
+  c.outstanding = outstanding_;
+  c.state = state_;
+  for (const auto& [id, s] : fan_in_) {
+    // Strict: a snapshot. The aliasing hazard exports the live object itself.
+    c.edge_state[id] = options_.profile.fan_in_aliasing ? std::shared_ptr<const FanInState>(s)
+                                                        : std::make_shared<const FanInState>(*s);
+  }
+  c.parent = last_checkpoint_;
+  return c;
+}
+
+bool StreamingRun::CommitCheckpoint(int64_t step) {
+  for (auto& [id, ex] : executors_) {
+    StepContext ctx(this, id);
+    Status s = ex->OnCheckpointing(ctx);
+    if (!s.ok()) {
+      EndWithError(ErrorKind::kHandlerFailed, s.WithContext("OnCheckpointing of '" + id + "'"), step);
+      return false;
+    }
+  }
+  if (!Publish(step)) return false;
+  // Every fan-in edge is exported at every checkpoint, fresh ones included.
+  for (const Edge& e : workflow_->edges()) {
+    if (e.kind == EdgeKind::kFanIn && !fan_in_[e.id]) {
+      fan_in_[e.id] = std::make_shared<FanInState>(FanInState{e.sources, e.sources, {}});
+    }
+  }
+  Checkpoint c = ExportCheckpoint();
+  probe_->Hit("checkpoint.commit.before");
+  Result<CheckpointInfo> info = options_.checkpoints->Commit(c);
+  if (!info.ok()) {
+    EndWithError(ErrorKind::kCheckpointFailed,
+                 info.status().WithContext("committing the checkpoint of step " + std::to_string(step)),
+                 step);
+    return false;
+  }
+  last_checkpoint_ = *info;
+  checkpoints_.push_back(*info);
+  probe_->Hit("checkpoint.commit.after");
+  return true;
+}
+
+bool StreamingRun::RunStep() {
+  Advance();
+  std::map<std::string, std::deque<Envelope>> current;
+  current.swap(next_queue_);
+  if (current.empty()) return false;
+
+  const int64_t step = step_number_;
+  current_step_ = step;
+  requests_this_step_.clear();
+  WorkflowEvent started{EventKind::kSuperStepStarted};
+  started.step = step;
+  Emit(std::move(started));
+
+  // Receivers run in a seeded order; nothing observable but the trace's interleaving depends on it.
+  std::vector<std::string> order;
+  for (const auto& [receiver, q] : current) order.push_back(receiver);
+  Rng rng(DeriveSeed(options_.seed, "scheduler|" + session_id_ + "|" + std::to_string(step)));
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Uniform(i)]);
+
+  std::optional<Status> failure;
+  for (const std::string& receiver : order) {
+    Executor* ex = Instantiate(receiver);
+    StepContext ctx(this, receiver);
+    ex->OnDeliveryStarting(ctx);
+    for (const Envelope& env : current[receiver]) {
+      WorkflowEvent invoked{EventKind::kExecutorInvoked};
+      invoked.step = step;
+      invoked.executor_id = receiver;
+      invoked.message = env.message;
+      Emit(std::move(invoked));
+      Status s;
+      try {
+        s = ex->Handle(env.message, ctx);
+      } catch (const std::exception& e) {
+        s = Status::HandlerFailed(std::string("handler threw: ") + e.what());
+      }
+      WorkflowEvent done{s.ok() ? EventKind::kExecutorCompleted : EventKind::kExecutorFailed};
+      done.step = step;
+      done.executor_id = receiver;
+      done.error = s;
+      Emit(std::move(done));
+      if (!s.ok()) {
+        if (!failure) failure = s.WithContext("executor '" + receiver + "'");
+        break;  // the rest of this receiver's queue is not delivered
+      }
+    }
+    ex->OnDeliveryFinished(ctx);
+  }
+
+  // Canonical routing: by sender id, then emission order.
+  std::map<std::string, std::vector<Outgoing>> outboxes;
+  outboxes.swap(outboxes_);
+  for (const auto& [sender, list] : outboxes) {
+    for (const Outgoing& o : list) {
+      Status routed = RouteFrom(sender, o.message, o.target);
+      if (!routed.ok() && !failure) failure = routed;
+    }
+  }
+  if (failure) {
+    queued_writes_.clear();
+    EndWithError(ErrorKind::kHandlerFailed, *failure, step);
+    return true;
+  }
+  probe_->Hit("step.handlers.after");
+  if (options_.checkpoints != nullptr) {
+    if (!CommitCheckpoint(step)) return true;
+  } else if (!Publish(step)) {
+    return true;
+  }
+  WorkflowEvent completed{EventKind::kSuperStepCompleted};
+  completed.step = step;
+  completed.checkpoint = options_.checkpoints != nullptr ? last_checkpoint_ : std::nullopt;
+  completed.has_pending_messages = HasWork();
+  completed.has_pending_requests = !outstanding_.empty();
+  Emit(std::move(completed));
+  step_number_ = step + 1;
+  return true;
+}
+
+}  // namespace stepfault

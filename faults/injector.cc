@@ -5,10 +5,14 @@ namespace stepfault::faults {
 
 std::string_view FiredEffectName(FiredEffect effect) {
   switch (effect) {
-    case FiredEffect::kDeath: return "death";
-    case FiredEffect::kFailedOperation: return "failed-operation";
-    case FiredEffect::kNotApplicable: return "not-applicable";
-    case FiredEffect::kRecoveryVariation: return "recovery-variation";
+    case FiredEffect::kDeath:
+      return "death";
+    case FiredEffect::kFailedOperation:
+      return "failed-operation";
+    case FiredEffect::kNotApplicable:
+      return "not-applicable";
+    case FiredEffect::kRecoveryVariation:
+      return "recovery-variation";
   }
   return "unknown";
 }

@@ -65,9 +65,7 @@ class Injector : public Probe, public FaultHook {
   // How many times the trigger fired (ioerror with '%N' may fail many operations).
   int fire_count() const { return fire_count_; }
   bool died() const { return died_; }
-  bool recovery_variation_fired() const {
-    return first_effect_ == FiredEffect::kRecoveryVariation;
-  }
+  bool recovery_variation_fired() const { return first_effect_ == FiredEffect::kRecoveryVariation; }
   // ioerror fired at a Probe point, where there is no operation to fail.
   bool not_applicable() const { return not_applicable_count_ > 0; }
 

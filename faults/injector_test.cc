@@ -66,7 +66,8 @@ TEST(Injector, EveryNthFailsEveryNthFileOperation) {
     }
   }
   using K = Decision::Kind;
-  EXPECT_EQ(kinds, (std::vector<K>{K::kProceed, K::kFail, K::kProceed, K::kFail, K::kProceed, K::kFail}));
+  EXPECT_EQ(kinds,
+            (std::vector<K>{K::kProceed, K::kFail, K::kProceed, K::kFail, K::kProceed, K::kFail}));
   EXPECT_EQ(injector.fire_count(), 3);
   EXPECT_EQ(injector.fired_window(), (Window{"fs.write[db]", 2}));
   EXPECT_FALSE(injector.died());
@@ -107,7 +108,8 @@ TEST(Injector, ProbabilityTriggerIsDeterministicPerSeedAndRoughlyP) {
 }
 
 TEST(Injector, CompositeTriggerNeedsAllTerms) {
-  // Every 2nd hit, and then only with probability 0.5: never at odd hits, at about a quarter overall.
+  // Every 2nd hit, and then only with probability 0.5: never at odd hits, at about a quarter
+  // overall.
   const std::vector<bool> f = Firings(F("ioerror@fs.write%2&~0.5/s9"), "fs.write[db]", 4000, false);
   int fired = 0;
   for (size_t i = 0; i < f.size(); ++i) {

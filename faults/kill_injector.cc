@@ -18,7 +18,8 @@ Result<KillTarget> KillTarget::Parse(std::string_view text) {
   KillTarget target;
   auto point = FaultPoint::ParseFrom(cursor);
   if (!point.ok()) {
-    return point.status().WithContext("--crash-at expects POINT[#N], e.g. 'checkpoint.commit.before#2'");
+    return point.status().WithContext(
+        "--crash-at expects POINT[#N], e.g. 'checkpoint.commit.before#2'");
   }
   target.point = std::move(point).value();
   if (cursor.Consume('#')) {
@@ -27,8 +28,9 @@ Result<KillTarget> KillTarget::Parse(std::string_view text) {
     target.hit = static_cast<int64_t>(*n);
   }
   if (!cursor.AtEnd()) {
-    return cursor.Error("unexpected " + cursor.Found() + " after the point '" + target.point.Print() +
-                        "'; --crash-at expects POINT[#N], e.g. 'fs.rename[receipt]#2'")
+    return cursor
+        .Error("unexpected " + cursor.Found() + " after the point '" + target.point.Print() +
+               "'; --crash-at expects POINT[#N], e.g. 'fs.rename[receipt]#2'")
         .WithContext("bad --crash-at");
   }
   return target;

@@ -62,12 +62,17 @@ TEST(KillInjector, ParsesPointAndHitNumber) {
 }
 
 TEST(KillInjector, RejectsMalformedTargets) {
-  EXPECT_THAT(KillTarget::Parse("").status().message(), HasSubstr("position 1: expected a point name"));
-  EXPECT_THAT(KillTarget::Parse("x#").status().message(), HasSubstr("position 3: expected a hit number"));
-  EXPECT_THAT(KillTarget::Parse("x#0").status().message(), HasSubstr("position 3: hit number after '#' must be at least 1"));
-  EXPECT_THAT(KillTarget::Parse("x%2").status().message(),
-              HasSubstr("position 2: unexpected '%' after the point 'x'; --crash-at expects POINT[#N]"));
-  EXPECT_THAT(KillTarget::Parse("Crash@x").status().message(), HasSubstr("--crash-at expects POINT[#N]"));
+  EXPECT_THAT(KillTarget::Parse("").status().message(),
+              HasSubstr("position 1: expected a point name"));
+  EXPECT_THAT(KillTarget::Parse("x#").status().message(),
+              HasSubstr("position 3: expected a hit number"));
+  EXPECT_THAT(KillTarget::Parse("x#0").status().message(),
+              HasSubstr("position 3: hit number after '#' must be at least 1"));
+  EXPECT_THAT(
+      KillTarget::Parse("x%2").status().message(),
+      HasSubstr("position 2: unexpected '%' after the point 'x'; --crash-at expects POINT[#N]"));
+  EXPECT_THAT(KillTarget::Parse("Crash@x").status().message(),
+              HasSubstr("--crash-at expects POINT[#N]"));
   EXPECT_FALSE(KillInjector::Create("x y").ok());
 }
 

@@ -62,16 +62,24 @@ std::string NamesOf(const std::array<std::pair<E, std::string_view>, N>& table) 
   return out;
 }
 
-bool IsNameChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'; }
-bool IsRoleChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'; }
-bool IsWordChar(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'; }
+bool IsNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+bool IsRoleChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+bool IsWordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
 
 // Reads the action (word and optional ':' parameter).
 Result<FaultAction> ParseAction(PlanCursor& cursor) {
   const size_t start = cursor.offset();
   std::string_view word = cursor.TakeWhile(IsWordChar);
   if (word.empty()) {
-    return cursor.Error("expected an action (" + std::string(kActionForms) + "), found " + cursor.Found());
+    return cursor.Error("expected an action (" + std::string(kActionForms) + "), found " +
+                        cursor.Found());
   }
   std::optional<FaultActionKind> kind = ValueIn(kActionNames, word);
   if (!kind) {
@@ -79,7 +87,8 @@ Result<FaultAction> ParseAction(PlanCursor& cursor) {
                                      std::string(kActionForms));
   }
   FaultAction action = FaultAction::Of(*kind);
-  const bool takes_parameter = *kind == FaultActionKind::kIOError || *kind == FaultActionKind::kCorrupt ||
+  const bool takes_parameter = *kind == FaultActionKind::kIOError ||
+                               *kind == FaultActionKind::kCorrupt ||
                                *kind == FaultActionKind::kTopology;
   if (cursor.Peek() != ':') {
     if (*kind == FaultActionKind::kCorrupt) {
@@ -106,8 +115,8 @@ Result<FaultAction> ParseAction(PlanCursor& cursor) {
                                              "'; write 'ioerror:EIO' or 'ioerror:ENOSPC'");
     case FaultActionKind::kCorrupt:
       if (auto c = ValueIn(kCorruptionNames, param)) return FaultAction::Corrupt(*c);
-      return cursor.ErrorAt(param_start, "unknown corruption '" + std::string(param) + "'; expected " +
-                                             NamesOf(kCorruptionNames));
+      return cursor.ErrorAt(param_start, "unknown corruption '" + std::string(param) +
+                                             "'; expected " + NamesOf(kCorruptionNames));
     case FaultActionKind::kTopology:
       if (auto m = ValueIn(kMutationNames, param)) return FaultAction::Topology(*m);
       return cursor.ErrorAt(param_start, "unknown topology mutation '" + std::string(param) +
@@ -124,10 +133,14 @@ Result<FaultAction> ParseAction(PlanCursor& cursor) {
 bool operator==(const FaultAction& a, const FaultAction& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case FaultActionKind::kIOError: return a.io_error == b.io_error;
-    case FaultActionKind::kCorrupt: return a.corruption == b.corruption;
-    case FaultActionKind::kTopology: return a.mutation == b.mutation;
-    default: return true;
+    case FaultActionKind::kIOError:
+      return a.io_error == b.io_error;
+    case FaultActionKind::kCorrupt:
+      return a.corruption == b.corruption;
+    case FaultActionKind::kTopology:
+      return a.mutation == b.mutation;
+    default:
+      return true;
   }
 }
 
@@ -141,9 +154,14 @@ std::string FaultActionName(const FaultAction& action) {
     case FaultActionKind::kIOError:
       if (action.io_error == IOErrorKind::kENOSPC) out += ":ENOSPC";
       break;
-    case FaultActionKind::kCorrupt: out += ":" + std::string(CorruptionKindName(action.corruption)); break;
-    case FaultActionKind::kTopology: out += ":" + std::string(TopologyMutationName(action.mutation)); break;
-    default: break;
+    case FaultActionKind::kCorrupt:
+      out += ":" + std::string(CorruptionKindName(action.corruption));
+      break;
+    case FaultActionKind::kTopology:
+      out += ":" + std::string(TopologyMutationName(action.mutation));
+      break;
+    default:
+      break;
   }
   return out;
 }
@@ -181,9 +199,12 @@ bool IsDeath(const FaultAction& action) {
 DeathKind DeathKindOf(const FaultAction& action) {
   SF_CHECK(IsDeath(action));
   switch (action.kind) {
-    case FaultActionKind::kPowerLoss: return DeathKind::kPowerLoss;
-    case FaultActionKind::kFailAfterWrite: return DeathKind::kExit;
-    default: return DeathKind::kCrash;
+    case FaultActionKind::kPowerLoss:
+      return DeathKind::kPowerLoss;
+    case FaultActionKind::kFailAfterWrite:
+      return DeathKind::kExit;
+    default:
+      return DeathKind::kCrash;
   }
 }
 
@@ -227,16 +248,20 @@ Result<FaultPoint> FaultPoint::ParseFrom(PlanCursor& cursor) {
   FaultPoint point;
   point.name = std::string(cursor.TakeWhile(IsNameChar));
   if (point.name.empty()) {
-    return cursor.Error("expected a point name ([a-z0-9._-]+, e.g. 'fs.rename' or "
-                        "'checkpoint.commit.before'), found " + cursor.Found());
+    return cursor.Error(
+        "expected a point name ([a-z0-9._-]+, e.g. 'fs.rename' or "
+        "'checkpoint.commit.before'), found " +
+        cursor.Found());
   }
   if (!cursor.Consume('[')) return point;
   point.role = std::string(cursor.TakeWhile(IsRoleChar));
   if (point.role.empty()) {
-    return cursor.Error("expected a role ([a-z0-9_-]+, e.g. 'receipt') after '[', found " + cursor.Found());
+    return cursor.Error("expected a role ([a-z0-9_-]+, e.g. 'receipt') after '[', found " +
+                        cursor.Found());
   }
   if (!cursor.Consume(']')) {
-    return cursor.Error("expected ']' closing the role '" + point.role + "', found " + cursor.Found());
+    return cursor.Error("expected ']' closing the role '" + point.role + "', found " +
+                        cursor.Found());
   }
   return point;
 }
@@ -258,14 +283,16 @@ Result<Fault> Fault::ParseFrom(PlanCursor& cursor) {
   SF_ASSIGN_OR_RETURN(fault.action, ParseAction(cursor));
   if (fault.is_none()) {
     if (cursor.Peek() == '@') {
-      return cursor.Error("'none' is a life without a fault and takes no point; write 'none' alone");
+      return cursor.Error(
+          "'none' is a life without a fault and takes no point; write 'none' alone");
     }
     return fault;
   }
   const std::string action_name = FaultActionName(fault.action);
   if (!cursor.Consume('@')) {
     return cursor.Error("expected '@' and a point after the action '" + action_name + "', found " +
-                        cursor.Found() + " (e.g. '" + action_name + "@checkpoint.commit.before#1')");
+                        cursor.Found() + " (e.g. '" + action_name +
+                        "@checkpoint.commit.before#1')");
   }
   SF_ASSIGN_OR_RETURN(fault.point, FaultPoint::ParseFrom(cursor));
   SF_ASSIGN_OR_RETURN(fault.trigger,
@@ -301,14 +328,16 @@ Result<Plan> ParsePlan(std::string_view text) {
     if (cursor.AtEnd()) return plan;
     if (!cursor.Consume(';')) {
       const bool none = plan.faults.back().is_none();
-      return cursor.Error(std::string(none ? "expected ';' starting the next fault"
-                                           : "expected '&' joining another trigger, ';' starting the "
-                                             "next fault") +
-                          ", or the end of the plan, found " + cursor.Found());
+      return cursor.Error(
+          std::string(none ? "expected ';' starting the next fault"
+                           : "expected '&' joining another trigger, ';' starting the "
+                             "next fault") +
+          ", or the end of the plan, found " + cursor.Found());
     }
     if (cursor.AtEnd()) {
-      return cursor.Error("expected a fault after ';' (remove the trailing ';', or write 'none' for "
-                          "a life without a fault)");
+      return cursor.Error(
+          "expected a fault after ';' (remove the trailing ';', or write 'none' for "
+          "a life without a fault)");
     }
   }
   SF_CHECK(false && "plan parse loop bound hit");

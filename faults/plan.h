@@ -1,4 +1,5 @@
-// Fault plans: which fault strikes in each life of the process, as values with a one-line text form.
+// Fault plans: which fault strikes in each life of the process, as values with a one-line text
+// form.
 //
 // A plan is a list of faults, one per life: life 1 (the first run) uses fault 1, the first
 // recovery uses fault 2, and so on; lives past the end of the plan have no fault. The text form is
@@ -45,15 +46,21 @@ enum class FaultActionKind {
 };
 enum class IOErrorKind { kEIO, kENOSPC };
 enum class CorruptionKind { kBitflip, kTruncate, kZero };
-enum class TopologyMutation { kPermuteEdges, kSwapFanIn, kRenameExecutor, kRemoveEdge, kChangePortType };
+enum class TopologyMutation {
+  kPermuteEdges,
+  kSwapFanIn,
+  kRenameExecutor,
+  kRemoveEdge,
+  kChangePortType
+};
 
 // An action and its parameter. Only the parameter of its kind is meaningful; equality ignores the
 // others.
 struct FaultAction {
   FaultActionKind kind = FaultActionKind::kNone;
-  IOErrorKind io_error = IOErrorKind::kEIO;                      // kIOError
-  CorruptionKind corruption = CorruptionKind::kBitflip;           // kCorrupt
-  TopologyMutation mutation = TopologyMutation::kPermuteEdges;    // kTopology
+  IOErrorKind io_error = IOErrorKind::kEIO;                     // kIOError
+  CorruptionKind corruption = CorruptionKind::kBitflip;         // kCorrupt
+  TopologyMutation mutation = TopologyMutation::kPermuteEdges;  // kTopology
 
   static FaultAction Of(FaultActionKind kind) { return FaultAction{kind}; }
   static FaultAction IOError(IOErrorKind e) { return {FaultActionKind::kIOError, e}; }
@@ -68,7 +75,8 @@ struct FaultAction {
 
 // "crash", "ioerror", "corrupt", "topology", ... (the kind alone).
 std::string_view FaultActionKindName(FaultActionKind kind);
-// The action as written in a plan: "crash", "ioerror:ENOSPC", "corrupt:bitflip", "topology:remove-edge".
+// The action as written in a plan: "crash", "ioerror:ENOSPC", "corrupt:bitflip",
+// "topology:remove-edge".
 std::string FaultActionName(const FaultAction& action);
 std::string_view CorruptionKindName(CorruptionKind kind);
 std::string_view TopologyMutationName(TopologyMutation mutation);

@@ -47,12 +47,14 @@ template <>
 struct Arbitrary<FaultAction> {
   static Gen<FaultAction> arbitrary() {
     return gen::oneOf(
-        gen::map(gen::element(FaultActionKind::kCrash, FaultActionKind::kPowerLoss,
-                              FaultActionKind::kFailAfterWrite, FaultActionKind::kDuplicateResponse,
-                              FaultActionKind::kConflictingResponse, FaultActionKind::kObserverCancel),
-                 [](FaultActionKind k) { return FaultAction::Of(k); }),
+        gen::map(
+            gen::element(FaultActionKind::kCrash, FaultActionKind::kPowerLoss,
+                         FaultActionKind::kFailAfterWrite, FaultActionKind::kDuplicateResponse,
+                         FaultActionKind::kConflictingResponse, FaultActionKind::kObserverCancel),
+            [](FaultActionKind k) { return FaultAction::Of(k); }),
         gen::map(gen::element(IOErrorKind::kEIO, IOErrorKind::kENOSPC), &FaultAction::IOError),
-        gen::map(gen::element(CorruptionKind::kBitflip, CorruptionKind::kTruncate, CorruptionKind::kZero),
+        gen::map(gen::element(CorruptionKind::kBitflip, CorruptionKind::kTruncate,
+                              CorruptionKind::kZero),
                  &FaultAction::Corrupt),
         gen::map(gen::element(TopologyMutation::kPermuteEdges, TopologyMutation::kSwapFanIn,
                               TopologyMutation::kRenameExecutor, TopologyMutation::kRemoveEdge,
@@ -64,15 +66,16 @@ struct Arbitrary<FaultAction> {
 template <>
 struct Arbitrary<FaultPoint> {
   static Gen<FaultPoint> arbitrary() {
-    Gen<std::string> name = gen::oneOf(
-        gen::element<std::string>("fs.rename", "fs.write", "checkpoint.commit.before", "host.resume",
-                                  "effect.commit.after"),
-        StringOf("abcxyz0189._-", 1, 12));
-    Gen<std::string> role = gen::oneOf(
-        gen::just(std::string()),
-        gen::element<std::string>("checkpoint", "index", "receipt", "db", "journal", "lock", "file"),
-        StringOf("abz09_-", 1, 8));
-    return gen::build<FaultPoint>(gen::set(&FaultPoint::name, name), gen::set(&FaultPoint::role, role));
+    Gen<std::string> name =
+        gen::oneOf(gen::element<std::string>("fs.rename", "fs.write", "checkpoint.commit.before",
+                                             "host.resume", "effect.commit.after"),
+                   StringOf("abcxyz0189._-", 1, 12));
+    Gen<std::string> role = gen::oneOf(gen::just(std::string()),
+                                       gen::element<std::string>("checkpoint", "index", "receipt",
+                                                                 "db", "journal", "lock", "file"),
+                                       StringOf("abz09_-", 1, 8));
+    return gen::build<FaultPoint>(gen::set(&FaultPoint::name, name),
+                                  gen::set(&FaultPoint::role, role));
   }
 };
 
@@ -83,7 +86,8 @@ struct Arbitrary<TriggerTerm> {
         gen::map(Count(), [](int64_t n) { return TriggerTerm(OnIndex(n)); }),
         gen::map(Count(), [](int64_t n) { return TriggerTerm(EveryNth(n)); }),
         gen::apply([](uint32_t p, uint64_t seed) { return TriggerTerm(Randomly(p, seed)); },
-                   gen::oneOf(gen::inRange<uint32_t>(0, 1'000'001), gen::element<uint32_t>(0, 250'000, 1'000'000)),
+                   gen::oneOf(gen::inRange<uint32_t>(0, 1'000'001),
+                              gen::element<uint32_t>(0, 250'000, 1'000'000)),
                    gen::arbitrary<uint64_t>()));
   }
 };
@@ -93,9 +97,10 @@ struct Arbitrary<Fault> {
   static Gen<Fault> arbitrary() {
     Gen<Fault> active = gen::build<Fault>(
         gen::set(&Fault::action), gen::set(&Fault::point),
-        gen::set(&Fault::trigger, gen::map(gen::nonEmpty(gen::container<std::vector<TriggerTerm>>(
-                                               gen::arbitrary<TriggerTerm>())),
-                                           [](std::vector<TriggerTerm> t) { return Trigger(std::move(t)); })));
+        gen::set(&Fault::trigger,
+                 gen::map(gen::nonEmpty(gen::container<std::vector<TriggerTerm>>(
+                              gen::arbitrary<TriggerTerm>())),
+                          [](std::vector<TriggerTerm> t) { return Trigger(std::move(t)); })));
     return gen::weightedOneOf<Fault>({{1, gen::just(Fault::None())}, {6, active}});
   }
 };
@@ -103,7 +108,8 @@ struct Arbitrary<Fault> {
 template <>
 struct Arbitrary<Plan> {
   static Gen<Plan> arbitrary() {
-    return gen::build<Plan>(gen::set(&Plan::faults, gen::resize(8, gen::arbitrary<std::vector<Fault>>())));
+    return gen::build<Plan>(
+        gen::set(&Plan::faults, gen::resize(8, gen::arbitrary<std::vector<Fault>>())));
   }
 };
 
@@ -130,7 +136,8 @@ long ErrorPosition(const Status& status) {
   return std::stol(m[1].str());
 }
 
-RC_GTEST_PROP(PlanText, MutatedTextIsAPlanThatRoundTripsOrAnErrorInsideTheText, (const Plan& plan)) {
+RC_GTEST_PROP(PlanText, MutatedTextIsAPlanThatRoundTripsOrAnErrorInsideTheText,
+              (const Plan& plan)) {
   std::string text = PrintPlan(plan);
   const bool drop = !text.empty() && *rc::gen::arbitrary<bool>();
   if (drop) {
@@ -159,7 +166,8 @@ RC_GTEST_PROP(PlanText, MutatedTextIsAPlanThatRoundTripsOrAnErrorInsideTheText, 
 TEST(PlanText, GeneratorCoversEveryActionRoleShapeAndTriggerComposition) {
   std::set<std::string> seen;
   for (int i = 0; i < 3000; ++i) {
-    const Plan plan = rc::gen::arbitrary<Plan>()(rc::Random(static_cast<uint64_t>(i)), i % 100).value();
+    const Plan plan =
+        rc::gen::arbitrary<Plan>()(rc::Random(static_cast<uint64_t>(i)), i % 100).value();
     if (plan.faults.empty()) seen.insert("empty-plan");
     for (const Fault& f : plan.faults) {
       if (f.is_none()) {
@@ -169,21 +177,26 @@ TEST(PlanText, GeneratorCoversEveryActionRoleShapeAndTriggerComposition) {
       seen.insert(FaultActionName(f.action));
       seen.insert(f.point.role.empty() ? "role-less" : "role");
       if (f.trigger.terms().size() > 1) seen.insert("composite");
-      for (const TriggerTerm& t : f.trigger.terms()) seen.insert("term" + std::to_string(t.index()));
+      for (const TriggerTerm& t : f.trigger.terms())
+        seen.insert("term" + std::to_string(t.index()));
     }
   }
-  std::set<std::string> expected = {"empty-plan", "none", "role-less", "role", "composite", "term0", "term1",
-                                    "term2", "ioerror", "ioerror:ENOSPC"};
+  std::set<std::string> expected = {"empty-plan", "none",          "role-less", "role",
+                                    "composite",  "term0",         "term1",     "term2",
+                                    "ioerror",    "ioerror:ENOSPC"};
   for (FaultActionKind kind : AllFaultActionKinds()) {
     if (kind == FaultActionKind::kCorrupt) {
-      for (CorruptionKind c : AllCorruptionKinds()) expected.insert(FaultActionName(FaultAction::Corrupt(c)));
+      for (CorruptionKind c : AllCorruptionKinds())
+        expected.insert(FaultActionName(FaultAction::Corrupt(c)));
     } else if (kind == FaultActionKind::kTopology) {
-      for (TopologyMutation m : AllTopologyMutations()) expected.insert(FaultActionName(FaultAction::Topology(m)));
+      for (TopologyMutation m : AllTopologyMutations())
+        expected.insert(FaultActionName(FaultAction::Topology(m)));
     } else if (kind != FaultActionKind::kIOError) {
       expected.insert(std::string(FaultActionKindName(kind)));
     }
   }
-  for (const std::string& e : expected) EXPECT_TRUE(seen.count(e) > 0) << "generator never produced " << e;
+  for (const std::string& e : expected)
+    EXPECT_TRUE(seen.count(e) > 0) << "generator never produced " << e;
 }
 
 TEST(PlanText, CanonicalExamplesPrintExactlyAsWritten) {
@@ -271,37 +284,47 @@ struct BadPlan {
 TEST(PlanText, MalformedPlansAreRejectedWithPositionAndReason) {
   const BadPlan cases[] = {
       {"crash@fs.rename[receipt]",
-       "position 25: expected '#', '%' or '~' starting a trigger after the point 'fs.rename[receipt]', "
+       "position 25: expected '#', '%' or '~' starting a trigger after the point "
+       "'fs.rename[receipt]', "
        "found the end of the text; write '#N'"},
       {"crush@x#1", "position 1: unknown action 'crush'; expected one of crash, powerloss"},
-      {"crash#1", "position 6: expected '@' and a point after the action 'crash', found '#' (e.g. "
-                  "'crash@checkpoint.commit.before#1')"},
+      {"crash#1",
+       "position 6: expected '@' and a point after the action 'crash', found '#' (e.g. "
+       "'crash@checkpoint.commit.before#1')"},
       {"crash@#1", "position 7: expected a point name ([a-z0-9._-]+"},
-      {"crash@X#1", "position 7: expected a point name ([a-z0-9._-]+, e.g. 'fs.rename' or "
-                    "'checkpoint.commit.before'), found 'X'"},
-      {"crash@fs.rename[]#1", "position 17: expected a role ([a-z0-9_-]+, e.g. 'receipt') after '['"},
-      {"crash@fs.rename[receipt#1", "position 24: expected ']' closing the role 'receipt', found '#'"},
+      {"crash@X#1",
+       "position 7: expected a point name ([a-z0-9._-]+, e.g. 'fs.rename' or "
+       "'checkpoint.commit.before'), found 'X'"},
+      {"crash@fs.rename[]#1",
+       "position 17: expected a role ([a-z0-9_-]+, e.g. 'receipt') after '['"},
+      {"crash@fs.rename[receipt#1",
+       "position 24: expected ']' closing the role 'receipt', found '#'"},
       {"crash@x#0", "position 9: hit number after '#' must be at least 1"},
       {"crash@x#01", "position 9: a hit number after '#' has no leading zeros"},
       {"crash@x#99999999999", "position 9: hit number after '#' '99999999999' is too large"},
       {"crash@x%", "position 9: expected a period after '%' (digits), found the end of the text"},
       {"crash@x#1;", "position 11: expected a fault after ';'"},
-      {"crash@x#1 ;crash@y#1", "position 10: expected '&' joining another trigger, ';' starting the next "
-                               "fault, or the end of the plan, found ' '"},
+      {"crash@x#1 ;crash@y#1",
+       "position 10: expected '&' joining another trigger, ';' starting the next "
+       "fault, or the end of the plan, found ' '"},
       {"crash@x#1&", "position 11: expected '#', '%' or '~' starting a trigger after '&'"},
       {"ioerror:EBADF@fs.write#1", "position 9: unknown I/O error 'EBADF'; write 'ioerror:EIO' or"},
-      {"corrupt@fs.write[checkpoint]#1", "position 8: expected ':' and a corruption (bitflip|truncate|zero)"},
-      {"topology:flip@host.resume#1", "position 10: unknown topology mutation 'flip'; expected permute-edges|"},
+      {"corrupt@fs.write[checkpoint]#1",
+       "position 8: expected ':' and a corruption (bitflip|truncate|zero)"},
+      {"topology:flip@host.resume#1",
+       "position 10: unknown topology mutation 'flip'; expected permute-edges|"},
       {"crash:bitflip@x#1", "position 6: action 'crash' takes no ':' parameter"},
       {"none@x#1", "position 5: 'none' is a life without a fault and takes no point"},
       {"none x", "position 5: expected ';' starting the next fault, or the end of the plan"},
-      {"crash@x~0.5#1", "position 12: expected '/s' and a seed after the probability (e.g. '~0.25/s7')"},
+      {"crash@x~0.5#1",
+       "position 12: expected '/s' and a seed after the probability (e.g. '~0.25/s7')"},
       {"crash@x~1.5/s1", "position 9: a probability is at most 1"},
       {"crash@x~2/s1", "position 9: expected a probability between 0 and 1 after '~'"},
       {"crash@x~0.1234567/s1", "position 11: a probability has at most 6 digits after the point"},
       {"crash@x~0./s1", "position 11: expected digits after the decimal point"},
       {"crash@x~0.5/s", "position 14: expected a seed after '/s' (digits)"},
-      {"crash@x~0.5/s18446744073709551616", "position 14: seed after '/s' '18446744073709551616' is too large"},
+      {"crash@x~0.5/s18446744073709551616",
+       "position 14: seed after '/s' '18446744073709551616' is too large"},
       {";", "position 1: expected an action"},
   };
   for (const BadPlan& c : cases) {

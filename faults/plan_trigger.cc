@@ -6,7 +6,8 @@
 namespace stepfault::faults {
 namespace {
 
-constexpr std::string_view kTriggerForms = "'#N' (the N-th hit), '%N' (every N-th hit) or '~P/sS' (probability P, seed S)";
+constexpr std::string_view kTriggerForms =
+    "'#N' (the N-th hit), '%N' (every N-th hit) or '~P/sS' (probability P, seed S)";
 
 // Wraps a term parser so Parse(text) demands the whole text be one term.
 template <typename T>
@@ -27,7 +28,8 @@ OnIndex::OnIndex(int64_t index) : index_(index) {
 std::string OnIndex::Print() const { return "#" + std::to_string(index_); }
 Result<OnIndex> OnIndex::Parse(std::string_view text) { return ParseWhole<OnIndex>(text); }
 Result<OnIndex> OnIndex::ParseFrom(PlanCursor& cursor) {
-  if (!cursor.Consume('#')) return cursor.Error("expected '#' starting a hit number, found " + cursor.Found());
+  if (!cursor.Consume('#'))
+    return cursor.Error("expected '#' starting a hit number, found " + cursor.Found());
   SF_ASSIGN_OR_RETURN(uint64_t n, cursor.ReadNumber("hit number after '#'", 1, kMaxTriggerCount));
   return OnIndex(static_cast<int64_t>(n));
 }
@@ -38,7 +40,8 @@ EveryNth::EveryNth(int64_t period) : period_(period) {
 std::string EveryNth::Print() const { return "%" + std::to_string(period_); }
 Result<EveryNth> EveryNth::Parse(std::string_view text) { return ParseWhole<EveryNth>(text); }
 Result<EveryNth> EveryNth::ParseFrom(PlanCursor& cursor) {
-  if (!cursor.Consume('%')) return cursor.Error("expected '%' starting a period, found " + cursor.Found());
+  if (!cursor.Consume('%'))
+    return cursor.Error("expected '%' starting a period, found " + cursor.Found());
   SF_ASSIGN_OR_RETURN(uint64_t n, cursor.ReadNumber("period after '%'", 1, kMaxTriggerCount));
   return EveryNth(static_cast<int64_t>(n));
 }
@@ -72,19 +75,22 @@ std::string Randomly::Print() const {
 Result<Randomly> Randomly::Parse(std::string_view text) { return ParseWhole<Randomly>(text); }
 
 Result<Randomly> Randomly::ParseFrom(PlanCursor& cursor) {
-  if (!cursor.Consume('~')) return cursor.Error("expected '~' starting a probability, found " + cursor.Found());
+  if (!cursor.Consume('~'))
+    return cursor.Error("expected '~' starting a probability, found " + cursor.Found());
   const size_t start = cursor.offset();
   const char whole = cursor.Peek();
   if (whole != '0' && whole != '1') {
-    return cursor.Error("expected a probability between 0 and 1 after '~' (e.g. '~0.25/s7'), found " +
-                        cursor.Found());
+    return cursor.Error(
+        "expected a probability between 0 and 1 after '~' (e.g. '~0.25/s7'), found " +
+        cursor.Found());
   }
   cursor.Consume(whole);
   uint32_t millionths = whole == '1' ? kProbabilityScale : 0;
   if (cursor.Consume('.')) {
     const size_t frac_start = cursor.offset();
     std::string_view frac = cursor.TakeWhile(IsDigit);
-    if (frac.empty()) return cursor.Error("expected digits after the decimal point, found " + cursor.Found());
+    if (frac.empty())
+      return cursor.Error("expected digits after the decimal point, found " + cursor.Found());
     if (frac.size() > 6) {
       return cursor.ErrorAt(frac_start, "a probability has at most 6 digits after the point");
     }
@@ -151,9 +157,9 @@ Result<Trigger> Trigger::ParseFrom(PlanCursor& cursor, std::string_view after) {
       }
       default:
         if (terms.empty()) {
-          return cursor.Error("expected '#', '%' or '~' starting a trigger after " + std::string(after) +
-                              ", found " + cursor.Found() + "; write " + std::string(kTriggerForms) +
-                              ", joined by '&'");
+          return cursor.Error("expected '#', '%' or '~' starting a trigger after " +
+                              std::string(after) + ", found " + cursor.Found() + "; write " +
+                              std::string(kTriggerForms) + ", joined by '&'");
         }
         return cursor.Error("expected '#', '%' or '~' starting a trigger after '&', found " +
                             cursor.Found());

@@ -7,7 +7,7 @@ namespace stepfault::faults {
 namespace {
 
 std::vector<PointInfo> BuildTable() {
-  const std::vector<std::string> fs_roles = FileRoles();
+  const std::vector<std::string>& fs_roles = FileRoles();
   auto fs = [&](std::string name, std::string meaning) {
     return PointInfo{std::move(name), PointLayer::kFs, std::move(meaning), fs_roles};
   };
@@ -31,7 +31,8 @@ std::vector<PointInfo> BuildTable() {
       // store
       plain("store.prune.before", PointLayer::kStore,
             "the store is about to delete checkpoints older than the retained ones"),
-      plain("store.prune.delete", PointLayer::kStore, "before each delete of an obsolete checkpoint"),
+      plain("store.prune.delete", PointLayer::kStore,
+            "before each delete of an obsolete checkpoint"),
       // file system (the SimFs, ProbedEnv, and the SQLite VFS for db and journal files)
       fs("fs.create", "a new file is about to be created"),
       fs("fs.write", "bytes are about to be written (every append or positioned write)"),
@@ -72,16 +73,22 @@ bool IsCorruptibleRole(std::string_view role) {
 // Applicability of a kind at a known point with a known (possibly empty) role.
 bool KindApplies(FaultActionKind kind, const PointInfo& info, std::string_view role) {
   switch (kind) {
-    case FaultActionKind::kNone: return false;
+    case FaultActionKind::kNone:
+      return false;
     case FaultActionKind::kCrash:
-    case FaultActionKind::kPowerLoss: return true;
-    case FaultActionKind::kIOError: return info.layer == PointLayer::kFs;
-    case FaultActionKind::kCorrupt: return info.layer == PointLayer::kFs && IsCorruptibleRole(role);
-    case FaultActionKind::kFailAfterWrite: return info.name == "effect.commit.after";
+    case FaultActionKind::kPowerLoss:
+      return true;
+    case FaultActionKind::kIOError:
+      return info.layer == PointLayer::kFs;
+    case FaultActionKind::kCorrupt:
+      return info.layer == PointLayer::kFs && IsCorruptibleRole(role);
+    case FaultActionKind::kFailAfterWrite:
+      return info.name == "effect.commit.after";
     case FaultActionKind::kTopology:
     case FaultActionKind::kDuplicateResponse:
     case FaultActionKind::kConflictingResponse:
-    case FaultActionKind::kObserverCancel: return info.name == "host.resume";
+    case FaultActionKind::kObserverCancel:
+      return info.name == "host.resume";
   }
   return false;
 }
@@ -112,11 +119,16 @@ bool IsCheckpointFileName(std::string_view base) {
 
 std::string_view PointLayerName(PointLayer layer) {
   switch (layer) {
-    case PointLayer::kEngine: return "engine";
-    case PointLayer::kStore: return "store";
-    case PointLayer::kFs: return "fs";
-    case PointLayer::kVfs: return "vfs";
-    case PointLayer::kScenario: return "scenario";
+    case PointLayer::kEngine:
+      return "engine";
+    case PointLayer::kStore:
+      return "store";
+    case PointLayer::kFs:
+      return "fs";
+    case PointLayer::kVfs:
+      return "vfs";
+    case PointLayer::kScenario:
+      return "scenario";
   }
   return "unknown";
 }
@@ -205,12 +217,13 @@ Status CheckPlanPoints(const Plan& plan) {
       for (const std::string& role : roles) {
         const std::string window = role.empty() ? info->name : info->name + "[" + role + "]";
         for (const std::string& a : ApplicableActions(window)) {
-          if (applicable.find(a) == std::string::npos) applicable += (applicable.empty() ? "" : ", ") + a;
+          if (applicable.find(a) == std::string::npos)
+            applicable += (applicable.empty() ? "" : ", ") + a;
         }
       }
-      return Status::InvalidArgument(where + ": '" + std::string(FaultActionKindName(fault.action.kind)) +
-                                     "' does not apply at '" + fault.point.Print() +
-                                     "'; there, use one of: " + applicable);
+      return Status::InvalidArgument(
+          where + ": '" + std::string(FaultActionKindName(fault.action.kind)) +
+          "' does not apply at '" + fault.point.Print() + "'; there, use one of: " + applicable);
     }
   }
   return Status::Ok();
@@ -221,9 +234,11 @@ std::string ClassifyRole(const std::string& path) {
   if (EndsWith(p, ".tmp")) p.remove_suffix(4);
   const size_t slash = p.rfind('/');
   const std::string_view base = slash == std::string_view::npos ? p : p.substr(slash + 1);
-  const std::string_view dir = slash == std::string_view::npos ? std::string_view() : p.substr(0, slash);
+  const std::string_view dir =
+      slash == std::string_view::npos ? std::string_view() : p.substr(0, slash);
   const size_t dir_slash = dir.rfind('/');
-  const std::string_view dir_base = dir_slash == std::string_view::npos ? dir : dir.substr(dir_slash + 1);
+  const std::string_view dir_base =
+      dir_slash == std::string_view::npos ? dir : dir.substr(dir_slash + 1);
 
   if (base == "waiting.json" || EndsWith(base, ".receipt.json")) return "receipt";
   if (base == "index.jsonl") return "index";

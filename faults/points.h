@@ -26,7 +26,7 @@ enum class PointLayer { kEngine, kStore, kFs, kVfs, kScenario };
 std::string_view PointLayerName(PointLayer layer);
 
 struct PointInfo {
-  std::string name;                // stable, [a-z0-9._-]+, without a role
+  std::string name;  // stable, [a-z0-9._-]+, without a role
   PointLayer layer;
   std::string meaning;             // one line
   std::vector<std::string> roles;  // the roles it carries ("fs.rename[receipt]"); empty: none

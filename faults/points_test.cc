@@ -35,12 +35,28 @@ TEST(Points, NamesAreUniqueAndWellFormed) {
     }
     EXPECT_EQ(FindPoint(info.name), &info);
   }
-  for (std::string_view required :
-       {"step.handlers.after", "checkpoint.commit.before", "checkpoint.commit.after", "restore.import.before",
-        "restore.import.after", "restore.notify.before", "store.prune.before", "store.prune.delete", "fs.create",
-        "fs.write", "fs.fsync", "fs.truncate", "fs.rename", "fs.unlink", "fs.dirsync", "host.resume",
-        "receipt.publish.before", "receipt.publish.after", "decision.record.after", "effect.commit.before",
-        "effect.commit.after", "output.publish.before"}) {
+  for (std::string_view required : {"step.handlers.after",
+                                    "checkpoint.commit.before",
+                                    "checkpoint.commit.after",
+                                    "restore.import.before",
+                                    "restore.import.after",
+                                    "restore.notify.before",
+                                    "store.prune.before",
+                                    "store.prune.delete",
+                                    "fs.create",
+                                    "fs.write",
+                                    "fs.fsync",
+                                    "fs.truncate",
+                                    "fs.rename",
+                                    "fs.unlink",
+                                    "fs.dirsync",
+                                    "host.resume",
+                                    "receipt.publish.before",
+                                    "receipt.publish.after",
+                                    "decision.record.after",
+                                    "effect.commit.before",
+                                    "effect.commit.after",
+                                    "output.publish.before"}) {
     EXPECT_NE(FindPoint(required), nullptr) << required;
   }
   EXPECT_EQ(FindPoint("fs.rename[receipt]"), nullptr);
@@ -61,9 +77,11 @@ TEST(Points, ApplicableActionsFollowTheRules) {
       EXPECT_TRUE(Has(actions, "crash")) << window;
       EXPECT_TRUE(Has(actions, "powerloss")) << window;
       EXPECT_EQ(Has(actions, "ioerror"), fs) << window;
-      EXPECT_EQ(Has(actions, "corrupt"), fs && corruptible.count(std::string(RoleOf(window))) > 0) << window;
+      EXPECT_EQ(Has(actions, "corrupt"), fs && corruptible.count(std::string(RoleOf(window))) > 0)
+          << window;
       EXPECT_EQ(Has(actions, "fail-after-write"), info.name == "effect.commit.after") << window;
-      for (const std::string& r : recovery) EXPECT_EQ(Has(actions, r), info.name == "host.resume") << window;
+      for (const std::string& r : recovery)
+        EXPECT_EQ(Has(actions, r), info.name == "host.resume") << window;
       EXPECT_FALSE(Has(actions, "none"));
       for (const FaultAction& a : ApplicableFaultActions(window)) {
         EXPECT_TRUE(Has(actions, std::string(FaultActionKindName(a.kind)))) << window;
@@ -74,10 +92,12 @@ TEST(Points, ApplicableActionsFollowTheRules) {
 }
 
 TEST(Points, ApplicableActionsExamples) {
-  EXPECT_THAT(ApplicableActions("fs.rename[receipt]"), ElementsAre("crash", "powerloss", "ioerror", "corrupt"));
+  EXPECT_THAT(ApplicableActions("fs.rename[receipt]"),
+              ElementsAre("crash", "powerloss", "ioerror", "corrupt"));
   EXPECT_THAT(ApplicableActions("fs.write[db]"), ElementsAre("crash", "powerloss", "ioerror"));
   EXPECT_THAT(ApplicableActions("checkpoint.commit.before"), ElementsAre("crash", "powerloss"));
-  EXPECT_THAT(ApplicableActions("effect.commit.after"), ElementsAre("crash", "powerloss", "fail-after-write"));
+  EXPECT_THAT(ApplicableActions("effect.commit.after"),
+              ElementsAre("crash", "powerloss", "fail-after-write"));
   EXPECT_TRUE(ApplicableActions("no.such.point").empty());
   EXPECT_TRUE(ApplicableActions("fs.rename[bogus]").empty());
   EXPECT_TRUE(ApplicableActions("checkpoint.commit.before[file]").empty());
@@ -115,16 +135,20 @@ TEST(Points, DefaultRoleClassifierNamesStoreFiles) {
 }
 
 TEST(Points, CheckPlanPointsAcceptsApplicableAndExplainsTheRest) {
-  EXPECT_TRUE(CheckPlanPoints(*ParsePlan("powerloss@fs.rename[receipt]#1;none;crash@effect.commit.after#1")).ok());
+  EXPECT_TRUE(
+      CheckPlanPoints(*ParsePlan("powerloss@fs.rename[receipt]#1;none;crash@effect.commit.after#1"))
+          .ok());
   EXPECT_TRUE(CheckPlanPoints(*ParsePlan("corrupt:zero@fs.rename#1")).ok());  // some role qualifies
   EXPECT_TRUE(CheckPlanPoints(*ParsePlan("topology:remove-edge@host.resume#1")).ok());
   Status unknown = CheckPlanPoints(*ParsePlan("crash@no.such#1"));
   EXPECT_THAT(unknown.message(), HasSubstr("fault 1 'crash@no.such#1': unknown point 'no.such'"));
   Status role = CheckPlanPoints(*ParsePlan("none;crash@fs.write[bogus]#1"));
-  EXPECT_THAT(role.message(), HasSubstr("fault 2 'crash@fs.write[bogus]#1': point 'fs.write' has no role 'bogus'"));
+  EXPECT_THAT(role.message(),
+              HasSubstr("fault 2 'crash@fs.write[bogus]#1': point 'fs.write' has no role 'bogus'"));
   Status io = CheckPlanPoints(*ParsePlan("ioerror@checkpoint.commit.before#1"));
-  EXPECT_THAT(io.message(), HasSubstr("'ioerror' does not apply at 'checkpoint.commit.before'; there, use one "
-                                      "of: crash, powerloss"));
+  EXPECT_THAT(io.message(),
+              HasSubstr("'ioerror' does not apply at 'checkpoint.commit.before'; there, use one "
+                        "of: crash, powerloss"));
   EXPECT_FALSE(CheckPlanPoints(*ParsePlan("corrupt:zero@fs.write[db]#1")).ok());
   EXPECT_FALSE(CheckPlanPoints(*ParsePlan("fail-after-write@effect.commit.before#1")).ok());
 }

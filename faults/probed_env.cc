@@ -37,7 +37,9 @@ Result<std::unique_ptr<WritableFile>> Wrap(ProbedEnv* env, const std::string& pa
 }  // namespace
 
 ProbedEnv::ProbedEnv(Env* target, FaultHook* hook, RoleClassifier classifier)
-    : EnvWrapper(target), hook_(hook), classifier_(classifier ? std::move(classifier) : DefaultRoleClassifier()) {
+    : EnvWrapper(target),
+      hook_(hook),
+      classifier_(classifier ? std::move(classifier) : DefaultRoleClassifier()) {
   SF_CHECK(hook_ != nullptr);
 }
 

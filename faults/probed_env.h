@@ -6,11 +6,11 @@
 // fs.truncate[ROLE] (NewWritableFile over an existing non-empty file), fs.write[ROLE] (every
 // Append), fs.fsync[ROLE] (Sync), fs.rename[ROLE of the source], fs.unlink[ROLE] and
 // fs.dirsync[ROLE of the directory path]. Roles come from the classifier (DefaultRoleClassifier()
-// when none is given). Reads, listing, sizes, Close, CreateDirIfMissing and LockFile are not points.
-// Decisions: kProceed does the operation; kFail does not do it and returns
-// Status(code, "injected EIO|ENOSPC at <point>", injected); kDie throws CrashSignal (nothing can be
-// frozen on a real disk: the caller ends the process or the life).
-// Thread-safety: as safe as the hook and the target; the hook is usually single-threaded.
+// when none is given). Reads, listing, sizes, Close, CreateDirIfMissing and LockFile are not
+// points. Decisions: kProceed does the operation; kFail does not do it and returns Status(code,
+// "injected EIO|ENOSPC at <point>", injected); kDie throws CrashSignal (nothing can be frozen on a
+// real disk: the caller ends the process or the life). Thread-safety: as safe as the hook and the
+// target; the hook is usually single-threaded.
 #pragma once
 
 #include <functional>

@@ -39,8 +39,9 @@ TEST_F(ProbedEnvTest, AtomicWriteReportsCreateWriteFsyncRenameDirsync) {
   Injector recorder;
   ProbedEnv env(PosixEnv(), &recorder);
   ASSERT_TRUE(WriteFileAtomically(&env, dir_, "waiting.json", "{}").ok());
-  EXPECT_THAT(Points(recorder), ::testing::ElementsAre("fs.create[receipt]", "fs.write[receipt]", "fs.fsync[receipt]",
-                                                       "fs.rename[receipt]", "fs.dirsync[file]"));
+  EXPECT_THAT(Points(recorder),
+              ::testing::ElementsAre("fs.create[receipt]", "fs.write[receipt]", "fs.fsync[receipt]",
+                                     "fs.rename[receipt]", "fs.dirsync[file]"));
   EXPECT_EQ(*PosixEnv()->ReadFile(JoinPath(dir_, "waiting.json")), "{}");
 }
 
@@ -50,8 +51,9 @@ TEST_F(ProbedEnvTest, RolesComeFromTheClassifier) {
     return BaseName(path) == BaseName(path.substr(0, path.rfind('/'))) ? "dir" : "mine";
   });
   ASSERT_TRUE(WriteFileAtomically(&env, dir_, "x", "1").ok());
-  EXPECT_THAT(Points(recorder), ::testing::ElementsAre("fs.create[mine]", "fs.write[mine]", "fs.fsync[mine]",
-                                                       "fs.rename[mine]", "fs.dirsync[mine]"));
+  EXPECT_THAT(Points(recorder),
+              ::testing::ElementsAre("fs.create[mine]", "fs.write[mine]", "fs.fsync[mine]",
+                                     "fs.rename[mine]", "fs.dirsync[mine]"));
 }
 
 TEST_F(ProbedEnvTest, TruncateAppendAndUnlinkPoints) {
@@ -72,8 +74,9 @@ TEST_F(ProbedEnvTest, TruncateAppendAndUnlinkPoints) {
   { ASSERT_TRUE(env.NewAppendableFile(db).ok()); }  // existing: no point
   { ASSERT_TRUE(env.NewAppendableFile(JoinPath(dir_, "index.jsonl")).ok()); }  // new: fs.create
   ASSERT_TRUE(env.RemoveFile(db).ok());
-  EXPECT_THAT(Points(recorder), ::testing::ElementsAre("fs.create[db]", "fs.write[db]", "fs.truncate[db]",
-                                                       "fs.create[index]", "fs.unlink[db]"));
+  EXPECT_THAT(Points(recorder),
+              ::testing::ElementsAre("fs.create[db]", "fs.write[db]", "fs.truncate[db]",
+                                     "fs.create[index]", "fs.unlink[db]"));
 }
 
 TEST_F(ProbedEnvTest, FailedRenameLeavesTheOldFileIntact) {

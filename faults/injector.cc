@@ -17,6 +17,12 @@ std::string_view FiredEffectName(FiredEffect effect) {
   return "unknown";
 }
 
+Result<Fault> FaultAtWindow(const FaultAction& action, const Window& window) {
+  SF_CHECK(window.occurrence >= 1);
+  SF_ASSIGN_OR_RETURN(FaultPoint point, FaultPoint::Parse(window.point));
+  return Fault{action, std::move(point), Trigger::Nth(window.occurrence)};
+}
+
 Injector::Injector(std::optional<Fault> fault, Freezable* world) : world_(world) {
   if (fault && !fault->is_none()) {
     fault_point_text_ = fault->point.Print();

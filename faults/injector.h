@@ -37,6 +37,13 @@ struct Window {
   friend bool operator==(const Window&, const Window&) = default;
 };
 
+// The fault that strikes `action` exactly at `window` of a run whose hits repeat the recorded
+// ones: "action@point#occurrence" (a window's point carries its exact role, so occurrences of the
+// window and of the pattern agree). REQUIRES: the window's point name is hit either always with a
+// role or never (true of every registered point); a role-less window of a name also hit with roles
+// would count those hits too. Fails when the window's point is not valid plan text.
+Result<Fault> FaultAtWindow(const FaultAction& action, const Window& window);
+
 // What firing did.
 enum class FiredEffect {
   kDeath,              // the life died

@@ -1,11 +1,15 @@
 // Goal: the injector acts exactly at the hit its fault's trigger names, records every window, and
 // keeps a dead life dead.
 // Method: drive injectors with hand-written hit sequences through both seams (Probe::Hit and
-// FaultHook::OnPoint) and check the decisions, throws, recorded windows, and a Freezable double.
+// FaultHook::OnPoint) and check the decisions, throws, recorded windows, and a Freezable double;
+// RapidCheck checks that a fault built from any recorded window of a random run strikes exactly
+// there when the run is repeated (the explorer's record-then-inject loop).
 #include "faults/injector.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
 
 namespace stepfault::faults {
 namespace {
@@ -229,6 +233,33 @@ TEST(Injector, RecoverySideActionIsOnlyReported) {
   EXPECT_FALSE(injector.died());
   EXPECT_EQ(world.freezes, 0);
   EXPECT_FALSE(HitDies(injector, "host.resume"));
+}
+
+RC_GTEST_PROP(Injector, AFaultAtAnyRecordedWindowStrikesExactlyThere, ()) {
+  // As in real runs, a name is hit either always with a role (fs.*) or never (the rest).
+  const std::vector<std::string> points = {"fs.write[db]", "fs.write[checkpoint]",
+                                           "step.handlers.after", "checkpoint.commit.before",
+                                           "fs.rename[receipt]"};
+  const auto run = *rc::gen::nonEmpty(
+      rc::gen::container<std::vector<size_t>>(rc::gen::inRange<size_t>(0, points.size())));
+  Injector recorder;
+  for (size_t i : run) (void)recorder.OnPoint(points[i]);
+  RC_ASSERT(recorder.hits().size() == run.size());
+  const size_t chosen = *rc::gen::inRange<size_t>(0, run.size());
+  const Window window = recorder.hits()[chosen];
+
+  Result<Fault> fault = FaultAtWindow(FaultAction::Of(FaultActionKind::kCrash), window);
+  RC_ASSERT(fault.ok());
+  Injector injector(*fault);
+  size_t died_at = run.size();
+  for (size_t i = 0; i < run.size(); ++i) {
+    if (injector.OnPoint(points[run[i]]).kind == Decision::Kind::kDie) {
+      died_at = i;
+      break;
+    }
+  }
+  RC_ASSERT(died_at == chosen);
+  RC_ASSERT(injector.fired_window() == window);
 }
 
 }  // namespace

@@ -1,0 +1,347 @@
+// Fault plans: names of actions, their classification, and the plan text parser and printer.
+#include "faults/plan.h"
+
+#include <array>
+#include <utility>
+
+namespace stepfault::faults {
+namespace {
+
+constexpr std::array<std::pair<FaultActionKind, std::string_view>, 10> kActionNames = {{
+    {FaultActionKind::kNone, "none"},
+    {FaultActionKind::kCrash, "crash"},
+    {FaultActionKind::kPowerLoss, "powerloss"},
+    {FaultActionKind::kIOError, "ioerror"},
+    {FaultActionKind::kCorrupt, "corrupt"},
+    {FaultActionKind::kFailAfterWrite, "fail-after-write"},
+    {FaultActionKind::kTopology, "topology"},
+    {FaultActionKind::kDuplicateResponse, "duplicate-response"},
+    {FaultActionKind::kConflictingResponse, "conflicting-response"},
+    {FaultActionKind::kObserverCancel, "observer-cancel"},
+}};
+constexpr std::array<std::pair<CorruptionKind, std::string_view>, 3> kCorruptionNames = {{
+    {CorruptionKind::kBitflip, "bitflip"},
+    {CorruptionKind::kTruncate, "truncate"},
+    {CorruptionKind::kZero, "zero"},
+}};
+constexpr std::array<std::pair<TopologyMutation, std::string_view>, 5> kMutationNames = {{
+    {TopologyMutation::kPermuteEdges, "permute-edges"},
+    {TopologyMutation::kSwapFanIn, "swap-fan-in"},
+    {TopologyMutation::kRenameExecutor, "rename-executor"},
+    {TopologyMutation::kRemoveEdge, "remove-edge"},
+    {TopologyMutation::kChangePortType, "change-port-type"},
+}};
+
+constexpr std::string_view kActionForms =
+    "crash, powerloss, ioerror[:EIO|:ENOSPC], corrupt:bitflip|truncate|zero, fail-after-write, "
+    "topology:permute-edges|swap-fan-in|rename-executor|remove-edge|change-port-type, "
+    "duplicate-response, conflicting-response, observer-cancel, none";
+
+template <typename E, size_t N>
+std::string_view NameIn(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
+  for (const auto& [v, name] : table) {
+    if (v == value) return name;
+  }
+  SF_CHECK(false && "enum value missing from its name table");
+  return "";
+}
+
+template <typename E, size_t N>
+std::optional<E> ValueIn(const std::array<std::pair<E, std::string_view>, N>& table,
+                         std::string_view name) {
+  for (const auto& [v, n] : table) {
+    if (n == name) return v;
+  }
+  return std::nullopt;
+}
+
+template <typename E, size_t N>
+std::string NamesOf(const std::array<std::pair<E, std::string_view>, N>& table) {
+  std::string out;
+  for (const auto& entry : table) out += (out.empty() ? "" : "|") + std::string(entry.second);
+  return out;
+}
+
+bool IsNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+bool IsRoleChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+bool IsWordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
+
+// Reads the action (word and optional ':' parameter).
+Result<FaultAction> ParseAction(PlanCursor& cursor) {
+  const size_t start = cursor.offset();
+  std::string_view word = cursor.TakeWhile(IsWordChar);
+  if (word.empty()) {
+    return cursor.Error("expected an action (" + std::string(kActionForms) + "), found " +
+                        cursor.Found());
+  }
+  std::optional<FaultActionKind> kind = ValueIn(kActionNames, word);
+  if (!kind) {
+    return cursor.ErrorAt(start, "unknown action '" + std::string(word) + "'; expected one of " +
+                                     std::string(kActionForms));
+  }
+  FaultAction action = FaultAction::Of(*kind);
+  const bool takes_parameter = *kind == FaultActionKind::kIOError ||
+                               *kind == FaultActionKind::kCorrupt ||
+                               *kind == FaultActionKind::kTopology;
+  if (cursor.Peek() != ':') {
+    if (*kind == FaultActionKind::kCorrupt) {
+      return cursor.Error("expected ':' and a corruption (" + NamesOf(kCorruptionNames) +
+                          ") after 'corrupt', e.g. 'corrupt:bitflip'");
+    }
+    if (*kind == FaultActionKind::kTopology) {
+      return cursor.Error("expected ':' and a mutation (" + NamesOf(kMutationNames) +
+                          ") after 'topology', e.g. 'topology:remove-edge'");
+    }
+    return action;
+  }
+  if (!takes_parameter) {
+    return cursor.Error("action '" + std::string(word) + "' takes no ':' parameter");
+  }
+  cursor.Consume(':');
+  const size_t param_start = cursor.offset();
+  std::string_view param = cursor.TakeWhile(IsWordChar);
+  switch (*kind) {
+    case FaultActionKind::kIOError:
+      if (param == "EIO") return FaultAction::IOError(IOErrorKind::kEIO);
+      if (param == "ENOSPC") return FaultAction::IOError(IOErrorKind::kENOSPC);
+      return cursor.ErrorAt(param_start, "unknown I/O error '" + std::string(param) +
+                                             "'; write 'ioerror:EIO' or 'ioerror:ENOSPC'");
+    case FaultActionKind::kCorrupt:
+      if (auto c = ValueIn(kCorruptionNames, param)) return FaultAction::Corrupt(*c);
+      return cursor.ErrorAt(param_start, "unknown corruption '" + std::string(param) +
+                                             "'; expected " + NamesOf(kCorruptionNames));
+    case FaultActionKind::kTopology:
+      if (auto m = ValueIn(kMutationNames, param)) return FaultAction::Topology(*m);
+      return cursor.ErrorAt(param_start, "unknown topology mutation '" + std::string(param) +
+                                             "'; expected " + NamesOf(kMutationNames));
+    default:
+      break;
+  }
+  SF_CHECK(false && "parameter of an action that takes none");
+  return Status::Internal("unreachable");
+}
+
+}  // namespace
+
+bool operator==(const FaultAction& a, const FaultAction& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case FaultActionKind::kIOError:
+      return a.io_error == b.io_error;
+    case FaultActionKind::kCorrupt:
+      return a.corruption == b.corruption;
+    case FaultActionKind::kTopology:
+      return a.mutation == b.mutation;
+    default:
+      return true;
+  }
+}
+
+std::string_view FaultActionKindName(FaultActionKind kind) { return NameIn(kActionNames, kind); }
+std::string_view CorruptionKindName(CorruptionKind kind) { return NameIn(kCorruptionNames, kind); }
+std::string_view TopologyMutationName(TopologyMutation m) { return NameIn(kMutationNames, m); }
+
+std::string FaultActionName(const FaultAction& action) {
+  std::string out(FaultActionKindName(action.kind));
+  switch (action.kind) {
+    case FaultActionKind::kIOError:
+      if (action.io_error == IOErrorKind::kENOSPC) out += ":ENOSPC";
+      break;
+    case FaultActionKind::kCorrupt:
+      out += ":" + std::string(CorruptionKindName(action.corruption));
+      break;
+    case FaultActionKind::kTopology:
+      out += ":" + std::string(TopologyMutationName(action.mutation));
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+std::vector<FaultActionKind> AllFaultActionKinds() {
+  std::vector<FaultActionKind> out;
+  for (const auto& entry : kActionNames) {
+    if (entry.first != FaultActionKind::kNone) out.push_back(entry.first);
+  }
+  return out;
+}
+std::vector<CorruptionKind> AllCorruptionKinds() {
+  std::vector<CorruptionKind> out;
+  for (const auto& entry : kCorruptionNames) out.push_back(entry.first);
+  return out;
+}
+std::vector<TopologyMutation> AllTopologyMutations() {
+  std::vector<TopologyMutation> out;
+  for (const auto& entry : kMutationNames) out.push_back(entry.first);
+  return out;
+}
+
+bool IsDeath(const FaultAction& action) {
+  switch (action.kind) {
+    case FaultActionKind::kCrash:
+    case FaultActionKind::kPowerLoss:
+    case FaultActionKind::kFailAfterWrite:
+    case FaultActionKind::kCorrupt:
+      return true;
+    default:
+      return false;
+  }
+}
+
+DeathKind DeathKindOf(const FaultAction& action) {
+  SF_CHECK(IsDeath(action));
+  switch (action.kind) {
+    case FaultActionKind::kPowerLoss:
+      return DeathKind::kPowerLoss;
+    case FaultActionKind::kFailAfterWrite:
+      return DeathKind::kExit;
+    default:
+      return DeathKind::kCrash;
+  }
+}
+
+bool IsRecoverySide(const FaultAction& action) {
+  switch (action.kind) {
+    case FaultActionKind::kTopology:
+    case FaultActionKind::kDuplicateResponse:
+    case FaultActionKind::kConflictingResponse:
+    case FaultActionKind::kObserverCancel:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string_view PointNameOf(std::string_view point) { return point.substr(0, point.find('[')); }
+
+std::string_view PointRoleOf(std::string_view point) {
+  const size_t open = point.find('[');
+  if (open == std::string_view::npos) return {};
+  std::string_view rest = point.substr(open + 1);
+  if (!rest.empty() && rest.back() == ']') rest.remove_suffix(1);
+  return rest;
+}
+
+bool FaultPoint::Matches(std::string_view point) const {
+  if (PointNameOf(point) != name) return false;
+  return role.empty() || PointRoleOf(point) == role;
+}
+
+std::string FaultPoint::Print() const { return role.empty() ? name : name + "[" + role + "]"; }
+
+Result<FaultPoint> FaultPoint::Parse(std::string_view text) {
+  PlanCursor cursor(text);
+  SF_ASSIGN_OR_RETURN(FaultPoint point, ParseFrom(cursor));
+  if (!cursor.AtEnd()) return cursor.Error("unexpected " + cursor.Found() + " after the point");
+  return point;
+}
+
+Result<FaultPoint> FaultPoint::ParseFrom(PlanCursor& cursor) {
+  FaultPoint point;
+  point.name = std::string(cursor.TakeWhile(IsNameChar));
+  if (point.name.empty()) {
+    return cursor.Error(
+        "expected a point name ([a-z0-9._-]+, e.g. 'fs.rename' or "
+        "'checkpoint.commit.before'), found " +
+        cursor.Found());
+  }
+  if (!cursor.Consume('[')) return point;
+  point.role = std::string(cursor.TakeWhile(IsRoleChar));
+  if (point.role.empty()) {
+    return cursor.Error("expected a role ([a-z0-9_-]+, e.g. 'receipt') after '[', found " +
+                        cursor.Found());
+  }
+  if (!cursor.Consume(']')) {
+    return cursor.Error("expected ']' closing the role '" + point.role + "', found " +
+                        cursor.Found());
+  }
+  return point;
+}
+
+std::string Fault::Print() const {
+  if (is_none()) return "none";
+  return FaultActionName(action) + "@" + point.Print() + trigger.Print();
+}
+
+Result<Fault> Fault::Parse(std::string_view text) {
+  PlanCursor cursor(text);
+  SF_ASSIGN_OR_RETURN(Fault fault, ParseFrom(cursor));
+  if (!cursor.AtEnd()) return cursor.Error("unexpected " + cursor.Found() + " after the fault");
+  return fault;
+}
+
+Result<Fault> Fault::ParseFrom(PlanCursor& cursor) {
+  Fault fault;
+  SF_ASSIGN_OR_RETURN(fault.action, ParseAction(cursor));
+  if (fault.is_none()) {
+    if (cursor.Peek() == '@') {
+      return cursor.Error(
+          "'none' is a life without a fault and takes no point; write 'none' alone");
+    }
+    return fault;
+  }
+  const std::string action_name = FaultActionName(fault.action);
+  if (!cursor.Consume('@')) {
+    return cursor.Error("expected '@' and a point after the action '" + action_name + "', found " +
+                        cursor.Found() + " (e.g. '" + action_name +
+                        "@checkpoint.commit.before#1')");
+  }
+  SF_ASSIGN_OR_RETURN(fault.point, FaultPoint::ParseFrom(cursor));
+  SF_ASSIGN_OR_RETURN(fault.trigger,
+                      Trigger::ParseFrom(cursor, "the point '" + fault.point.Print() + "'"));
+  return fault;
+}
+
+std::optional<Fault> Plan::ForLife(int life) const {
+  SF_CHECK(life >= 1);
+  if (static_cast<size_t>(life) > faults.size()) return std::nullopt;
+  const Fault& fault = faults[static_cast<size_t>(life) - 1];
+  if (fault.is_none()) return std::nullopt;
+  return fault;
+}
+
+std::string PrintPlan(const Plan& plan) {
+  std::string out;
+  for (size_t i = 0; i < plan.faults.size(); ++i) {
+    if (i > 0) out += ';';
+    out += plan.faults[i].Print();
+  }
+  return out;
+}
+
+Result<Plan> ParsePlan(std::string_view text) {
+  Plan plan;
+  if (text.empty()) return plan;
+  PlanCursor cursor(text);
+  // Every fault consumes at least one character, so the text length bounds the loop.
+  for (size_t i = 0; i <= text.size(); ++i) {
+    SF_ASSIGN_OR_RETURN(Fault fault, Fault::ParseFrom(cursor));
+    plan.faults.push_back(std::move(fault));
+    if (cursor.AtEnd()) return plan;
+    if (!cursor.Consume(';')) {
+      const bool none = plan.faults.back().is_none();
+      return cursor.Error(
+          std::string(none ? "expected ';' starting the next fault"
+                           : "expected '&' joining another trigger, ';' starting the "
+                             "next fault") +
+          ", or the end of the plan, found " + cursor.Found());
+    }
+    if (cursor.AtEnd()) {
+      return cursor.Error(
+          "expected a fault after ';' (remove the trailing ';', or write 'none' for "
+          "a life without a fault)");
+    }
+  }
+  SF_CHECK(false && "plan parse loop bound hit");
+  return Status::Internal("unreachable");
+}
+
+}  // namespace stepfault::faults

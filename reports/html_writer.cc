@@ -33,7 +33,7 @@ td.o-pass{background:#9fdcaa}td.o-violation{background:#e57373;color:#fff;font-w
 td.o-na{background:#d0d0d0;color:#666}
 td.o-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#eee 4px,#eee 8px)}
 .legend span{display:inline-block;padding:.1em .6em;margin-right:.4em;border:1px solid #bbc}
-code{background:#f3f3f6;padding:.05em .3em;border-radius:3px;word-break:break-all}
+code{background:#f3f3f6;padding:.05em .3em;border-radius:3px;overflow-wrap:break-word}
 .cex{border-left:4px solid #c62828;padding:.3em .8em;margin:.8em 0;background:#fff8f8}
 .bad{color:#c62828;font-weight:700}.good{color:#2e8b47;font-weight:700}
 svg text{font-size:12px;font-family:inherit}

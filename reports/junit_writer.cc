@@ -31,9 +31,17 @@ void AddCase(Suite* suite, std::string_view classname, std::string_view name, st
   ++suite->tests;
 }
 
-std::string Failure(std::string_view message, std::string_view detail) {
-  return fmt::format("      <failure type=\"invariant-violation\" message=\"{}\">{}</failure>\n", X(message),
-                     X(detail));
+std::string Failure(std::string_view type, std::string_view message, std::string_view detail) {
+  return fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", type, X(message), X(detail));
+}
+
+// The non-empty parts, one per line.
+std::string Lines(std::initializer_list<std::string> parts) {
+  std::string out;
+  for (const std::string& p : parts) {
+    if (!p.empty()) out += (out.empty() ? "" : "\n") + p;
+  }
+  return out;
 }
 
 std::string FailureMessage(std::string_view invariant, std::string_view plan, std::string_view replay) {
@@ -62,8 +70,9 @@ Suite ScenarioSuite(const ScenarioReport& s, const Report& r) {
       for (const std::string& inv : c.invariants_violated) invariants += (invariants.empty() ? "" : ",") + inv;
       if (invariants.empty() && v != nullptr) invariants = v->invariant;
       std::string msg = FailureMessage(invariants, v ? v->plan : "", v ? v->replay : "");
-      std::string detail = v ? fmt::format("{}\nseed: {}\n{}", v->message, v->seed, v->rapidcheck_reproduce) : "";
-      inner = Failure(msg, detail);
+      std::string detail =
+          v ? Lines({v->message, fmt::format("seed: {}", v->seed), v->rapidcheck_reproduce}) : "";
+      inner = Failure("invariant-violation", msg, detail);
       ++suite.failures;
     }
     AddCase(&suite, "stepfault." + s.name, name, inner);
@@ -81,8 +90,8 @@ std::string JunitReportWriter::Render(const Report& r) {
     for (const PropertyResult& p : r.properties) {
       std::string inner;
       if (!p.passed) {
-        inner = Failure(FailureMessage(p.invariant, p.plan, p.replay),
-                        fmt::format("{}\n{}", p.message, p.rapidcheck_reproduce));
+        inner = Failure("invariant-violation", FailureMessage(p.invariant, p.plan, p.replay),
+                        Lines({p.message, p.rapidcheck_reproduce}));
         ++suite.failures;
       }
       AddCase(&suite, "stepfault.properties." + p.scenario, p.name, inner);
@@ -94,7 +103,8 @@ std::string JunitReportWriter::Render(const Report& r) {
     for (const MutantResult& m : r.mutants) {
       std::string inner;
       if (!m.killed) {
-        inner = Failure(fmt::format("mutant {} survived: no invariant caught it", m.name), m.description);
+        inner = Failure("mutant-survived", fmt::format("mutant {} survived: no invariant caught it", m.name),
+                        m.description);
         ++suite.failures;
       }
       AddCase(&suite, "stepfault.mutants." + m.scenario, m.name, inner);

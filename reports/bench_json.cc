@@ -32,9 +32,11 @@ void SplitName(std::string_view name, BenchResult* b) {
   int bare = 0;
   while (slash != std::string_view::npos) {
     size_t next = name.find('/', slash + 1);
-    std::string_view seg = name.substr(slash + 1, next == std::string_view::npos ? next : next - slash - 1);
+    std::string_view seg =
+        name.substr(slash + 1, next == std::string_view::npos ? next : next - slash - 1);
     slash = next;
-    if (seg.empty() || seg == "real_time" || seg == "process_time" || seg == "manual_time") continue;
+    if (seg.empty() || seg == "real_time" || seg == "process_time" || seg == "manual_time")
+      continue;
     size_t sep = seg.find_first_of("=:");
     if (sep != std::string_view::npos && sep > 0) {
       b->labels[std::string(seg.substr(0, sep))] = std::string(seg.substr(sep + 1));
@@ -61,10 +63,12 @@ double Median(std::vector<double> v) {
 Result<std::vector<BenchResult>> ParseBenchmarkJson(std::string_view text) {
   Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
-    return Status::InvalidArgument("benchmark output is not JSON; run with --benchmark_format=json");
+    return Status::InvalidArgument(
+        "benchmark output is not JSON; run with --benchmark_format=json");
   }
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
-    return Status::InvalidArgument("/benchmarks: missing array; is this Google Benchmark JSON output?");
+    return Status::InvalidArgument(
+        "/benchmarks: missing array; is this Google Benchmark JSON output?");
   }
   const Json& rows = doc["benchmarks"];
   std::vector<Row> medians, plain;
@@ -74,19 +78,24 @@ Result<std::vector<BenchResult>> ParseBenchmarkJson(std::string_view text) {
     if (!j.contains("name") || !j["name"].is_string()) return Bad(i, "missing string member name");
     std::string name = j["name"].get<std::string>();
     if (j.value("error_occurred", false)) {
-      return Bad(i, fmt::format("benchmark {} reported an error: {}", name, j.value("error_message", "")));
+      return Bad(
+          i, fmt::format("benchmark {} reported an error: {}", name, j.value("error_message", "")));
     }
     std::string run_type = j.value("run_type", "iteration");
     std::string aggregate = j.value("aggregate_name", "");
     bool is_median = run_type == "aggregate" && aggregate == "median";
     if (run_type == "aggregate" && !is_median) continue;  // mean, stddev, cv, ...
-    if (!j.contains("real_time") || !j["real_time"].is_number()) return Bad(i, "missing number real_time");
+    if (!j.contains("real_time") || !j["real_time"].is_number())
+      return Bad(i, "missing number real_time");
     std::string unit = j.value("time_unit", "ns");
     std::optional<double> scale = NanosPerUnit(unit);
-    if (!scale) return Bad(i, fmt::format("unknown time_unit \"{}\" (expected ns, us, ms or s)", unit));
-    Row row{.run_name = name, .real_ns = j["real_time"].get<double>() * *scale,
+    if (!scale)
+      return Bad(i, fmt::format("unknown time_unit \"{}\" (expected ns, us, ms or s)", unit));
+    Row row{.run_name = name,
+            .real_ns = j["real_time"].get<double>() * *scale,
             .ratio = std::numeric_limits<double>::quiet_NaN()};
-    if (j.contains("run_name") && j["run_name"].is_string()) row.run_name = j["run_name"].get<std::string>();
+    if (j.contains("run_name") && j["run_name"].is_string())
+      row.run_name = j["run_name"].get<std::string>();
     if (j.contains("ratio")) {
       if (!j["ratio"].is_number()) return Bad(i, "user counter ratio is not a number");
       row.ratio = j["ratio"].get<double>();
@@ -110,8 +119,10 @@ Result<std::vector<BenchResult>> ParseBenchmarkJson(std::string_view text) {
       times.push_back(row->real_ns);
       if (!std::isnan(row->ratio)) ratios.push_back(row->ratio);
     }
-    BenchResult b{.name = run_name, .median_ns = Median(times),
-                  .ratio = ratios.empty() ? std::numeric_limits<double>::quiet_NaN() : Median(ratios)};
+    BenchResult b{
+        .name = run_name,
+        .median_ns = Median(times),
+        .ratio = ratios.empty() ? std::numeric_limits<double>::quiet_NaN() : Median(ratios)};
     SplitName(run_name, &b);
     out.push_back(std::move(b));
   }

@@ -1,11 +1,11 @@
 // Goal: ParseBenchmarkJson reads Google Benchmark's JSON output as documented: median aggregates
 // when repetitions ran, plain rows otherwise, times in ns, family and labels from the name, the
 // "ratio" user counter. Method: hand-written documents in the exact shape benchmark 1.7 emits.
+#include "reports/bench_json.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "reports/bench_json.h"
 
 namespace stepfault::reports {
 namespace {
@@ -70,7 +70,8 @@ TEST(BenchJsonTest, WithoutAggregatesUsesPlainRowsAndTheMedianOfRepeats) {
   ASSERT_EQ(rows->size(), 2u);
   EXPECT_EQ((*rows)[0].name, "BM_Step/8/1024");
   EXPECT_DOUBLE_EQ((*rows)[0].median_ns, 2e6);
-  EXPECT_EQ((*rows)[0].labels, (std::map<std::string, std::string>{{"arg0", "8"}, {"arg1", "1024"}}));
+  EXPECT_EQ((*rows)[0].labels,
+            (std::map<std::string, std::string>{{"arg0", "8"}, {"arg1", "1024"}}));
   EXPECT_EQ((*rows)[1].family, "BM_Plain");
   EXPECT_TRUE((*rows)[1].labels.empty());
   EXPECT_DOUBLE_EQ((*rows)[1].median_ns, 1.5e9);
@@ -87,8 +88,10 @@ TEST(BenchJsonTest, RejectsWhatIsNotBenchmarkOutputWithTheReason) {
             "/benchmarks/0: unknown time_unit \"min\" (expected ns, us, ms or s)");
   EXPECT_EQ(message(R"({"benchmarks": [{"name": "BM_A", "time_unit": "ns"}]})"),
             "/benchmarks/0: missing number real_time");
-  EXPECT_EQ(message(R"({"benchmarks": [{"name": "BM_A", "error_occurred": true, "error_message": "disk full"}]})"),
-            "/benchmarks/0: benchmark BM_A reported an error: disk full");
+  EXPECT_EQ(
+      message(
+          R"({"benchmarks": [{"name": "BM_A", "error_occurred": true, "error_message": "disk full"}]})"),
+      "/benchmarks/0: benchmark BM_A reported an error: disk full");
   Result<std::vector<BenchResult>> empty = ParseBenchmarkJson(R"({"benchmarks": []})");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->empty());

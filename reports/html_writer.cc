@@ -43,10 +43,14 @@ std::string H(std::string_view s) { return HtmlEscape(s); }
 
 std::string OutcomeClass(CellOutcome o) {
   switch (o) {
-    case CellOutcome::kPass: return "o-pass";
-    case CellOutcome::kViolation: return "o-violation";
-    case CellOutcome::kNotApplicable: return "o-na";
-    case CellOutcome::kNotRun: return "o-not-run";
+    case CellOutcome::kPass:
+      return "o-pass";
+    case CellOutcome::kViolation:
+      return "o-violation";
+    case CellOutcome::kNotApplicable:
+      return "o-na";
+    case CellOutcome::kNotRun:
+      return "o-not-run";
   }
   return "o-not-run";
 }
@@ -67,7 +71,8 @@ std::string Headline(const Report& r) {
   std::string hazards;
   for (const std::string& h : r.hazards) hazards += (hazards.empty() ? "" : ", ") + H(h);
   out += "<dl class=\"meta\">\n";
-  out += fmt::format("<dt>command</dt><dd>{}</dd>\n<dt>seed</dt><dd>{}</dd>\n", H(r.command), r.seed);
+  out +=
+      fmt::format("<dt>command</dt><dd>{}</dd>\n<dt>seed</dt><dd>{}</dd>\n", H(r.command), r.seed);
   out += fmt::format("<dt>profile</dt><dd>{}</dd>\n<dt>hazards</dt><dd>{}</dd>\n", H(r.profile),
                      hazards.empty() ? "none" : hazards);
   out += fmt::format("<dt>depth</dt><dd>{}</dd>\n<dt>shard</dt><dd>{}</dd>\n", r.depth, H(r.shard));
@@ -84,7 +89,8 @@ std::string Matrix(const ScenarioReport& s) {
   out += "</tr></thead>\n<tbody>\n";
   for (const Window& w : s.windows) {
     out += fmt::format("<tr><th scope=\"row\" class=\"win\"><code>{}</code>", H(w.id));
-    if (!w.business_window.empty()) out += fmt::format("<span class=\"bw\">{}</span>", H(w.business_window));
+    if (!w.business_window.empty())
+      out += fmt::format("<span class=\"bw\">{}</span>", H(w.business_window));
     out += "</th>";
     for (const std::string& a : s.actions) {
       auto it = by_key.find({w.id, a});
@@ -96,7 +102,8 @@ std::string Matrix(const ScenarioReport& s) {
       std::string tip = fmt::format("{} x {}: {}, {} runs, at most {} lives", w.id, a,
                                     CellOutcomeName(c.outcome), c.runs, c.lives_max);
       for (const std::string& inv : c.invariants_violated) tip += "; violated " + inv;
-      std::string shown = c.outcome == CellOutcome::kNotApplicable ? "&#8211;" : std::to_string(c.runs);
+      std::string shown =
+          c.outcome == CellOutcome::kNotApplicable ? "&#8211;" : std::to_string(c.runs);
       out += fmt::format("<td class=\"{}\" data-outcome=\"{}\" title=\"{}\">{}</td>",
                          OutcomeClass(c.outcome), CellOutcomeName(c.outcome), H(tip), shown);
     }
@@ -107,22 +114,24 @@ std::string Matrix(const ScenarioReport& s) {
 
 std::string Scenario(const ScenarioReport& s) {
   Coverage cov = ComputeCoverage(s);
-  std::string out = fmt::format("<section class=\"scenario\">\n<h2>Scenario <code>{}</code></h2>\n", H(s.name));
+  std::string out =
+      fmt::format("<section class=\"scenario\">\n<h2>Scenario <code>{}</code></h2>\n", H(s.name));
   if (!s.description.empty()) out += fmt::format("<p>{}</p>\n", H(s.description));
-  out += fmt::format("<p>Cells {}/{} ({}%), windows {}/{}, runs {}, lives {}.",
-                     cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct),
-                     cov.windows_exercised, cov.windows_total, s.runs, s.lives);
+  out += fmt::format("<p>Cells {}/{} ({}%), windows {}/{}, runs {}, lives {}.", cov.cells_exercised,
+                     cov.cells_total, FormatPct(cov.cells_pct), cov.windows_exercised,
+                     cov.windows_total, s.runs, s.lives);
   if (s.depth2) {
     out += fmt::format(" Depth 2: {} of {} window pairs run{}.", s.depth2->pairs_run,
                        s.depth2->pairs_total, s.depth2->sampled ? " (sampled)" : " (exhaustive)");
   }
   out += "</p>\n" + Matrix(s);
-  out += "<h3>Invariants</h3>\n<table class=\"invariants\">\n<thead><tr><th>id</th><th>statement</th>"
-         "<th>checks</th><th>violations</th></tr></thead>\n<tbody>\n";
+  out +=
+      "<h3>Invariants</h3>\n<table class=\"invariants\">\n<thead><tr><th>id</th><th>statement</th>"
+      "<th>checks</th><th>violations</th></tr></thead>\n<tbody>\n";
   for (const InvariantResult& r : s.invariant_results) {
-    out += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>\n",
-                       H(r.id), H(r.statement), r.checks, r.violations == 0 ? "good" : "bad",
-                       r.violations);
+    out += fmt::format(
+        "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>\n",
+        H(r.id), H(r.statement), r.checks, r.violations == 0 ? "good" : "bad", r.violations);
   }
   return out + "</tbody>\n</table>\n</section>\n";
 }
@@ -137,9 +146,10 @@ std::string Counterexamples(const Report& r) {
                                 r.violations.size());
   if (r.violations.empty()) return out + "<p>None: no invariant was violated.</p>\n</section>\n";
   for (const Violation& v : r.violations) {
-    out += fmt::format("<div class=\"cex\">\n<h3><code>{}</code> broke <code>{}</code> at <code>{}</code> x "
-                       "<code>{}</code></h3>\n",
-                       H(v.scenario), H(v.invariant), H(v.window), H(v.action));
+    out += fmt::format(
+        "<div class=\"cex\">\n<h3><code>{}</code> broke <code>{}</code> at <code>{}</code> x "
+        "<code>{}</code></h3>\n",
+        H(v.scenario), H(v.invariant), H(v.window), H(v.action));
     if (!v.message.empty()) out += fmt::format("<p class=\"message\">{}</p>\n", H(v.message));
     out += "<dl class=\"meta\">\n" + CodeRow("minimal plan", v.plan) + CodeRow("replay", v.replay) +
            CodeRow("RapidCheck reproduce", v.rapidcheck_reproduce) +
@@ -150,9 +160,10 @@ std::string Counterexamples(const Report& r) {
 
 std::string Properties(const Report& r) {
   if (r.properties.empty()) return "";
-  std::string out = "<section id=\"properties\">\n<h2>Properties</h2>\n<table class=\"properties\">\n"
-                    "<thead><tr><th>property</th><th>scenario</th><th>invariant</th><th>cases</th>"
-                    "<th>result</th><th>counterexample</th></tr></thead>\n<tbody>\n";
+  std::string out =
+      "<section id=\"properties\">\n<h2>Properties</h2>\n<table class=\"properties\">\n"
+      "<thead><tr><th>property</th><th>scenario</th><th>invariant</th><th>cases</th>"
+      "<th>result</th><th>counterexample</th></tr></thead>\n<tbody>\n";
   for (const PropertyResult& p : r.properties) {
     std::string cex;
     if (!p.passed) {
@@ -160,28 +171,34 @@ std::string Properties(const Report& r) {
             CodeRow("plan", p.plan) + CodeRow("replay", p.replay) +
             CodeRow("RapidCheck reproduce", p.rapidcheck_reproduce) + "</dl>";
     }
-    out += fmt::format("<tr><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td>"
-                       "<td class=\"{}\">{}</td><td>{}</td></tr>\n",
-                       H(p.name), H(p.scenario), H(p.invariant), p.cases, p.passed ? "good" : "bad",
-                       p.passed ? "passed" : "FAILED", cex);
+    out += fmt::format(
+        "<tr><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td>"
+        "<td class=\"{}\">{}</td><td>{}</td></tr>\n",
+        H(p.name), H(p.scenario), H(p.invariant), p.cases, p.passed ? "good" : "bad",
+        p.passed ? "passed" : "FAILED", cex);
   }
   return out + "</tbody>\n</table>\n</section>\n";
 }
 
 std::string Mutants(const Report& r) {
   if (r.mutants.empty()) return "";
-  int64_t killed = std::count_if(r.mutants.begin(), r.mutants.end(), [](const auto& m) { return m.killed; });
+  int64_t killed =
+      std::count_if(r.mutants.begin(), r.mutants.end(), [](const auto& m) { return m.killed; });
   std::string out = fmt::format(
       "<section id=\"mutants\">\n<h2>Mutants: {} of {} killed</h2>\n<table class=\"mutants\">\n"
-      "<thead><tr><th>mutant</th><th>description</th><th>scenario</th><th>result</th><th>invariant</th>"
+      "<thead><tr><th>mutant</th><th>description</th><th>scenario</th><th>result</"
+      "th><th>invariant</th>"
       "<th>plan</th><th>replay</th></tr></thead>\n<tbody>\n",
       killed, r.mutants.size());
   for (const MutantResult& m : r.mutants) {
-    auto code = [](const std::string& s) { return s.empty() ? std::string() : "<code>" + H(s) + "</code>"; };
-    out += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td class=\"{}\">{}</td>"
-                       "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       H(m.name), H(m.description), H(m.scenario), m.killed ? "good" : "bad",
-                       m.killed ? "killed" : "SURVIVED", code(m.invariant), code(m.plan), code(m.replay));
+    auto code = [](const std::string& s) {
+      return s.empty() ? std::string() : "<code>" + H(s) + "</code>";
+    };
+    out += fmt::format(
+        "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td class=\"{}\">{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        H(m.name), H(m.description), H(m.scenario), m.killed ? "good" : "bad",
+        m.killed ? "killed" : "SURVIVED", code(m.invariant), code(m.plan), code(m.replay));
   }
   return out + "</tbody>\n</table>\n</section>\n";
 }
@@ -199,10 +216,11 @@ std::string BenchCharts(const Report& r) {
       if (!std::isnan(b->median_ns)) max_ns = std::max(max_ns, b->median_ns);
     }
     int height = kRowHeight * static_cast<int>(rows.size()) + 8;
-    out += fmt::format("<figure class=\"bench\">\n<figcaption><code>{}</code></figcaption>\n"
-                       "<svg width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
-                       H(family), kLabelWidth + kBarWidth + kTextWidth, height,
-                       kLabelWidth + kBarWidth + kTextWidth, height, H(family));
+    out += fmt::format(
+        "<figure class=\"bench\">\n<figcaption><code>{}</code></figcaption>\n"
+        "<svg width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
+        H(family), kLabelWidth + kBarWidth + kTextWidth, height,
+        kLabelWidth + kBarWidth + kTextWidth, height, H(family));
     for (size_t i = 0; i < rows.size(); ++i) {
       const BenchResult& b = *rows[i];
       int y = 4 + kRowHeight * static_cast<int>(i);
@@ -213,9 +231,12 @@ std::string BenchCharts(const Report& r) {
       if (!std::isnan(b.ratio)) value += fmt::format("  ratio {:.2f}", b.ratio);
       out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", kLabelWidth - 6,
                          y + 15, H(label.empty() ? b.name : label));
-      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#4a78c2\"><title>{}</title></rect>",
-                         kLabelWidth, y + 2, width, kRowHeight - 6, H(b.name + ": " + value));
-      out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", kLabelWidth + width + 6, y + 15, H(value));
+      out += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+          "fill=\"#4a78c2\"><title>{}</title></rect>",
+          kLabelWidth, y + 2, width, kRowHeight - 6, H(b.name + ": " + value));
+      out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", kLabelWidth + width + 6, y + 15,
+                         H(value));
     }
     out += "</svg>\n</figure>\n";
   }
@@ -230,9 +251,12 @@ std::string HtmlReportWriter::Render(const Report& r) {
                      H(r.command), VerdictName(ComputeVerdict(r)), kStyle);
   out += Headline(r);
   if (!r.scenarios.empty()) {
-    out += "<p class=\"legend\">Cells show their run count: <span class=\"o-pass\" style=\"background:#9fdcaa\">pass</span>"
-           "<span style=\"background:#e57373\">violation</span><span style=\"background:#d0d0d0\">n/a</span>"
-           "<span>not run</span></p>\n";
+    out +=
+        "<p class=\"legend\">Cells show their run count: <span class=\"o-pass\" "
+        "style=\"background:#9fdcaa\">pass</span>"
+        "<span style=\"background:#e57373\">violation</span><span "
+        "style=\"background:#d0d0d0\">n/a</span>"
+        "<span>not run</span></p>\n";
   }
   for (const ScenarioReport& s : r.scenarios) out += Scenario(s);
   out += Counterexamples(r) + Properties(r) + Mutants(r) + BenchCharts(r);

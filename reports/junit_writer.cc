@@ -25,14 +25,16 @@ struct Suite {
   int64_t tests = 0, failures = 0, skipped = 0;
 };
 
-void AddCase(Suite* suite, std::string_view classname, std::string_view name, std::string_view inner) {
+void AddCase(Suite* suite, std::string_view classname, std::string_view name,
+             std::string_view inner) {
   suite->body += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", X(classname), X(name));
   suite->body += inner.empty() ? "/>\n" : fmt::format(">\n{}    </testcase>\n", inner);
   ++suite->tests;
 }
 
 std::string Failure(std::string_view type, std::string_view message, std::string_view detail) {
-  return fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", type, X(message), X(detail));
+  return fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", type, X(message),
+                     X(detail));
 }
 
 // The non-empty parts, one per line.
@@ -44,7 +46,8 @@ std::string Lines(std::initializer_list<std::string> parts) {
   return out;
 }
 
-std::string FailureMessage(std::string_view invariant, std::string_view plan, std::string_view replay) {
+std::string FailureMessage(std::string_view invariant, std::string_view plan,
+                           std::string_view replay) {
   return fmt::format("invariant {}; plan: {}; replay: {}", invariant.empty() ? "?" : invariant,
                      plan.empty() ? "(none)" : plan, replay.empty() ? "(none)" : replay);
 }
@@ -67,7 +70,8 @@ Suite ScenarioSuite(const ScenarioReport& s, const Report& r) {
       auto it = cex.find({c.window, c.action});
       const Violation* v = it == cex.end() ? nullptr : it->second;
       std::string invariants;
-      for (const std::string& inv : c.invariants_violated) invariants += (invariants.empty() ? "" : ",") + inv;
+      for (const std::string& inv : c.invariants_violated)
+        invariants += (invariants.empty() ? "" : ",") + inv;
       if (invariants.empty() && v != nullptr) invariants = v->invariant;
       std::string msg = FailureMessage(invariants, v ? v->plan : "", v ? v->replay : "");
       std::string detail =
@@ -103,7 +107,8 @@ std::string JunitReportWriter::Render(const Report& r) {
     for (const MutantResult& m : r.mutants) {
       std::string inner;
       if (!m.killed) {
-        inner = Failure("mutant-survived", fmt::format("mutant {} survived: no invariant caught it", m.name),
+        inner = Failure("mutant-survived",
+                        fmt::format("mutant {} survived: no invariant caught it", m.name),
                         m.description);
         ++suite.failures;
       }
@@ -118,11 +123,14 @@ std::string JunitReportWriter::Render(const Report& r) {
     skipped += s.skipped;
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"stepfault {}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
-                     X(r.command), tests, failures, skipped);
+  out += fmt::format(
+      "<testsuites name=\"stepfault {}\" tests=\"{}\" failures=\"{}\" errors=\"0\" "
+      "skipped=\"{}\">\n",
+      X(r.command), tests, failures, skipped);
   for (const Suite& s : suites) {
-    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
-                       X(s.name), s.tests, s.failures, s.skipped);
+    out += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
+        X(s.name), s.tests, s.failures, s.skipped);
     out += s.body + "  </testsuite>\n";
   }
   return out + "</testsuites>\n";

@@ -29,22 +29,25 @@ std::string MarkdownReportWriter::Render(const Report& r) {
   std::string head = verdict == Verdict::kPass        ? "PASS"
                      : verdict == Verdict::kViolation ? "VIOLATION"
                                                       : "COVERAGE BELOW MINIMUM";
-  std::string out = fmt::format("## Stepfault {}: **{}** (exit {})\n\n", MarkdownText(r.command), head,
-                                VerdictExitCode(verdict));
-  out += fmt::format("Coverage: cells {}/{} ({}%, minimum {}%), windows {}/{}; runs {}, lives {}; "
-                     "seed {}, profile {}, depth {}, shard {}.\n",
-                     cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct),
-                     FormatPct(r.min_coverage_pct), cov.windows_exercised, cov.windows_total, r.runs,
-                     r.lives, r.seed, MarkdownCode(r.profile), r.depth, MarkdownText(r.shard));
+  std::string out = fmt::format("## Stepfault {}: **{}** (exit {})\n\n", MarkdownText(r.command),
+                                head, VerdictExitCode(verdict));
+  out += fmt::format(
+      "Coverage: cells {}/{} ({}%, minimum {}%), windows {}/{}; runs {}, lives {}; "
+      "seed {}, profile {}, depth {}, shard {}.\n",
+      cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), FormatPct(r.min_coverage_pct),
+      cov.windows_exercised, cov.windows_total, r.runs, r.lives, r.seed, MarkdownCode(r.profile),
+      r.depth, MarkdownText(r.shard));
   if (!r.scenarios.empty()) {
     out += "\n| scenario | windows | cells | violations |\n|---|---|---|---|\n";
     for (size_t i = 0; i < std::min(r.scenarios.size(), kMaxScenarioRows); ++i) {
       const ScenarioReport& s = r.scenarios[i];
       Coverage c = ComputeCoverage(s);
-      int64_t bad = std::count_if(s.cells.begin(), s.cells.end(),
-                                  [](const Cell& cell) { return cell.outcome == CellOutcome::kViolation; });
-      out += fmt::format("| {} | {}/{} | {}/{} ({}%) | {} |\n", MarkdownCode(s.name), c.windows_exercised,
-                         c.windows_total, c.cells_exercised, c.cells_total, FormatPct(c.cells_pct), bad);
+      int64_t bad = std::count_if(s.cells.begin(), s.cells.end(), [](const Cell& cell) {
+        return cell.outcome == CellOutcome::kViolation;
+      });
+      out += fmt::format("| {} | {}/{} | {}/{} ({}%) | {} |\n", MarkdownCode(s.name),
+                         c.windows_exercised, c.windows_total, c.cells_exercised, c.cells_total,
+                         FormatPct(c.cells_pct), bad);
     }
     if (r.scenarios.size() > kMaxScenarioRows) {
       out += fmt::format("| ... {} more | | | |\n", r.scenarios.size() - kMaxScenarioRows);
@@ -78,14 +81,16 @@ std::string MarkdownReportWriter::Render(const Report& r) {
     for (const MutantResult& m : r.mutants) {
       if (!m.killed) survived.push_back(&m);
     }
-    out += fmt::format("\nMutants: {}/{} killed.\n", r.mutants.size() - survived.size(), r.mutants.size());
+    out += fmt::format("\nMutants: {}/{} killed.\n", r.mutants.size() - survived.size(),
+                       r.mutants.size());
     for (size_t i = 0; i < std::min(survived.size(), kMaxListed); ++i) {
       out += fmt::format("- SURVIVED {} ({})\n", MarkdownCode(survived[i]->name),
                          MarkdownCode(survived[i]->scenario));
     }
     out += More(survived.size(), kMaxListed);
   }
-  if (!r.bench.empty()) out += fmt::format("\nBenchmarks: {} results (charts in report.html).\n", r.bench.size());
+  if (!r.bench.empty())
+    out += fmt::format("\nBenchmarks: {} results (charts in report.html).\n", r.bench.size());
   return out;
 }
 

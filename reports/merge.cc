@@ -26,7 +26,8 @@ Result<ShardId> ParseShard(const std::string& text) {
   if (slash == std::string::npos || !parse(std::string_view(text).substr(0, slash), &id.index) ||
       !parse(std::string_view(text).substr(slash + 1), &id.count) || id.count < 1 || id.index < 1 ||
       id.index > id.count) {
-    return Status::InvalidArgument(fmt::format("shard \"{}\" is not of the form i/n with 1 <= i <= n", text));
+    return Status::InvalidArgument(
+        fmt::format("shard \"{}\" is not of the form i/n with 1 <= i <= n", text));
   }
   return id;
 }
@@ -40,11 +41,13 @@ std::string Join(const std::vector<std::string>& v) {
 // Checks the fields that identify one exploration agree between shard `a` and shard `b`.
 Status SameExploration(const Report& a, const Report& b) {
   auto differs = [&](std::string_view field, const std::string& x, const std::string& y) {
-    return Status::InvalidArgument(fmt::format("shards {} and {} are not from one exploration: {} {} vs {}",
-                                               a.shard, b.shard, field, x, y));
+    return Status::InvalidArgument(
+        fmt::format("shards {} and {} are not from one exploration: {} {} vs {}", a.shard, b.shard,
+                    field, x, y));
   };
   if (a.schema_version != b.schema_version) {
-    return differs("schema_version", std::to_string(a.schema_version), std::to_string(b.schema_version));
+    return differs("schema_version", std::to_string(a.schema_version),
+                   std::to_string(b.schema_version));
   }
   if (a.command != b.command) return differs("command", a.command, b.command);
   if (a.seed != b.seed) return differs("seed", std::to_string(a.seed), std::to_string(b.seed));
@@ -59,31 +62,36 @@ Status SameExploration(const Report& a, const Report& b) {
 }
 
 // Folds scenario `s` (from shard `shard`) into `into`, which came from an earlier shard.
-Status MergeScenario(const ScenarioReport& s, const std::string& shard, const std::string& into_shard,
-                     ScenarioReport* into) {
+Status MergeScenario(const ScenarioReport& s, const std::string& shard,
+                     const std::string& into_shard, ScenarioReport* into) {
   auto differs = [&](std::string_view what) {
-    return Status::InvalidArgument(fmt::format(
-        "scenario {}: the {} differ between shards {} and {}; shards must come from one build and scenario set",
-        s.name, what, into_shard, shard));
+    return Status::InvalidArgument(
+        fmt::format("scenario {}: the {} differ between shards {} and {}; shards must come from "
+                    "one build and scenario set",
+                    s.name, what, into_shard, shard));
   };
   if (s.description != into->description) return differs("descriptions");
   if (s.invariants != into->invariants) return differs("invariant lists");
   if (s.actions != into->actions) return differs("action lists");
   if (s.windows != into->windows) return differs("window lists");
   if (s.cells.size() != into->cells.size()) return differs("cell lists");
-  if (s.invariant_results.size() != into->invariant_results.size()) return differs("invariant results");
+  if (s.invariant_results.size() != into->invariant_results.size())
+    return differs("invariant results");
   if (s.depth2.has_value() != into->depth2.has_value()) return differs("depth-2 blocks");
   for (size_t i = 0; i < s.cells.size(); ++i) {
     const Cell& c = s.cells[i];
     Cell& m = into->cells[i];
     if (c.window != m.window || c.action != m.action) return differs("cell lists");
-    bool na_c = c.outcome == CellOutcome::kNotApplicable, na_m = m.outcome == CellOutcome::kNotApplicable;
-    if (na_c != na_m) return differs(fmt::format("applicability of cell {} x {}", c.window, c.action));
+    bool na_c = c.outcome == CellOutcome::kNotApplicable,
+         na_m = m.outcome == CellOutcome::kNotApplicable;
+    if (na_c != na_m)
+      return differs(fmt::format("applicability of cell {} x {}", c.window, c.action));
     if (!CellRan(c.outcome)) continue;
     if (CellRan(m.outcome)) {
-      return Status::InvalidArgument(fmt::format(
-          "scenario {}: cell {} x {} ran in two shards (at least {} and {}); shards must split the cells",
-          s.name, c.window, c.action, into_shard, shard));
+      return Status::InvalidArgument(
+          fmt::format("scenario {}: cell {} x {} ran in two shards (at least {} and {}); shards "
+                      "must split the cells",
+                      s.name, c.window, c.action, into_shard, shard));
     }
     m = c;
   }
@@ -133,12 +141,13 @@ void Canonicalize(Report* r) {
                            IndexOf(actions[v.scenario], v.action), v.action, v.invariant, v.plan,
                            v.replay, v.message, v.rapidcheck_reproduce, v.seed);
   };
-  SortUnique(&r->violations, [&](const Violation& a, const Violation& b) { return key(a) < key(b); });
+  SortUnique(&r->violations,
+             [&](const Violation& a, const Violation& b) { return key(a) < key(b); });
   SortUnique(&r->properties, [](const PropertyResult& a, const PropertyResult& b) {
     return std::tie(a.scenario, a.name, a.invariant, a.cases, a.passed, a.plan, a.replay,
-                    a.rapidcheck_reproduce, a.message) <
-           std::tie(b.scenario, b.name, b.invariant, b.cases, b.passed, b.plan, b.replay,
-                    b.rapidcheck_reproduce, b.message);
+                    a.rapidcheck_reproduce,
+                    a.message) < std::tie(b.scenario, b.name, b.invariant, b.cases, b.passed,
+                                          b.plan, b.replay, b.rapidcheck_reproduce, b.message);
   });
   SortUnique(&r->mutants, [](const MutantResult& a, const MutantResult& b) {
     return std::tie(a.name, a.scenario, a.description, a.killed, a.invariant, a.plan, a.replay) <
@@ -158,15 +167,18 @@ Result<Report> MergeShards(const std::vector<Report>& shards) {
     SF_ASSIGN_OR_RETURN(ShardId id, ParseShard(r.shard));
     if (count == 0) count = id.count;
     if (id.count != count) {
-      return Status::InvalidArgument(fmt::format("shard counts differ: {} vs {}/{}; merge the shards of one run",
-                                                 r.shard, by_index.begin()->first, count));
+      return Status::InvalidArgument(
+          fmt::format("shard counts differ: {} vs {}/{}; merge the shards of one run", r.shard,
+                      by_index.begin()->first, count));
     }
     if (!by_index.emplace(id.index, &r).second) {
-      return Status::InvalidArgument(fmt::format("duplicate shard {}; each shard must be given once", r.shard));
+      return Status::InvalidArgument(
+          fmt::format("duplicate shard {}; each shard must be given once", r.shard));
     }
   }
   for (int i = 1; i <= count; ++i) {
-    if (!by_index.count(i)) return Status::InvalidArgument(fmt::format("missing shard {}/{}", i, count));
+    if (!by_index.count(i))
+      return Status::InvalidArgument(fmt::format("missing shard {}/{}", i, count));
   }
   const Report& first = *by_index.begin()->second;
   Report merged = first;
@@ -175,13 +187,15 @@ Result<Report> MergeShards(const std::vector<Report>& shards) {
     const Report& r = *it->second;
     SF_RETURN_IF_ERROR(SameExploration(first, r));
     if (r.scenarios.size() != merged.scenarios.size()) {
-      return Status::InvalidArgument(fmt::format("shards {} and {} list {} and {} scenarios", first.shard,
-                                                 r.shard, first.scenarios.size(), r.scenarios.size()));
+      return Status::InvalidArgument(fmt::format("shards {} and {} list {} and {} scenarios",
+                                                 first.shard, r.shard, first.scenarios.size(),
+                                                 r.scenarios.size()));
     }
     for (size_t i = 0; i < r.scenarios.size(); ++i) {
       if (r.scenarios[i].name != merged.scenarios[i].name) {
-        return Status::InvalidArgument(fmt::format("shards {} and {} differ at scenario {}: {} vs {}", first.shard,
-                                                   r.shard, i, first.scenarios[i].name, r.scenarios[i].name));
+        return Status::InvalidArgument(
+            fmt::format("shards {} and {} differ at scenario {}: {} vs {}", first.shard, r.shard, i,
+                        first.scenarios[i].name, r.scenarios[i].name));
       }
       SF_RETURN_IF_ERROR(MergeScenario(r.scenarios[i], r.shard, first.shard, &merged.scenarios[i]));
     }

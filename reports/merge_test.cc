@@ -4,13 +4,14 @@
 // `--shard i/n` would (each shard lists every window and action, runs only its cells, and gets
 // a share of every counter and list), shuffles them, merges, and compares the model and the JSON
 // bytes with the original; then hand-made mismatches, one per rule.
+#include "reports/merge.h"
+
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
 
-#include "reports/merge.h"
 #include "reports/report_json.h"
 #include "reports/test_reports.h"
 
@@ -20,7 +21,8 @@ namespace {
 int64_t SmallCount() { return *rc::gen::inRange<int64_t>(0, 1000); }
 
 Report RandomReport() {
-  static const std::vector<std::string> kActions = {"crash", "powerloss", "ioerror", "corrupt", "fail-after-write"};
+  static const std::vector<std::string> kActions = {"crash", "powerloss", "ioerror", "corrupt",
+                                                    "fail-after-write"};
   Report r;
   r.command = *rc::gen::element<std::string>("explore", "check");
   r.seed = *rc::gen::arbitrary<uint64_t>();
@@ -34,12 +36,13 @@ Report RandomReport() {
     sc.actions.assign(kActions.begin(), kActions.begin() + *rc::gen::inRange(1, 6));
     int windows = *rc::gen::inRange(0, 6);
     for (int w = 0; w < windows; ++w) {
-      sc.windows.push_back(testing::MakeWindow("point." + std::to_string(w % 3), w / 3 + 1, w % 2 ? "" : "bw"));
+      sc.windows.push_back(
+          testing::MakeWindow("point." + std::to_string(w % 3), w / 3 + 1, w % 2 ? "" : "bw"));
     }
     for (const Window& w : sc.windows) {
       for (const std::string& a : sc.actions) {
-        auto outcome = *rc::gen::element(CellOutcome::kPass, CellOutcome::kViolation, CellOutcome::kNotApplicable,
-                                         CellOutcome::kNotRun);
+        auto outcome = *rc::gen::element(CellOutcome::kPass, CellOutcome::kViolation,
+                                         CellOutcome::kNotApplicable, CellOutcome::kNotRun);
         Cell c = testing::MakeCell(w, a, outcome, 0, 0);
         if (CellRan(outcome)) {
           c.runs = *rc::gen::inRange<int64_t>(1, 10);
@@ -47,18 +50,27 @@ Report RandomReport() {
         }
         if (outcome == CellOutcome::kViolation) {
           c.invariants_violated = {"INV-ALO"};
-          r.violations.push_back(Violation{.scenario = sc.name, .invariant = "INV-ALO", .window = w.id, .action = a,
-                                           .plan = a + "@" + w.id, .replay = "stepfault replay " + sc.name,
+          r.violations.push_back(Violation{.scenario = sc.name,
+                                           .invariant = "INV-ALO",
+                                           .window = w.id,
+                                           .action = a,
+                                           .plan = a + "@" + w.id,
+                                           .replay = "stepfault replay " + sc.name,
                                            .seed = r.seed});
         }
         sc.cells.push_back(c);
       }
     }
-    sc.invariant_results = {{.id = "INV-ALO", .statement = "at least once", .checks = SmallCount(), .violations = SmallCount()},
-                            {.id = "INV-IDEM", .statement = "idempotent", .checks = SmallCount(), .violations = 0}};
+    sc.invariant_results = {
+        {.id = "INV-ALO",
+         .statement = "at least once",
+         .checks = SmallCount(),
+         .violations = SmallCount()},
+        {.id = "INV-IDEM", .statement = "idempotent", .checks = SmallCount(), .violations = 0}};
     if (*rc::gen::arbitrary<bool>()) {
       int64_t total = SmallCount();
-      sc.depth2 = Depth2{.pairs_total = total, .pairs_run = *rc::gen::inRange<int64_t>(0, total + 1),
+      sc.depth2 = Depth2{.pairs_total = total,
+                         .pairs_run = *rc::gen::inRange<int64_t>(0, total + 1),
                          .sampled = *rc::gen::arbitrary<bool>()};
     }
     sc.runs = SmallCount();
@@ -67,13 +79,18 @@ Report RandomReport() {
   }
   int extra = *rc::gen::inRange(0, 4);
   for (int i = 0; i < extra; ++i) {
-    r.properties.push_back(PropertyResult{.name = "prop-" + std::to_string(i), .scenario = "scenario-0",
-                                          .invariant = "INV-ALO", .cases = SmallCount(),
+    r.properties.push_back(PropertyResult{.name = "prop-" + std::to_string(i),
+                                          .scenario = "scenario-0",
+                                          .invariant = "INV-ALO",
+                                          .cases = SmallCount(),
                                           .passed = *rc::gen::arbitrary<bool>()});
-    r.mutants.push_back(MutantResult{.name = "mutant-" + std::to_string(i), .scenario = "scenario-0",
+    r.mutants.push_back(MutantResult{.name = "mutant-" + std::to_string(i),
+                                     .scenario = "scenario-0",
                                      .killed = *rc::gen::arbitrary<bool>()});
-    r.bench.push_back(BenchResult{.name = "BM_X/" + std::to_string(i), .family = "BM_X",
-                                  .median_ns = static_cast<double>(SmallCount()), .ratio = 1.5});
+    r.bench.push_back(BenchResult{.name = "BM_X/" + std::to_string(i),
+                                  .family = "BM_X",
+                                  .median_ns = static_cast<double>(SmallCount()),
+                                  .ratio = 1.5});
   }
   r.runs = SmallCount();
   r.lives = SmallCount();
@@ -112,11 +129,14 @@ std::vector<Report> SplitIntoShards(const Report& r, int n) {
     split_into(sc.runs, [si](Report& s) { return &s.scenarios[si].runs; });
     split_into(sc.lives, [si](Report& s) { return &s.scenarios[si].lives; });
     for (size_t i = 0; i < sc.invariant_results.size(); ++i) {
-      split_into(sc.invariant_results[i].checks, [si, i](Report& s) { return &s.scenarios[si].invariant_results[i].checks; });
+      split_into(sc.invariant_results[i].checks,
+                 [si, i](Report& s) { return &s.scenarios[si].invariant_results[i].checks; });
       split_into(sc.invariant_results[i].violations,
                  [si, i](Report& s) { return &s.scenarios[si].invariant_results[i].violations; });
     }
-    if (sc.depth2) split_into(sc.depth2->pairs_run, [si](Report& s) { return &s.scenarios[si].depth2->pairs_run; });
+    if (sc.depth2)
+      split_into(sc.depth2->pairs_run,
+                 [si](Report& s) { return &s.scenarios[si].depth2->pairs_run; });
     for (size_t ci = 0; ci < sc.cells.size(); ++ci) {
       const Cell& c = sc.cells[ci];
       if (!CellRan(c.outcome)) continue;
@@ -133,7 +153,8 @@ std::vector<Report> SplitIntoShards(const Report& r, int n) {
       }
     }
   }
-  for (const PropertyResult& p : r.properties) shards[*rc::gen::inRange(0, n)].properties.push_back(p);
+  for (const PropertyResult& p : r.properties)
+    shards[*rc::gen::inRange(0, n)].properties.push_back(p);
   for (const MutantResult& m : r.mutants) shards[*rc::gen::inRange(0, n)].mutants.push_back(m);
   for (const BenchResult& b : r.bench) shards[*rc::gen::inRange(0, n)].bench.push_back(b);
   // Shards arrive in any order.
@@ -166,7 +187,8 @@ std::vector<Report> TwoShards() {
   b.shard = "2/2";
   for (ScenarioReport& sc : b.scenarios) {
     for (Cell& c : sc.cells) {
-      if (CellRan(c.outcome)) c = testing::MakeCell(Window{.id = c.window}, c.action, CellOutcome::kNotRun, 0, 0);
+      if (CellRan(c.outcome))
+        c = testing::MakeCell(Window{.id = c.window}, c.action, CellOutcome::kNotRun, 0, 0);
     }
   }
   b.violations.clear();
@@ -189,11 +211,13 @@ TEST(MergeTest, ShardsOfDifferentExplorationsAreRefusedSayingWhatDiffers) {
   EXPECT_EQ(MergeError(s), "shards 1/2 and 2/2 are not from one exploration: seed 42 vs 43");
   s = TwoShards();
   s[1].profile = "maf-compat";
-  EXPECT_EQ(MergeError(s), "shards 1/2 and 2/2 are not from one exploration: profile strict vs maf-compat");
+  EXPECT_EQ(MergeError(s),
+            "shards 1/2 and 2/2 are not from one exploration: profile strict vs maf-compat");
   s = TwoShards();
   s[1].scenarios[0].windows.pop_back();
-  EXPECT_NE(MergeError(s).find("scenario approval: the window lists differ between shards 1/2 and 2/2"),
-            std::string::npos);
+  EXPECT_NE(
+      MergeError(s).find("scenario approval: the window lists differ between shards 1/2 and 2/2"),
+      std::string::npos);
   s = TwoShards();
   s[1].scenarios[0].actions[2] = "corrupt";
   EXPECT_NE(MergeError(s).find("the action lists differ"), std::string::npos);
@@ -222,7 +246,8 @@ TEST(MergeTest, ACellRunInTwoShardsIsAnError) {
   std::vector<Report> s = TwoShards();
   s[1].scenarios[0].cells[0] = s[0].scenarios[0].cells[0];
   EXPECT_EQ(MergeError(s),
-            "scenario approval: cell fs.rename[receipt]#1 x crash ran in two shards (at least 1/2 and 2/2); "
+            "scenario approval: cell fs.rename[receipt]#1 x crash ran in two shards (at least 1/2 "
+            "and 2/2); "
             "shards must split the cells");
 }
 

@@ -18,39 +18,57 @@ Json Number(double v) { return std::isnan(v) ? Json(nullptr) : Json(v); }
 Json ToJsonValue(const ScenarioReport& s) {
   Json windows = Json::array();
   for (const Window& w : s.windows) {
-    windows.push_back({{"id", w.id}, {"point", w.point}, {"occurrence", w.occurrence},
+    windows.push_back({{"id", w.id},
+                       {"point", w.point},
+                       {"occurrence", w.occurrence},
                        {"business_window", w.business_window}});
   }
   Json cells = Json::array();
   for (const Cell& c : s.cells) {
-    cells.push_back({{"window", c.window}, {"action", c.action},
-                     {"outcome", std::string(CellOutcomeName(c.outcome))}, {"runs", c.runs},
-                     {"lives_max", c.lives_max}, {"invariants_violated", c.invariants_violated}});
+    cells.push_back({{"window", c.window},
+                     {"action", c.action},
+                     {"outcome", std::string(CellOutcomeName(c.outcome))},
+                     {"runs", c.runs},
+                     {"lives_max", c.lives_max},
+                     {"invariants_violated", c.invariants_violated}});
   }
   Json results = Json::array();
   for (const InvariantResult& r : s.invariant_results) {
-    results.push_back({{"id", r.id}, {"statement", r.statement}, {"checks", r.checks},
+    results.push_back({{"id", r.id},
+                       {"statement", r.statement},
+                       {"checks", r.checks},
                        {"violations", r.violations}});
   }
   Json depth2 = nullptr;
   if (s.depth2) {
-    depth2 = {{"pairs_total", s.depth2->pairs_total}, {"pairs_run", s.depth2->pairs_run},
+    depth2 = {{"pairs_total", s.depth2->pairs_total},
+              {"pairs_run", s.depth2->pairs_run},
               {"sampled", s.depth2->sampled}};
   }
   Coverage cov = ComputeCoverage(s);
-  return {{"name", s.name}, {"description", s.description}, {"invariants", s.invariants},
-          {"actions", s.actions}, {"windows", windows}, {"cells", cells},
-          {"invariant_results", results}, {"depth2", depth2}, {"runs", s.runs}, {"lives", s.lives},
-          {"coverage", {{"windows_total", cov.windows_total},
-                        {"windows_exercised", cov.windows_exercised},
-                        {"cells_total", cov.cells_total},
-                        {"cells_exercised", cov.cells_exercised},
-                        {"cells_pct", cov.cells_pct}}}};
+  return {{"name", s.name},
+          {"description", s.description},
+          {"invariants", s.invariants},
+          {"actions", s.actions},
+          {"windows", windows},
+          {"cells", cells},
+          {"invariant_results", results},
+          {"depth2", depth2},
+          {"runs", s.runs},
+          {"lives", s.lives},
+          {"coverage",
+           {{"windows_total", cov.windows_total},
+            {"windows_exercised", cov.windows_exercised},
+            {"cells_total", cov.cells_total},
+            {"cells_exercised", cov.cells_exercised},
+            {"cells_pct", cov.cells_pct}}}};
 }
 
 Json CoverageJson(const Coverage& cov) {
-  return {{"windows_total", cov.windows_total}, {"windows_exercised", cov.windows_exercised},
-          {"cells_total", cov.cells_total}, {"cells_exercised", cov.cells_exercised},
+  return {{"windows_total", cov.windows_total},
+          {"windows_exercised", cov.windows_exercised},
+          {"cells_total", cov.cells_total},
+          {"cells_exercised", cov.cells_exercised},
           {"cells_pct", cov.cells_pct}};
 }
 
@@ -65,12 +83,14 @@ std::string Child(const std::string& path, std::string_view key) {
 }
 
 // Checks `j` is an object with exactly the members `keys`.
-Status CheckObject(const Json& j, const std::string& path, std::initializer_list<const char*> keys) {
+Status CheckObject(const Json& j, const std::string& path,
+                   std::initializer_list<const char*> keys) {
   if (!j.is_object()) return Bad(path, "expected an object");
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool known = false;
     for (const char* k : keys) known |= it.key() == k;
-    if (!known) return Bad(Child(path, it.key()), "unknown member (schema_version 1 has no such field)");
+    if (!known)
+      return Bad(Child(path, it.key()), "unknown member (schema_version 1 has no such field)");
   }
   for (const char* k : keys) {
     if (!j.contains(k)) return Bad(Child(path, k), "missing required member");
@@ -118,7 +138,8 @@ Status GetDouble(const Json& o, const std::string& path, const char* key, bool n
     *out = std::numeric_limits<double>::quiet_NaN();
     return Status::Ok();
   }
-  if (!v.is_number()) return Bad(Child(path, key), nullable ? "expected a number or null" : "expected a number");
+  if (!v.is_number())
+    return Bad(Child(path, key), nullable ? "expected a number or null" : "expected a number");
   *out = v.get<double>();
   return Status::Ok();
 }
@@ -191,21 +212,23 @@ Status ReadInvariantResult(const Json& j, const std::string& p, InvariantResult*
 }
 
 Status CheckCoverage(const Json& j, const std::string& p) {
-  return CheckObject(j, p, {"windows_total", "windows_exercised", "cells_total", "cells_exercised",
-                            "cells_pct"});
+  return CheckObject(
+      j, p, {"windows_total", "windows_exercised", "cells_total", "cells_exercised", "cells_pct"});
 }
 
 Status ReadScenario(const Json& j, const std::string& p, ScenarioReport* s) {
-  SF_RETURN_IF_ERROR(CheckObject(j, p, {"name", "description", "invariants", "actions", "windows",
-                                        "cells", "invariant_results", "depth2", "runs", "lives",
-                                        "coverage"}));
+  SF_RETURN_IF_ERROR(
+      CheckObject(j, p,
+                  {"name", "description", "invariants", "actions", "windows", "cells",
+                   "invariant_results", "depth2", "runs", "lives", "coverage"}));
   SF_RETURN_IF_ERROR(GetString(j, p, "name", &s->name));
   SF_RETURN_IF_ERROR(GetString(j, p, "description", &s->description));
   SF_RETURN_IF_ERROR(GetStrings(j, p, "invariants", &s->invariants));
   SF_RETURN_IF_ERROR(GetStrings(j, p, "actions", &s->actions));
   SF_RETURN_IF_ERROR(GetArray(j, p, "windows", &s->windows, ReadWindow));
   SF_RETURN_IF_ERROR(GetArray(j, p, "cells", &s->cells, ReadCell));
-  SF_RETURN_IF_ERROR(GetArray(j, p, "invariant_results", &s->invariant_results, ReadInvariantResult));
+  SF_RETURN_IF_ERROR(
+      GetArray(j, p, "invariant_results", &s->invariant_results, ReadInvariantResult));
   const Json& d = j.at("depth2");
   if (!d.is_null()) {
     std::string dp = Child(p, "depth2");
@@ -222,8 +245,9 @@ Status ReadScenario(const Json& j, const std::string& p, ScenarioReport* s) {
 }
 
 Status ReadViolation(const Json& j, const std::string& p, Violation* v) {
-  SF_RETURN_IF_ERROR(CheckObject(j, p, {"scenario", "invariant", "window", "action", "plan", "replay",
-                                        "message", "rapidcheck_reproduce", "seed"}));
+  SF_RETURN_IF_ERROR(CheckObject(j, p,
+                                 {"scenario", "invariant", "window", "action", "plan", "replay",
+                                  "message", "rapidcheck_reproduce", "seed"}));
   SF_RETURN_IF_ERROR(GetString(j, p, "scenario", &v->scenario));
   SF_RETURN_IF_ERROR(GetString(j, p, "invariant", &v->invariant));
   SF_RETURN_IF_ERROR(GetString(j, p, "window", &v->window));
@@ -236,8 +260,9 @@ Status ReadViolation(const Json& j, const std::string& p, Violation* v) {
 }
 
 Status ReadProperty(const Json& j, const std::string& p, PropertyResult* r) {
-  SF_RETURN_IF_ERROR(CheckObject(j, p, {"name", "scenario", "invariant", "cases", "passed", "plan",
-                                        "replay", "rapidcheck_reproduce", "message"}));
+  SF_RETURN_IF_ERROR(CheckObject(j, p,
+                                 {"name", "scenario", "invariant", "cases", "passed", "plan",
+                                  "replay", "rapidcheck_reproduce", "message"}));
   SF_RETURN_IF_ERROR(GetString(j, p, "name", &r->name));
   SF_RETURN_IF_ERROR(GetString(j, p, "scenario", &r->scenario));
   SF_RETURN_IF_ERROR(GetString(j, p, "invariant", &r->invariant));
@@ -282,38 +307,65 @@ Status ReadBench(const Json& j, const std::string& p, BenchResult* b) {
 std::string ToJson(const Report& r) {
   Json violations = Json::array();
   for (const Violation& v : r.violations) {
-    violations.push_back({{"scenario", v.scenario}, {"invariant", v.invariant}, {"window", v.window},
-                          {"action", v.action}, {"plan", v.plan}, {"replay", v.replay},
-                          {"message", v.message}, {"rapidcheck_reproduce", v.rapidcheck_reproduce},
+    violations.push_back({{"scenario", v.scenario},
+                          {"invariant", v.invariant},
+                          {"window", v.window},
+                          {"action", v.action},
+                          {"plan", v.plan},
+                          {"replay", v.replay},
+                          {"message", v.message},
+                          {"rapidcheck_reproduce", v.rapidcheck_reproduce},
                           {"seed", v.seed}});
   }
   Json properties = Json::array();
   for (const PropertyResult& p : r.properties) {
-    properties.push_back({{"name", p.name}, {"scenario", p.scenario}, {"invariant", p.invariant},
-                          {"cases", p.cases}, {"passed", p.passed}, {"plan", p.plan},
-                          {"replay", p.replay}, {"rapidcheck_reproduce", p.rapidcheck_reproduce},
+    properties.push_back({{"name", p.name},
+                          {"scenario", p.scenario},
+                          {"invariant", p.invariant},
+                          {"cases", p.cases},
+                          {"passed", p.passed},
+                          {"plan", p.plan},
+                          {"replay", p.replay},
+                          {"rapidcheck_reproduce", p.rapidcheck_reproduce},
                           {"message", p.message}});
   }
   Json mutants = Json::array();
   for (const MutantResult& m : r.mutants) {
-    mutants.push_back({{"name", m.name}, {"description", m.description}, {"scenario", m.scenario},
-                       {"killed", m.killed}, {"invariant", m.invariant}, {"plan", m.plan},
+    mutants.push_back({{"name", m.name},
+                       {"description", m.description},
+                       {"scenario", m.scenario},
+                       {"killed", m.killed},
+                       {"invariant", m.invariant},
+                       {"plan", m.plan},
                        {"replay", m.replay}});
   }
   Json bench = Json::array();
   for (const BenchResult& b : r.bench) {
-    bench.push_back({{"name", b.name}, {"family", b.family}, {"median_ns", Number(b.median_ns)},
-                     {"ratio", Number(b.ratio)}, {"labels", b.labels}});
+    bench.push_back({{"name", b.name},
+                     {"family", b.family},
+                     {"median_ns", Number(b.median_ns)},
+                     {"ratio", Number(b.ratio)},
+                     {"labels", b.labels}});
   }
   Json scenarios = Json::array();
   for (const ScenarioReport& s : r.scenarios) scenarios.push_back(ToJsonValue(s));
-  Json doc = {{"schema_version", r.schema_version}, {"command", r.command}, {"seed", r.seed},
-              {"profile", r.profile}, {"hazards", r.hazards}, {"depth", r.depth},
-              {"shard", r.shard}, {"min_coverage_pct", r.min_coverage_pct},
+  Json doc = {{"schema_version", r.schema_version},
+              {"command", r.command},
+              {"seed", r.seed},
+              {"profile", r.profile},
+              {"hazards", r.hazards},
+              {"depth", r.depth},
+              {"shard", r.shard},
+              {"min_coverage_pct", r.min_coverage_pct},
               {"coverage", CoverageJson(ComputeCoverage(r))},
-              {"verdict", std::string(VerdictName(ComputeVerdict(r)))}, {"runs", r.runs},
-              {"lives", r.lives}, {"scenarios", scenarios}, {"violations", violations},
-              {"properties", properties}, {"mutants", mutants}, {"bench", bench}};
+              {"verdict", std::string(VerdictName(ComputeVerdict(r)))},
+              {"runs", r.runs},
+              {"lives", r.lives},
+              {"scenarios", scenarios},
+              {"violations", violations},
+              {"properties", properties},
+              {"mutants", mutants},
+              {"bench", bench}};
   // Replace invalid UTF-8 rather than abort: report text may quote arbitrary bytes.
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
@@ -324,15 +376,17 @@ Result<Report> FromJson(std::string_view text) {
     return Status::InvalidArgument("/: report.json is not well-formed JSON; regenerate it");
   }
   const std::string root;
-  SF_RETURN_IF_ERROR(CheckObject(doc, root, {"schema_version", "command", "seed", "profile", "hazards",
-                                             "depth", "shard", "min_coverage_pct", "coverage",
-                                             "verdict", "runs", "lives", "scenarios", "violations",
-                                             "properties", "mutants", "bench"}));
+  SF_RETURN_IF_ERROR(
+      CheckObject(doc, root,
+                  {"schema_version", "command", "seed", "profile", "hazards", "depth", "shard",
+                   "min_coverage_pct", "coverage", "verdict", "runs", "lives", "scenarios",
+                   "violations", "properties", "mutants", "bench"}));
   Report r;
   SF_RETURN_IF_ERROR(GetInt(doc, root, "schema_version", &r.schema_version));
   if (r.schema_version != kReportSchemaVersion) {
-    return Bad("/schema_version", fmt::format("this build reads schema_version {}, the document has {}",
-                                              kReportSchemaVersion, r.schema_version));
+    return Bad("/schema_version",
+               fmt::format("this build reads schema_version {}, the document has {}",
+                           kReportSchemaVersion, r.schema_version));
   }
   SF_RETURN_IF_ERROR(GetString(doc, root, "command", &r.command));
   SF_RETURN_IF_ERROR(GetUint64(doc, root, "seed", &r.seed));
@@ -340,7 +394,8 @@ Result<Report> FromJson(std::string_view text) {
   SF_RETURN_IF_ERROR(GetStrings(doc, root, "hazards", &r.hazards));
   SF_RETURN_IF_ERROR(GetInt(doc, root, "depth", &r.depth));
   SF_RETURN_IF_ERROR(GetString(doc, root, "shard", &r.shard));
-  SF_RETURN_IF_ERROR(GetDouble(doc, root, "min_coverage_pct", /*nullable=*/false, &r.min_coverage_pct));
+  SF_RETURN_IF_ERROR(
+      GetDouble(doc, root, "min_coverage_pct", /*nullable=*/false, &r.min_coverage_pct));
   SF_RETURN_IF_ERROR(CheckCoverage(doc.at("coverage"), "/coverage"));
   std::string verdict;
   SF_RETURN_IF_ERROR(GetString(doc, root, "verdict", &verdict));

@@ -1,4 +1,5 @@
-// report.json: the machine-readable form of a Report, documented by reports/schema/report.schema.json.
+// report.json: the machine-readable form of a Report, documented by
+// reports/schema/report.schema.json.
 //
 // ToJson is canonical: keys sorted, 2-space indent, a trailing newline, no timestamps, so the same
 // Report always gives the same bytes. It adds two derived members, `coverage` and `verdict`, for

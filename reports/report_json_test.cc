@@ -3,13 +3,14 @@
 // the sample report; validate it with a small draft 2020-12 subset validator written here (no
 // schema library is packaged) that refuses schema keywords it does not understand, so the
 // schema cannot silently outgrow the check; then break one value at a time and read it back.
+#include "reports/report_json.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "reports/report_json.h"
 #include "reports/test_reports.h"
 
 namespace stepfault::reports {
@@ -29,7 +30,9 @@ class SchemaValidator {
   }
 
  private:
-  void Fail(const std::string& path, const std::string& why) { errors_.push_back((path.empty() ? "/" : path) + ": " + why); }
+  void Fail(const std::string& path, const std::string& why) {
+    errors_.push_back((path.empty() ? "/" : path) + ": " + why);
+  }
 
   static bool TypeMatches(const std::string& t, const Json& v) {
     if (t == "object") return v.is_object();
@@ -45,10 +48,12 @@ class SchemaValidator {
 
   void Check(const Json& schema, const Json& v, const std::string& path) {
     static const std::set<std::string> kKnown = {
-        "$schema", "$id", "title", "description", "type", "additionalProperties", "required", "properties",
-        "$defs", "$ref", "anyOf", "enum", "minimum", "maximum", "items"};
+        "$schema",  "$id",        "title", "description", "type",  "additionalProperties",
+        "required", "properties", "$defs", "$ref",        "anyOf", "enum",
+        "minimum",  "maximum",    "items"};
     for (auto it = schema.begin(); it != schema.end(); ++it) {
-      if (!kKnown.count(it.key())) ADD_FAILURE() << "validator does not understand keyword " << it.key();
+      if (!kKnown.count(it.key()))
+        ADD_FAILURE() << "validator does not understand keyword " << it.key();
     }
     if (schema.contains("$ref")) {
       std::string ref = schema["$ref"].get<std::string>();
@@ -70,7 +75,8 @@ class SchemaValidator {
       const Json& t = schema["type"];
       bool ok = false;
       if (t.is_string()) ok = TypeMatches(t.get<std::string>(), v);
-      for (const Json& alt : t.is_array() ? t : Json::array()) ok |= TypeMatches(alt.get<std::string>(), v);
+      for (const Json& alt : t.is_array() ? t : Json::array())
+        ok |= TypeMatches(alt.get<std::string>(), v);
       if (!ok) return Fail(path, "wrong type, expected " + t.dump());
     }
     if (schema.contains("enum")) {
@@ -78,15 +84,18 @@ class SchemaValidator {
       for (const Json& e : schema["enum"]) ok |= e == v;
       if (!ok) Fail(path, "not one of " + schema["enum"].dump());
     }
-    if (v.is_number() && schema.contains("minimum") && v.get<double>() < schema["minimum"].get<double>()) {
+    if (v.is_number() && schema.contains("minimum") &&
+        v.get<double>() < schema["minimum"].get<double>()) {
       Fail(path, "below minimum");
     }
-    if (v.is_number() && schema.contains("maximum") && v.get<double>() > schema["maximum"].get<double>()) {
+    if (v.is_number() && schema.contains("maximum") &&
+        v.get<double>() > schema["maximum"].get<double>()) {
       Fail(path, "above maximum");
     }
     if (v.is_object()) {
       for (const Json& key : schema.value("required", Json::array())) {
-        if (!v.contains(key.get<std::string>())) Fail(path + "/" + key.get<std::string>(), "required member missing");
+        if (!v.contains(key.get<std::string>()))
+          Fail(path + "/" + key.get<std::string>(), "required member missing");
       }
       const Json props = schema.value("properties", Json::object());
       for (auto it = v.begin(); it != v.end(); ++it) {
@@ -104,7 +113,8 @@ class SchemaValidator {
       }
     }
     if (v.is_array() && schema.contains("items")) {
-      for (size_t i = 0; i < v.size(); ++i) Check(schema["items"], v[i], path + "/" + std::to_string(i));
+      for (size_t i = 0; i < v.size(); ++i)
+        Check(schema["items"], v[i], path + "/" + std::to_string(i));
     }
   }
 
@@ -121,11 +131,13 @@ SchemaValidator LoadSchema() {
   std::function<void(const Json&)> closed = [&](const Json& s) {
     if (!s.is_object()) return;
     if (s.value("type", Json()) == "object" && s.contains("properties")) {
-      EXPECT_EQ(s.value("additionalProperties", Json(true)), Json(false)) << s.dump().substr(0, 120);
+      EXPECT_EQ(s.value("additionalProperties", Json(true)), Json(false))
+          << s.dump().substr(0, 120);
     }
     for (auto& [k, sub] : s.items()) {
       if (sub.is_object()) closed(sub);
-      if (sub.is_array()) for (const Json& e : sub) closed(e);
+      if (sub.is_array())
+        for (const Json& e : sub) closed(e);
     }
   };
   closed(schema);
@@ -160,23 +172,27 @@ TEST(ReportJsonTest, OutputIsCanonicalWithSortedKeysDerivedMembersAndNullForNan)
 
 TEST(ReportJsonTest, SampleAndMinimalReportsValidateAgainstTheSchema) {
   SchemaValidator validator = LoadSchema();
-  EXPECT_EQ(validator.Validate(Json::parse(ToJson(testing::SampleReport()))), std::vector<std::string>{});
+  EXPECT_EQ(validator.Validate(Json::parse(ToJson(testing::SampleReport()))),
+            std::vector<std::string>{});
   EXPECT_EQ(validator.Validate(Json::parse(ToJson(Report{}))), std::vector<std::string>{});
 }
 
 TEST(ReportJsonTest, SchemaValidatorRejectsExtraMembersWrongEnumsAndMissingFields) {
-  // Guards the validator itself: a validator that accepts everything would make the test above empty.
+  // Guards the validator itself: a validator that accepts everything would make the test above
+  // empty.
   SchemaValidator validator = LoadSchema();
   Json doc = Json::parse(ToJson(testing::SampleReport()));
   Json extra = doc;
   extra["scenarios"][0]["cells"][0]["colour"] = "red";
-  EXPECT_EQ(validator.Validate(extra), std::vector<std::string>{"/scenarios/0/cells/0/colour: member not allowed"});
+  EXPECT_EQ(validator.Validate(extra),
+            std::vector<std::string>{"/scenarios/0/cells/0/colour: member not allowed"});
   Json bad_enum = doc;
   bad_enum["scenarios"][0]["cells"][0]["outcome"] = "ok";
   EXPECT_EQ(validator.Validate(bad_enum).size(), 1u);
   Json missing = doc;
   missing["violations"][0].erase("replay");
-  EXPECT_EQ(validator.Validate(missing), std::vector<std::string>{"/violations/0/replay: required member missing"});
+  EXPECT_EQ(validator.Validate(missing),
+            std::vector<std::string>{"/violations/0/replay: required member missing"});
   Json bad_depth2 = doc;
   bad_depth2["scenarios"][0]["depth2"] = 3;
   EXPECT_FALSE(validator.Validate(bad_depth2).empty());
@@ -199,14 +215,18 @@ TEST(ReportJsonTest, MalformedDocumentsAreRejectedWithPathAndReason) {
   EXPECT_EQ(ErrorAfter([](Json& d) { d["violations"][0]["seed"] = -1; }),
             "/violations/0/seed: expected a non-negative integer");
   EXPECT_EQ(ErrorAfter([](Json& d) { d["runs"] = 1.5; }), "/runs: expected an integer");
-  EXPECT_EQ(ErrorAfter([](Json& d) { d["bench"][0]["labels"]["k"] = 8; }), "/bench/0/labels/k: expected a string");
-  EXPECT_EQ(ErrorAfter([](Json& d) { d["mutants"][1]["killed"] = "no"; }), "/mutants/1/killed: expected true or false");
+  EXPECT_EQ(ErrorAfter([](Json& d) { d["bench"][0]["labels"]["k"] = 8; }),
+            "/bench/0/labels/k: expected a string");
+  EXPECT_EQ(ErrorAfter([](Json& d) { d["mutants"][1]["killed"] = "no"; }),
+            "/mutants/1/killed: expected true or false");
   EXPECT_EQ(ErrorAfter([](Json& d) { d["scenarios"][0]["windows"][2] = "w"; }),
             "/scenarios/0/windows/2: expected an object");
   EXPECT_EQ(ErrorAfter([](Json& d) { d["scenarios"][0]["depth2"]["sampled"] = 1; }),
             "/scenarios/0/depth2/sampled: expected true or false");
   EXPECT_EQ(ErrorAfter([](Json& d) { d["hazards"] = {1}; }), "/hazards/0: expected a string");
-  EXPECT_EQ(ErrorAfter([](Json& d) { d["timestamp"] = "now"; }).rfind("/timestamp: unknown member", 0), 0u);
+  EXPECT_EQ(
+      ErrorAfter([](Json& d) { d["timestamp"] = "now"; }).rfind("/timestamp: unknown member", 0),
+      0u);
   EXPECT_EQ(ErrorAfter([](Json& d) { d["schema_version"] = 2; }),
             "/schema_version: this build reads schema_version 1, the document has 2");
   EXPECT_EQ(ErrorAfter([](Json& d) { d = Json::array(); }), "/: expected an object");
@@ -226,7 +246,8 @@ TEST(ReportJsonTest, LargeSeedsAndCountersSurviveTheRoundTrip) {
 }
 
 TEST(ReportJsonTest, GoldenReportJsonValidatesAgainstTheSchemaAndReadsBackAsTheSample) {
-  Result<std::string> golden = PosixEnv()->ReadFile(JoinPath(testing::SourceDir(), "reports/testdata/report.json"));
+  Result<std::string> golden =
+      PosixEnv()->ReadFile(JoinPath(testing::SourceDir(), "reports/testdata/report.json"));
   ASSERT_TRUE(golden.ok()) << golden.status().ToString();
   EXPECT_EQ(LoadSchema().Validate(Json::parse(*golden)), std::vector<std::string>{});
   Result<Report> r = FromJson(*golden);

@@ -8,10 +8,14 @@ namespace stepfault::reports {
 
 std::string_view CellOutcomeName(CellOutcome outcome) {
   switch (outcome) {
-    case CellOutcome::kPass: return "pass";
-    case CellOutcome::kViolation: return "violation";
-    case CellOutcome::kNotApplicable: return "n/a";
-    case CellOutcome::kNotRun: return "not-run";
+    case CellOutcome::kPass:
+      return "pass";
+    case CellOutcome::kViolation:
+      return "violation";
+    case CellOutcome::kNotApplicable:
+      return "n/a";
+    case CellOutcome::kNotRun:
+      return "not-run";
   }
   return "not-run";
 }
@@ -84,18 +88,24 @@ Verdict ComputeVerdict(const Report& report) {
 
 std::string_view VerdictName(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kPass: return "pass";
-    case Verdict::kViolation: return "violation";
-    case Verdict::kCoverageBelowMinimum: return "coverage-below-minimum";
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kViolation:
+      return "violation";
+    case Verdict::kCoverageBelowMinimum:
+      return "coverage-below-minimum";
   }
   return "violation";
 }
 
 int VerdictExitCode(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kPass: return 0;
-    case Verdict::kViolation: return 1;
-    case Verdict::kCoverageBelowMinimum: return 3;
+    case Verdict::kPass:
+      return 0;
+    case Verdict::kViolation:
+      return 1;
+    case Verdict::kCoverageBelowMinimum:
+      return 3;
   }
   return 1;
 }

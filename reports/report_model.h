@@ -3,10 +3,10 @@
 // Exploration fills a Report; the writers (report_writer.h) render it as JSON, HTML, Markdown and
 // JUnit XML, and MergeShards (merge.h) joins the Reports of a sharded run. The model holds no
 // timestamps or durations, so the same run gives byte-identical reports.
-// A matrix Cell is one (window, action) pair of one scenario. Outcomes: `kPass` (ran, every invariant
-// held), `kViolation` (ran, an invariant broke), `kNotApplicable` (the action cannot apply at that
-// window), `kNotRun` (applicable but not run in this shard/budget).
-// Thread-safety: plain values; the free functions are pure.
+// A matrix Cell is one (window, action) pair of one scenario. Outcomes: `kPass` (ran, every
+// invariant held), `kViolation` (ran, an invariant broke), `kNotApplicable` (the action cannot
+// apply at that window), `kNotRun` (applicable but not run in this shard/budget). Thread-safety:
+// plain values; the free functions are pure.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,9 @@ std::string_view CellOutcomeName(CellOutcome outcome);
 // The inverse of CellOutcomeName; nullopt for any other text.
 std::optional<CellOutcome> ParseCellOutcome(std::string_view name);
 // True when the cell was actually run (pass or violation).
-inline bool CellRan(CellOutcome o) { return o == CellOutcome::kPass || o == CellOutcome::kViolation; }
+inline bool CellRan(CellOutcome o) {
+  return o == CellOutcome::kPass || o == CellOutcome::kViolation;
+}
 
 struct Window {
   std::string id;  // point + "#" + occurrence, e.g. "fs.rename[receipt]#1"

@@ -1,9 +1,10 @@
 // Goal: coverage and verdict follow their documented rules exactly. Method: count by hand on the
 // sample report, then change one thing at a time (a cell, a property, a mutant, the minimum)
 // and check the verdict and exit code move as documented.
+#include "reports/report_model.h"
+
 #include <gtest/gtest.h>
 
-#include "reports/report_model.h"
 #include "reports/test_reports.h"
 
 namespace stepfault::reports {

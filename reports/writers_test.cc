@@ -20,7 +20,8 @@ namespace {
 
 int Count(const std::string& text, const std::string& needle) {
   int n = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1))
+    ++n;
   return n;
 }
 
@@ -50,14 +51,17 @@ std::string XmlProblem(const std::string& xml) {
     size_t lt = xml.find('<', i);
     std::string text = xml.substr(i, lt == std::string::npos ? std::string::npos : lt - i);
     if (bad_amp(text) || text.find('>') != std::string::npos) return "bad character data: " + text;
-    if (open.empty() && text.find_first_not_of(" \n\t\r") != std::string::npos) return "text outside the root";
+    if (open.empty() && text.find_first_not_of(" \n\t\r") != std::string::npos)
+      return "text outside the root";
     if (lt == std::string::npos) break;
     size_t gt = lt;
     char quote = 0;
     for (gt = lt + 1; gt < xml.size(); ++gt) {
       if (quote != 0) {
-        if (xml[gt] == quote) quote = 0;
-        else if (xml[gt] == '<') return "'<' inside an attribute value";
+        if (xml[gt] == quote)
+          quote = 0;
+        else if (xml[gt] == '<')
+          return "'<' inside an attribute value";
       } else if (xml[gt] == '"' || xml[gt] == '\'') {
         quote = xml[gt];
       } else if (xml[gt] == '>') {
@@ -67,7 +71,8 @@ std::string XmlProblem(const std::string& xml) {
     if (gt >= xml.size()) return "unterminated tag";
     std::string tag = xml.substr(lt + 1, gt - lt - 1);
     if (bad_amp(tag)) return "bad entity in tag " + tag;
-    static const std::regex kOpen(R"(([A-Za-z_][\w.-]*)(\s+[A-Za-z_][\w.-]*=("[^"]*"|'[^']*'))*\s*(/?))");
+    static const std::regex kOpen(
+        R"(([A-Za-z_][\w.-]*)(\s+[A-Za-z_][\w.-]*=("[^"]*"|'[^']*'))*\s*(/?))");
     static const std::regex kClose(R"(/([A-Za-z_][\w.-]*)\s*)");
     std::smatch m;
     if (std::regex_match(tag, m, kClose)) {
@@ -94,8 +99,9 @@ void CheckGolden(const std::string& name, const std::string& actual) {
   }
   Result<std::string> golden = PosixEnv()->ReadFile(JoinPath(dir, name));
   ASSERT_TRUE(golden.ok()) << golden.status().ToString();
-  EXPECT_EQ(actual, *golden) << name << " differs from its golden; if the change is intended, rerun with "
-                             << "STEPFAULT_UPDATE_GOLDENS=1 and review the diff of reports/testdata/";
+  EXPECT_EQ(actual, *golden)
+      << name << " differs from its golden; if the change is intended, rerun with "
+      << "STEPFAULT_UPDATE_GOLDENS=1 and review the diff of reports/testdata/";
 }
 
 Report Hostile() {
@@ -128,7 +134,8 @@ TEST(WritersTest, EachWriterMatchesItsGoldenFile) {
     EXPECT_EQ(text, writer->Render(r)) << "not deterministic: " << writer->file_name();
     CheckGolden(writer->file_name(), text);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"report.json", "report.html", "summary.md", "junit.xml"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"report.json", "report.html", "summary.md", "junit.xml"}));
 }
 
 TEST(WritersTest, WriteAllPublishesTheFourFilesAtomically) {
@@ -137,7 +144,8 @@ TEST(WritersTest, WriteAllPublishesTheFourFilesAtomically) {
   ASSERT_TRUE(WriteAll(PosixEnv(), dir, r).ok());
   Result<std::vector<std::string>> children = PosixEnv()->GetChildren(dir);
   ASSERT_TRUE(children.ok());
-  EXPECT_EQ(*children, (std::vector<std::string>{"junit.xml", "report.html", "report.json", "summary.md"}));
+  EXPECT_EQ(*children,
+            (std::vector<std::string>{"junit.xml", "report.html", "report.json", "summary.md"}));
   for (const auto& writer : AllReportWriters()) {
     Result<std::string> text = PosixEnv()->ReadFile(JoinPath(dir, writer->file_name()));
     ASSERT_TRUE(text.ok());
@@ -154,9 +162,12 @@ TEST(WritersTest, JunitIsWellFormedAndCountsCellsPropertiesAndMutants) {
   EXPECT_EQ(XmlProblem(xml), "");
   // 13 cells - 2 n/a = 11, plus 2 properties and 2 mutants.
   EXPECT_EQ(Count(xml, "<testcase "), 11 + 2 + 2);
-  EXPECT_NE(xml.find("<testsuites name=\"stepfault explore\" tests=\"15\" failures=\"3\" errors=\"0\" skipped=\"2\">"),
-            std::string::npos) << xml;
-  EXPECT_NE(xml.find("<testsuite name=\"scenario.approval\" tests=\"8\" failures=\"1\" errors=\"0\" skipped=\"2\">"),
+  EXPECT_NE(xml.find("<testsuites name=\"stepfault explore\" tests=\"15\" failures=\"3\" "
+                     "errors=\"0\" skipped=\"2\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<testsuite name=\"scenario.approval\" tests=\"8\" failures=\"1\" "
+                     "errors=\"0\" skipped=\"2\">"),
             std::string::npos);
   EXPECT_EQ(Count(xml, "<skipped "), 2);
   EXPECT_EQ(Count(xml, "<failure "), 3);
@@ -179,7 +190,8 @@ TEST(WritersTest, HostileTextIsEscapedInEveryMarkupFormat) {
   std::string html = HtmlReportWriter().Render(r);
   EXPECT_EQ(Count(html, "<script"), 0);
   EXPECT_EQ(Count(html, "<img"), 0);
-  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;&lt;img"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;&lt;img"),
+            std::string::npos);
   std::string xml = JunitReportWriter().Render(r);
   EXPECT_EQ(XmlProblem(xml), "");
   EXPECT_EQ(Count(xml, "<script"), 0);
@@ -187,16 +199,23 @@ TEST(WritersTest, HostileTextIsEscapedInEveryMarkupFormat) {
   if (access("/usr/bin/xmllint", X_OK) == 0) {
     std::string dir = MakeTempDir();
     ASSERT_TRUE(WriteFileAtomically(PosixEnv(), dir, "junit.xml", xml).ok());
-    ASSERT_TRUE(WriteFileAtomically(PosixEnv(), dir, "sample.xml", JunitReportWriter().Render(testing::SampleReport())).ok());
-    EXPECT_EQ(std::system(("/usr/bin/xmllint --noout " + dir + "/junit.xml " + dir + "/sample.xml").c_str()), 0);
+    ASSERT_TRUE(WriteFileAtomically(PosixEnv(), dir, "sample.xml",
+                                    JunitReportWriter().Render(testing::SampleReport()))
+                    .ok());
+    EXPECT_EQ(
+        std::system(
+            ("/usr/bin/xmllint --noout " + dir + "/junit.xml " + dir + "/sample.xml").c_str()),
+        0);
   }
   std::string md = MarkdownReportWriter().Render(r);
-  EXPECT_EQ(Count(md, "\n| `<script>alert(1)</script>\"'&<img src=x onerror=alert(2)>]]>` |"), 1) << md;
+  EXPECT_EQ(Count(md, "\n| `<script>alert(1)</script>\"'&<img src=x onerror=alert(2)>]]>` |"), 1)
+      << md;
 }
 
 TEST(WritersTest, HtmlIsSelfContainedAndCountsEveryCell) {
   std::string html = HtmlReportWriter().Render(testing::SampleReport());
-  for (const char* forbidden : {"http", "src=", "<link", "<script", "url(", "@import", "@font-face", "//"}) {
+  for (const char* forbidden :
+       {"http", "src=", "<link", "<script", "url(", "@import", "@font-face", "//"}) {
     EXPECT_EQ(html.find(forbidden), std::string::npos) << forbidden;
   }
   EXPECT_EQ(Count(html, "<table class=\"matrix\">"), 2);
@@ -207,8 +226,10 @@ TEST(WritersTest, HtmlIsSelfContainedAndCountsEveryCell) {
   EXPECT_EQ(Count(html, "data-outcome=\"not-run\""), 2);
   EXPECT_EQ(Count(html, "<svg "), 2);  // one chart per benchmark family
   EXPECT_NE(html.find("ratio 3.84"), std::string::npos);
-  EXPECT_NE(html.find("after published wait"), std::string::npos);  // business window in the row label
-  EXPECT_NE(html.find("title=\"fs.rename[receipt]#1 x powerloss: violation, 2 runs, at most 3 lives; violated INV-RECEIPT\""),
+  EXPECT_NE(html.find("after published wait"),
+            std::string::npos);  // business window in the row label
+  EXPECT_NE(html.find("title=\"fs.rename[receipt]#1 x powerloss: violation, 2 runs, at most 3 "
+                      "lives; violated INV-RECEIPT\""),
             std::string::npos);
   EXPECT_NE(html.find("Depth 2: 12 of 36 window pairs run (sampled)"), std::string::npos);
 }
@@ -222,9 +243,11 @@ TEST(WritersTest, AViolationShowsInEveryFormat) {
   std::string html = HtmlReportWriter().Render(r);
   EXPECT_NE(html.find("<td class=\"o-violation\" data-outcome=\"violation\""), std::string::npos);
   EXPECT_NE(html.find("<header class=\"verdict v-violation\""), std::string::npos);
-  EXPECT_NE(html.find("<code>stepfault replay approval --plan &#39;powerloss@fs.rename[receipt]#1&#39; --seed 42</code>"),
+  EXPECT_NE(html.find("<code>stepfault replay approval --plan "
+                      "&#39;powerloss@fs.rename[receipt]#1&#39; --seed 42</code>"),
             std::string::npos);
-  EXPECT_NE(html.find("<code>BchVZtVZuBXYwRHdvBXY</code>"), std::string::npos);  // RapidCheck reproduce
+  EXPECT_NE(html.find("<code>BchVZtVZuBXYwRHdvBXY</code>"),
+            std::string::npos);  // RapidCheck reproduce
   std::string md = MarkdownReportWriter().Render(r);
   EXPECT_EQ(md.rfind("## Stepfault explore: **VIOLATION** (exit 1)\n", 0), 0u) << md;
   EXPECT_NE(md.find("`" + v.replay + "`"), std::string::npos);
@@ -233,7 +256,8 @@ TEST(WritersTest, AViolationShowsInEveryFormat) {
   EXPECT_NE(xml.find("<failure type=\"invariant-violation\" message=\"invariant INV-RECEIPT; plan: "
                      "powerloss@fs.rename[receipt]#1; replay: stepfault replay approval --plan "
                      "&apos;powerloss@fs.rename[receipt]#1&apos; --seed 42\">"),
-            std::string::npos) << xml;
+            std::string::npos)
+      << xml;
 }
 
 TEST(WritersTest, ACleanReportShowsPassEverywhere) {
@@ -244,7 +268,8 @@ TEST(WritersTest, ACleanReportShowsPassEverywhere) {
   r.properties[1].passed = true;
   r.mutants[1].killed = true;
   EXPECT_EQ(Count(JunitReportWriter().Render(r), "<failure "), 0);
-  EXPECT_EQ(MarkdownReportWriter().Render(r).rfind("## Stepfault explore: **PASS** (exit 0)\n", 0), 0u);
+  EXPECT_EQ(MarkdownReportWriter().Render(r).rfind("## Stepfault explore: **PASS** (exit 0)\n", 0),
+            0u);
   std::string html = HtmlReportWriter().Render(r);
   EXPECT_EQ(Count(html, "data-outcome=\"violation\""), 0);
   EXPECT_NE(html.find("<header class=\"verdict v-pass\""), std::string::npos);
@@ -264,7 +289,8 @@ TEST(WritersTest, SummaryStaysShortAndSaysHowManyWereCut) {
   std::string md = MarkdownReportWriter().Render(r);
   EXPECT_LE(Count(md, "\n"), 60) << md;
   EXPECT_NE(md.find("| ... 30 more | | | |"), std::string::npos) << md;
-  EXPECT_NE(md.find("- ... 33 more (see report.html)"), std::string::npos) << md;  // 41 violations, 8 shown
+  EXPECT_NE(md.find("- ... 33 more (see report.html)"), std::string::npos)
+      << md;  // 41 violations, 8 shown
   EXPECT_NE(md.find("Mutants: 1/42 killed."), std::string::npos);
 }
 
@@ -272,13 +298,18 @@ TEST(WritersTest, SummaryStaysShortAndSaysHowManyWereCut) {
 // real browser without network access and that the matrix survives HTML parsing.
 TEST(WritersTest, ChromiumRendersTheMatrixAndTheCounterexample) {
   if (access("/usr/bin/chromium", X_OK) != 0) {
-    GTEST_SKIP() << "/usr/bin/chromium is not installed (apt-get install -y chromium to run this test)";
+    GTEST_SKIP()
+        << "/usr/bin/chromium is not installed (apt-get install -y chromium to run this test)";
   }
   std::string dir = MakeTempDir();
-  ASSERT_TRUE(WriteFileAtomically(PosixEnv(), dir, "report.html", HtmlReportWriter().Render(testing::SampleReport())).ok());
-  std::string cmd = "timeout 120 /usr/bin/chromium --headless --no-sandbox --disable-gpu "
-                    "--disable-background-networking --disable-component-update --disable-sync --no-first-run "
-                    "--user-data-dir=" + dir + "/profile --dump-dom file://" + dir + "/report.html 2>/dev/null";
+  ASSERT_TRUE(WriteFileAtomically(PosixEnv(), dir, "report.html",
+                                  HtmlReportWriter().Render(testing::SampleReport()))
+                  .ok());
+  std::string cmd =
+      "timeout 120 /usr/bin/chromium --headless --no-sandbox --disable-gpu "
+      "--disable-background-networking --disable-component-update --disable-sync --no-first-run "
+      "--user-data-dir=" +
+      dir + "/profile --dump-dom file://" + dir + "/report.html 2>/dev/null";
   std::FILE* pipe = popen(cmd.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string dom;
@@ -288,8 +319,10 @@ TEST(WritersTest, ChromiumRendersTheMatrixAndTheCounterexample) {
   EXPECT_EQ(Count(dom, "class=\"matrix\""), 2) << dom.substr(0, 500);
   EXPECT_EQ(Count(dom, "data-outcome="), 13);
   EXPECT_EQ(Count(dom, "data-outcome=\"violation\""), 1);
-  EXPECT_NE(dom.find("receipt wait-0001 torn after power loss: expected 64 bytes, found 17 &lt;partial&gt;"),
-            std::string::npos);
+  EXPECT_NE(
+      dom.find(
+          "receipt wait-0001 torn after power loss: expected 64 bytes, found 17 &lt;partial&gt;"),
+      std::string::npos);
 }
 
 }  // namespace

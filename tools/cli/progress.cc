@@ -30,7 +30,11 @@ int64_t SteadyNowMicros() {
 
 Progress::Progress(std::FILE* out, bool is_tty, bool quiet, std::string label, int64_t total,
                    NowMicros now_micros)
-    : out_(out), is_tty_(is_tty), quiet_(quiet), label_(std::move(label)), total_(total),
+    : out_(out),
+      is_tty_(is_tty),
+      quiet_(quiet),
+      label_(std::move(label)),
+      total_(total),
       now_micros_(std::move(now_micros)) {
   SF_CHECK(quiet_ || out_ != nullptr);
   SF_CHECK(total_ >= 0);
@@ -87,9 +91,11 @@ std::string Progress::Eta(int64_t now) const {
 
 void Progress::DrawBar(bool final) {
   int64_t now = now_micros_();
-  double fraction = total_ == 0 ? 1.0 : std::min(1.0, static_cast<double>(done_) / static_cast<double>(total_));
+  double fraction =
+      total_ == 0 ? 1.0 : std::min(1.0, static_cast<double>(done_) / static_cast<double>(total_));
   int filled = static_cast<int>(fraction * kBarWidth);
-  std::string tail = final ? "done in " + FormatSeconds((now - start_micros_) / 1'000'000) : Eta(now);
+  std::string tail =
+      final ? "done in " + FormatSeconds((now - start_micros_) / 1'000'000) : Eta(now);
   std::string line = fmt::format("{} [{}{}] {}/{} {} {:3}%  {}", label_, std::string(filled, '#'),
                                  std::string(kBarWidth - filled, '-'), done_, total_, unit_,
                                  static_cast<int>(fraction * 100), tail);

@@ -37,14 +37,16 @@ class MemoryFile {
 
 int Count(const std::string& text, const std::string& needle) {
   int n = 0;
-  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) ++n;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1))
+    ++n;
   return n;
 }
 
 TEST(ProgressTest, QuietPrintsNothing) {
   MemoryFile out;
   int64_t now = 0;
-  Progress p(out.get(), /*is_tty=*/true, /*quiet=*/true, "explore", 10, [&] { return now += 1'000'000; });
+  Progress p(out.get(), /*is_tty=*/true, /*quiet=*/true, "explore", 10,
+             [&] { return now += 1'000'000; });
   for (int i = 0; i < 10; ++i) p.Advance();
   p.Finish();
   EXPECT_EQ(out.text(), "");
@@ -53,7 +55,8 @@ TEST(ProgressTest, QuietPrintsNothing) {
 
 TEST(ProgressTest, PipePrintsOneLinePerTenPercent) {
   MemoryFile out;
-  Progress p(out.get(), /*is_tty=*/false, /*quiet=*/false, "explore", 100, [] { return int64_t{0}; });
+  Progress p(out.get(), /*is_tty=*/false, /*quiet=*/false, "explore", 100,
+             [] { return int64_t{0}; });
   for (int i = 0; i < 100; ++i) p.Advance();
   p.Finish();
   std::string expected;
@@ -107,7 +110,7 @@ TEST(ProgressTest, TerminalBlanksTheTailOfALongerPreviousLine) {
   p.Advance(9);  // "ETA 0s" is shorter
   std::string text = out.text();
   std::string second = text.substr(text.rfind('\r'));
-  EXPECT_EQ(second.size(), text.rfind('\r'));  // same width as the first line
+  EXPECT_EQ(second.size(), text.rfind('\r'));               // same width as the first line
   EXPECT_EQ(second.substr(second.size() - 8), "ETA 0s  ");  // 2 characters shorter, blanked
 }
 

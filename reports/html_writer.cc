@@ -1,0 +1,266 @@
+// report.html: the page an engineer opens first (see report_writer.h).
+//
+// Rendered entirely here, server-side: inline CSS, inline SVG charts, no script, no link, no
+// external URL or web font, so the file can be attached to a CI run and opened offline. Every
+// piece of text from the model goes through HtmlEscape. The coverage matrix is a table with
+// class "matrix" whose cells carry data-outcome, so tests and scripts can count them.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "reports/report_writer.h"
+#include "reports/text_escape.h"
+
+namespace stepfault::reports {
+namespace {
+
+constexpr std::string_view kStyle = R"css(
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em;color:#1b1f24;max-width:1200px}
+h1{margin:0 0 .2em 0}h2{margin-top:1.6em;border-bottom:1px solid #ccd;padding-bottom:.2em}
+header.verdict{padding:.8em 1em;border-radius:6px;border:2px solid}
+.v-pass{background:#e6f6ea;border-color:#2e8b47}.v-violation{background:#fde8e8;border-color:#c62828}
+.v-coverage-below-minimum{background:#fff4de;border-color:#c77c00}
+dl.meta{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;margin:.5em 0 0 0}
+dl.meta dt{font-weight:600}dl.meta dd{margin:0}
+table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #bbc;padding:.25em .5em;text-align:left;vertical-align:top}
+table.matrix td{text-align:center;min-width:3.5em;font-variant-numeric:tabular-nums}
+table.matrix th.win code{font-size:.9em}.bw{display:block;color:#555;font-size:.8em}
+td.o-pass{background:#9fdcaa}td.o-violation{background:#e57373;color:#fff;font-weight:700}
+td.o-na{background:#d0d0d0;color:#666}
+td.o-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#eee 4px,#eee 8px)}
+.legend span{display:inline-block;padding:.1em .6em;margin-right:.4em;border:1px solid #bbc}
+code{background:#f3f3f6;padding:.05em .3em;border-radius:3px;overflow-wrap:break-word}
+.cex{border-left:4px solid #c62828;padding:.3em .8em;margin:.8em 0;background:#fff8f8}
+.bad{color:#c62828;font-weight:700}.good{color:#2e8b47;font-weight:700}
+svg text{font-size:12px;font-family:inherit}
+)css";
+
+std::string H(std::string_view s) { return HtmlEscape(s); }
+
+std::string OutcomeClass(CellOutcome o) {
+  switch (o) {
+    case CellOutcome::kPass:
+      return "o-pass";
+    case CellOutcome::kViolation:
+      return "o-violation";
+    case CellOutcome::kNotApplicable:
+      return "o-na";
+    case CellOutcome::kNotRun:
+      return "o-not-run";
+  }
+  return "o-not-run";
+}
+
+std::string Headline(const Report& r) {
+  Verdict verdict = ComputeVerdict(r);
+  Coverage cov = ComputeCoverage(r);
+  std::string title = verdict == Verdict::kPass        ? "PASS: every invariant held"
+                      : verdict == Verdict::kViolation ? "VIOLATION: an invariant was broken"
+                                                       : "COVERAGE BELOW MINIMUM";
+  std::string out = fmt::format("<header class=\"verdict v-{}\" id=\"verdict\">\n<h1>{}</h1>\n",
+                                VerdictName(verdict), title);
+  out += fmt::format(
+      "<p class=\"coverage\">Coverage: cells {}/{} ({}%), windows {}/{}; runs {}, lives {}; "
+      "violations {}</p>\n",
+      cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), cov.windows_exercised,
+      cov.windows_total, r.runs, r.lives, r.violations.size());
+  std::string hazards;
+  for (const std::string& h : r.hazards) hazards += (hazards.empty() ? "" : ", ") + H(h);
+  out += "<dl class=\"meta\">\n";
+  out +=
+      fmt::format("<dt>command</dt><dd>{}</dd>\n<dt>seed</dt><dd>{}</dd>\n", H(r.command), r.seed);
+  out += fmt::format("<dt>profile</dt><dd>{}</dd>\n<dt>hazards</dt><dd>{}</dd>\n", H(r.profile),
+                     hazards.empty() ? "none" : hazards);
+  out += fmt::format("<dt>depth</dt><dd>{}</dd>\n<dt>shard</dt><dd>{}</dd>\n", r.depth, H(r.shard));
+  out += fmt::format("<dt>minimum coverage</dt><dd>{}%</dd>\n", FormatPct(r.min_coverage_pct));
+  out += fmt::format("<dt>schema version</dt><dd>{}</dd>\n</dl>\n</header>\n", r.schema_version);
+  return out;
+}
+
+std::string Matrix(const ScenarioReport& s) {
+  std::map<std::pair<std::string, std::string>, const Cell*> by_key;
+  for (const Cell& c : s.cells) by_key[{c.window, c.action}] = &c;
+  std::string out = "<table class=\"matrix\">\n<thead><tr><th>window</th>";
+  for (const std::string& a : s.actions) out += fmt::format("<th scope=\"col\">{}</th>", H(a));
+  out += "</tr></thead>\n<tbody>\n";
+  for (const Window& w : s.windows) {
+    out += fmt::format("<tr><th scope=\"row\" class=\"win\"><code>{}</code>", H(w.id));
+    if (!w.business_window.empty())
+      out += fmt::format("<span class=\"bw\">{}</span>", H(w.business_window));
+    out += "</th>";
+    for (const std::string& a : s.actions) {
+      auto it = by_key.find({w.id, a});
+      if (it == by_key.end()) {
+        out += "<td class=\"missing\" title=\"no cell in the report\"></td>";
+        continue;
+      }
+      const Cell& c = *it->second;
+      std::string tip = fmt::format("{} x {}: {}, {} runs, at most {} lives", w.id, a,
+                                    CellOutcomeName(c.outcome), c.runs, c.lives_max);
+      for (const std::string& inv : c.invariants_violated) tip += "; violated " + inv;
+      std::string shown =
+          c.outcome == CellOutcome::kNotApplicable ? "&#8211;" : std::to_string(c.runs);
+      out += fmt::format("<td class=\"{}\" data-outcome=\"{}\" title=\"{}\">{}</td>",
+                         OutcomeClass(c.outcome), CellOutcomeName(c.outcome), H(tip), shown);
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody>\n</table>\n";
+}
+
+std::string Scenario(const ScenarioReport& s) {
+  Coverage cov = ComputeCoverage(s);
+  std::string out =
+      fmt::format("<section class=\"scenario\">\n<h2>Scenario <code>{}</code></h2>\n", H(s.name));
+  if (!s.description.empty()) out += fmt::format("<p>{}</p>\n", H(s.description));
+  out += fmt::format("<p>Cells {}/{} ({}%), windows {}/{}, runs {}, lives {}.", cov.cells_exercised,
+                     cov.cells_total, FormatPct(cov.cells_pct), cov.windows_exercised,
+                     cov.windows_total, s.runs, s.lives);
+  if (s.depth2) {
+    out += fmt::format(" Depth 2: {} of {} window pairs run{}.", s.depth2->pairs_run,
+                       s.depth2->pairs_total, s.depth2->sampled ? " (sampled)" : " (exhaustive)");
+  }
+  out += "</p>\n" + Matrix(s);
+  out +=
+      "<h3>Invariants</h3>\n<table class=\"invariants\">\n<thead><tr><th>id</th><th>statement</th>"
+      "<th>checks</th><th>violations</th></tr></thead>\n<tbody>\n";
+  for (const InvariantResult& r : s.invariant_results) {
+    out += fmt::format(
+        "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>\n",
+        H(r.id), H(r.statement), r.checks, r.violations == 0 ? "good" : "bad", r.violations);
+  }
+  return out + "</tbody>\n</table>\n</section>\n";
+}
+
+std::string CodeRow(std::string_view label, std::string_view text) {
+  if (text.empty()) return "";
+  return fmt::format("<dt>{}</dt><dd><code>{}</code></dd>\n", label, H(text));
+}
+
+std::string Counterexamples(const Report& r) {
+  std::string out = fmt::format("<section id=\"counterexamples\">\n<h2>Counterexamples ({})</h2>\n",
+                                r.violations.size());
+  if (r.violations.empty()) return out + "<p>None: no invariant was violated.</p>\n</section>\n";
+  for (const Violation& v : r.violations) {
+    out += fmt::format(
+        "<div class=\"cex\">\n<h3><code>{}</code> broke <code>{}</code> at <code>{}</code> x "
+        "<code>{}</code></h3>\n",
+        H(v.scenario), H(v.invariant), H(v.window), H(v.action));
+    if (!v.message.empty()) out += fmt::format("<p class=\"message\">{}</p>\n", H(v.message));
+    out += "<dl class=\"meta\">\n" + CodeRow("minimal plan", v.plan) + CodeRow("replay", v.replay) +
+           CodeRow("RapidCheck reproduce", v.rapidcheck_reproduce) +
+           fmt::format("<dt>seed</dt><dd>{}</dd>\n</dl>\n</div>\n", v.seed);
+  }
+  return out + "</section>\n";
+}
+
+std::string Properties(const Report& r) {
+  if (r.properties.empty()) return "";
+  std::string out =
+      "<section id=\"properties\">\n<h2>Properties</h2>\n<table class=\"properties\">\n"
+      "<thead><tr><th>property</th><th>scenario</th><th>invariant</th><th>cases</th>"
+      "<th>result</th><th>counterexample</th></tr></thead>\n<tbody>\n";
+  for (const PropertyResult& p : r.properties) {
+    std::string cex;
+    if (!p.passed) {
+      cex = (p.message.empty() ? "" : H(p.message) + "<br>") + "<dl class=\"meta\">" +
+            CodeRow("plan", p.plan) + CodeRow("replay", p.replay) +
+            CodeRow("RapidCheck reproduce", p.rapidcheck_reproduce) + "</dl>";
+    }
+    out += fmt::format(
+        "<tr><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td>"
+        "<td class=\"{}\">{}</td><td>{}</td></tr>\n",
+        H(p.name), H(p.scenario), H(p.invariant), p.cases, p.passed ? "good" : "bad",
+        p.passed ? "passed" : "FAILED", cex);
+  }
+  return out + "</tbody>\n</table>\n</section>\n";
+}
+
+std::string Mutants(const Report& r) {
+  if (r.mutants.empty()) return "";
+  int64_t killed =
+      std::count_if(r.mutants.begin(), r.mutants.end(), [](const auto& m) { return m.killed; });
+  std::string out = fmt::format(
+      "<section id=\"mutants\">\n<h2>Mutants: {} of {} killed</h2>\n<table class=\"mutants\">\n"
+      "<thead><tr><th>mutant</th><th>description</th><th>scenario</th><th>result</"
+      "th><th>invariant</th>"
+      "<th>plan</th><th>replay</th></tr></thead>\n<tbody>\n",
+      killed, r.mutants.size());
+  for (const MutantResult& m : r.mutants) {
+    auto code = [](const std::string& s) {
+      return s.empty() ? std::string() : "<code>" + H(s) + "</code>";
+    };
+    out += fmt::format(
+        "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td class=\"{}\">{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        H(m.name), H(m.description), H(m.scenario), m.killed ? "good" : "bad",
+        m.killed ? "killed" : "SURVIVED", code(m.invariant), code(m.plan), code(m.replay));
+  }
+  return out + "</tbody>\n</table>\n</section>\n";
+}
+
+// One horizontal bar chart per benchmark family, bars scaled to the family's slowest median.
+std::string BenchCharts(const Report& r) {
+  if (r.bench.empty()) return "";
+  std::map<std::string, std::vector<const BenchResult*>> families;
+  for (const BenchResult& b : r.bench) families[b.family].push_back(&b);
+  constexpr int kLabelWidth = 300, kBarWidth = 360, kRowHeight = 22, kTextWidth = 180;
+  std::string out = "<section id=\"bench\">\n<h2>Benchmarks (median time)</h2>\n";
+  for (const auto& [family, rows] : families) {
+    double max_ns = 0;
+    for (const BenchResult* b : rows) {
+      if (!std::isnan(b->median_ns)) max_ns = std::max(max_ns, b->median_ns);
+    }
+    int height = kRowHeight * static_cast<int>(rows.size()) + 8;
+    out += fmt::format(
+        "<figure class=\"bench\">\n<figcaption><code>{}</code></figcaption>\n"
+        "<svg width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
+        H(family), kLabelWidth + kBarWidth + kTextWidth, height,
+        kLabelWidth + kBarWidth + kTextWidth, height, H(family));
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const BenchResult& b = *rows[i];
+      int y = 4 + kRowHeight * static_cast<int>(i);
+      double frac = (max_ns > 0 && !std::isnan(b.median_ns)) ? b.median_ns / max_ns : 0;
+      int width = std::max(1, static_cast<int>(std::lround(frac * kBarWidth)));
+      std::string label = b.name.size() > family.size() ? b.name.substr(family.size() + 1) : b.name;
+      std::string value = FormatNanos(b.median_ns);
+      if (!std::isnan(b.ratio)) value += fmt::format("  ratio {:.2f}", b.ratio);
+      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", kLabelWidth - 6,
+                         y + 15, H(label.empty() ? b.name : label));
+      out += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+          "fill=\"#4a78c2\"><title>{}</title></rect>",
+          kLabelWidth, y + 2, width, kRowHeight - 6, H(b.name + ": " + value));
+      out += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", kLabelWidth + width + 6, y + 15,
+                         H(value));
+    }
+    out += "</svg>\n</figure>\n";
+  }
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string HtmlReportWriter::Render(const Report& r) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += fmt::format("<title>Stepfault {}: {}</title>\n<style>{}</style>\n</head>\n<body>\n",
+                     H(r.command), VerdictName(ComputeVerdict(r)), kStyle);
+  out += Headline(r);
+  if (!r.scenarios.empty()) {
+    out +=
+        "<p class=\"legend\">Cells show their run count: <span class=\"o-pass\" "
+        "style=\"background:#9fdcaa\">pass</span>"
+        "<span style=\"background:#e57373\">violation</span><span "
+        "style=\"background:#d0d0d0\">n/a</span>"
+        "<span>not run</span></p>\n";
+  }
+  for (const ScenarioReport& s : r.scenarios) out += Scenario(s);
+  out += Counterexamples(r) + Properties(r) + Mutants(r) + BenchCharts(r);
+  return out + "</body>\n</html>\n";
+}
+
+}  // namespace stepfault::reports

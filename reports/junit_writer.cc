@@ -1,0 +1,139 @@
+// junit.xml: the report as test cases a CI system counts (see report_writer.h).
+//
+// One <testsuite> per scenario with one <testcase> per applicable (window, action) cell — n/a
+// cells are left out, not-run cells are <skipped/> — then a "properties" suite and a "mutants"
+// suite. A violated cell, a failed property and a surviving mutant are failures whose message
+// holds the invariant, the plan and the replay command. No time attributes: output is
+// deterministic.
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "reports/report_writer.h"
+#include "reports/text_escape.h"
+
+namespace stepfault::reports {
+namespace {
+
+std::string X(std::string_view s) { return XmlEscape(s); }
+
+struct Suite {
+  std::string name;
+  std::string body;
+  int64_t tests = 0, failures = 0, skipped = 0;
+};
+
+void AddCase(Suite* suite, std::string_view classname, std::string_view name,
+             std::string_view inner) {
+  suite->body += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", X(classname), X(name));
+  suite->body += inner.empty() ? "/>\n" : fmt::format(">\n{}    </testcase>\n", inner);
+  ++suite->tests;
+}
+
+std::string Failure(std::string_view type, std::string_view message, std::string_view detail) {
+  return fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n", type, X(message),
+                     X(detail));
+}
+
+// The non-empty parts, one per line.
+std::string Lines(std::initializer_list<std::string> parts) {
+  std::string out;
+  for (const std::string& p : parts) {
+    if (!p.empty()) out += (out.empty() ? "" : "\n") + p;
+  }
+  return out;
+}
+
+std::string FailureMessage(std::string_view invariant, std::string_view plan,
+                           std::string_view replay) {
+  return fmt::format("invariant {}; plan: {}; replay: {}", invariant.empty() ? "?" : invariant,
+                     plan.empty() ? "(none)" : plan, replay.empty() ? "(none)" : replay);
+}
+
+Suite ScenarioSuite(const ScenarioReport& s, const Report& r) {
+  // The counterexample of a violated cell, for its plan and replay command.
+  std::map<std::tuple<std::string, std::string>, const Violation*> cex;
+  for (const Violation& v : r.violations) {
+    if (v.scenario == s.name) cex.emplace(std::make_tuple(v.window, v.action), &v);
+  }
+  Suite suite{.name = "scenario." + s.name};
+  for (const Cell& c : s.cells) {
+    if (c.outcome == CellOutcome::kNotApplicable) continue;
+    std::string name = c.window + " x " + c.action;
+    std::string inner;
+    if (c.outcome == CellOutcome::kNotRun) {
+      inner = "      <skipped message=\"not run in this shard or budget\"/>\n";
+      ++suite.skipped;
+    } else if (c.outcome == CellOutcome::kViolation) {
+      auto it = cex.find({c.window, c.action});
+      const Violation* v = it == cex.end() ? nullptr : it->second;
+      std::string invariants;
+      for (const std::string& inv : c.invariants_violated)
+        invariants += (invariants.empty() ? "" : ",") + inv;
+      if (invariants.empty() && v != nullptr) invariants = v->invariant;
+      std::string msg = FailureMessage(invariants, v ? v->plan : "", v ? v->replay : "");
+      std::string detail =
+          v ? Lines({v->message, fmt::format("seed: {}", v->seed), v->rapidcheck_reproduce}) : "";
+      inner = Failure("invariant-violation", msg, detail);
+      ++suite.failures;
+    }
+    AddCase(&suite, "stepfault." + s.name, name, inner);
+  }
+  return suite;
+}
+
+}  // namespace
+
+std::string JunitReportWriter::Render(const Report& r) {
+  std::vector<Suite> suites;
+  for (const ScenarioReport& s : r.scenarios) suites.push_back(ScenarioSuite(s, r));
+  if (!r.properties.empty()) {
+    Suite suite{.name = "properties"};
+    for (const PropertyResult& p : r.properties) {
+      std::string inner;
+      if (!p.passed) {
+        inner = Failure("invariant-violation", FailureMessage(p.invariant, p.plan, p.replay),
+                        Lines({p.message, p.rapidcheck_reproduce}));
+        ++suite.failures;
+      }
+      AddCase(&suite, "stepfault.properties." + p.scenario, p.name, inner);
+    }
+    suites.push_back(std::move(suite));
+  }
+  if (!r.mutants.empty()) {
+    Suite suite{.name = "mutants"};
+    for (const MutantResult& m : r.mutants) {
+      std::string inner;
+      if (!m.killed) {
+        inner = Failure("mutant-survived",
+                        fmt::format("mutant {} survived: no invariant caught it", m.name),
+                        m.description);
+        ++suite.failures;
+      }
+      AddCase(&suite, "stepfault.mutants." + m.scenario, m.name, inner);
+    }
+    suites.push_back(std::move(suite));
+  }
+  int64_t tests = 0, failures = 0, skipped = 0;
+  for (const Suite& s : suites) {
+    tests += s.tests;
+    failures += s.failures;
+    skipped += s.skipped;
+  }
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format(
+      "<testsuites name=\"stepfault {}\" tests=\"{}\" failures=\"{}\" errors=\"0\" "
+      "skipped=\"{}\">\n",
+      X(r.command), tests, failures, skipped);
+  for (const Suite& s : suites) {
+    out += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
+        X(s.name), s.tests, s.failures, s.skipped);
+    out += s.body + "  </testsuite>\n";
+  }
+  return out + "</testsuites>\n";
+}
+
+}  // namespace stepfault::reports

@@ -1,0 +1,213 @@
+// Shard merging and canonical list order (see merge.h).
+#include "reports/merge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <tuple>
+
+namespace stepfault::reports {
+namespace {
+
+struct ShardId {
+  int index = 0;
+  int count = 0;
+};
+
+Result<ShardId> ParseShard(const std::string& text) {
+  ShardId id;
+  size_t slash = text.find('/');
+  auto parse = [](std::string_view s, int* out) {
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+    return ec == std::errc() && ptr == s.data() + s.size();
+  };
+  if (slash == std::string::npos || !parse(std::string_view(text).substr(0, slash), &id.index) ||
+      !parse(std::string_view(text).substr(slash + 1), &id.count) || id.count < 1 || id.index < 1 ||
+      id.index > id.count) {
+    return Status::InvalidArgument(
+        fmt::format("shard \"{}\" is not of the form i/n with 1 <= i <= n", text));
+  }
+  return id;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
+  return "[" + out + "]";
+}
+
+// Checks the fields that identify one exploration agree between shard `a` and shard `b`.
+Status SameExploration(const Report& a, const Report& b) {
+  auto differs = [&](std::string_view field, const std::string& x, const std::string& y) {
+    return Status::InvalidArgument(
+        fmt::format("shards {} and {} are not from one exploration: {} {} vs {}", a.shard, b.shard,
+                    field, x, y));
+  };
+  if (a.schema_version != b.schema_version) {
+    return differs("schema_version", std::to_string(a.schema_version),
+                   std::to_string(b.schema_version));
+  }
+  if (a.command != b.command) return differs("command", a.command, b.command);
+  if (a.seed != b.seed) return differs("seed", std::to_string(a.seed), std::to_string(b.seed));
+  if (a.profile != b.profile) return differs("profile", a.profile, b.profile);
+  if (a.hazards != b.hazards) return differs("hazards", Join(a.hazards), Join(b.hazards));
+  if (a.depth != b.depth) return differs("depth", std::to_string(a.depth), std::to_string(b.depth));
+  if (a.min_coverage_pct != b.min_coverage_pct) {
+    return differs("min_coverage_pct", fmt::format("{}", a.min_coverage_pct),
+                   fmt::format("{}", b.min_coverage_pct));
+  }
+  return Status::Ok();
+}
+
+// Folds scenario `s` (from shard `shard`) into `into`, which came from an earlier shard.
+Status MergeScenario(const ScenarioReport& s, const std::string& shard,
+                     const std::string& into_shard, ScenarioReport* into) {
+  auto differs = [&](std::string_view what) {
+    return Status::InvalidArgument(
+        fmt::format("scenario {}: the {} differ between shards {} and {}; shards must come from "
+                    "one build and scenario set",
+                    s.name, what, into_shard, shard));
+  };
+  if (s.description != into->description) return differs("descriptions");
+  if (s.invariants != into->invariants) return differs("invariant lists");
+  if (s.actions != into->actions) return differs("action lists");
+  if (s.windows != into->windows) return differs("window lists");
+  if (s.cells.size() != into->cells.size()) return differs("cell lists");
+  if (s.invariant_results.size() != into->invariant_results.size())
+    return differs("invariant results");
+  if (s.depth2.has_value() != into->depth2.has_value()) return differs("depth-2 blocks");
+  for (size_t i = 0; i < s.cells.size(); ++i) {
+    const Cell& c = s.cells[i];
+    Cell& m = into->cells[i];
+    if (c.window != m.window || c.action != m.action) return differs("cell lists");
+    bool na_c = c.outcome == CellOutcome::kNotApplicable,
+         na_m = m.outcome == CellOutcome::kNotApplicable;
+    if (na_c != na_m)
+      return differs(fmt::format("applicability of cell {} x {}", c.window, c.action));
+    if (!CellRan(c.outcome)) continue;
+    if (CellRan(m.outcome)) {
+      return Status::InvalidArgument(
+          fmt::format("scenario {}: cell {} x {} ran in two shards (at least {} and {}); shards "
+                      "must split the cells",
+                      s.name, c.window, c.action, into_shard, shard));
+    }
+    m = c;
+  }
+  for (size_t i = 0; i < s.invariant_results.size(); ++i) {
+    const InvariantResult& r = s.invariant_results[i];
+    InvariantResult& m = into->invariant_results[i];
+    if (r.id != m.id || r.statement != m.statement) return differs("invariant results");
+    m.checks += r.checks;
+    m.violations += r.violations;
+  }
+  if (s.depth2) {
+    if (s.depth2->pairs_total != into->depth2->pairs_total) return differs("depth-2 pair totals");
+    into->depth2->pairs_run += s.depth2->pairs_run;
+    into->depth2->sampled = into->depth2->sampled || s.depth2->sampled;
+  }
+  into->runs += s.runs;
+  into->lives += s.lives;
+  return Status::Ok();
+}
+
+template <typename T, typename Less>
+void SortUnique(std::vector<T>* v, Less less) {
+  std::stable_sort(v->begin(), v->end(), less);
+  v->erase(std::unique(v->begin(), v->end()), v->end());
+}
+
+size_t IndexOf(const std::vector<std::string>& v, const std::string& x) {
+  return static_cast<size_t>(std::find(v.begin(), v.end(), x) - v.begin());
+}
+
+}  // namespace
+
+void Canonicalize(Report* r) {
+  // Position keys: unknown names sort after known ones, then by text.
+  std::map<std::string, size_t> scenario_index;
+  std::map<std::string, std::vector<std::string>> windows, actions;
+  for (size_t i = 0; i < r->scenarios.size(); ++i) {
+    const ScenarioReport& s = r->scenarios[i];
+    scenario_index.emplace(s.name, i);
+    for (const Window& w : s.windows) windows[s.name].push_back(w.id);
+    actions[s.name] = s.actions;
+  }
+  auto key = [&](const Violation& v) {
+    auto it = scenario_index.find(v.scenario);
+    size_t si = it == scenario_index.end() ? r->scenarios.size() : it->second;
+    return std::make_tuple(si, v.scenario, IndexOf(windows[v.scenario], v.window), v.window,
+                           IndexOf(actions[v.scenario], v.action), v.action, v.invariant, v.plan,
+                           v.replay, v.message, v.rapidcheck_reproduce, v.seed);
+  };
+  SortUnique(&r->violations,
+             [&](const Violation& a, const Violation& b) { return key(a) < key(b); });
+  SortUnique(&r->properties, [](const PropertyResult& a, const PropertyResult& b) {
+    return std::tie(a.scenario, a.name, a.invariant, a.cases, a.passed, a.plan, a.replay,
+                    a.rapidcheck_reproduce,
+                    a.message) < std::tie(b.scenario, b.name, b.invariant, b.cases, b.passed,
+                                          b.plan, b.replay, b.rapidcheck_reproduce, b.message);
+  });
+  SortUnique(&r->mutants, [](const MutantResult& a, const MutantResult& b) {
+    return std::tie(a.name, a.scenario, a.description, a.killed, a.invariant, a.plan, a.replay) <
+           std::tie(b.name, b.scenario, b.description, b.killed, b.invariant, b.plan, b.replay);
+  });
+  SortUnique(&r->bench, [](const BenchResult& a, const BenchResult& b) {
+    return std::tie(a.family, a.name) < std::tie(b.family, b.name);
+  });
+}
+
+Result<Report> MergeShards(const std::vector<Report>& shards) {
+  if (shards.empty()) return Status::InvalidArgument("no shard reports to merge");
+  // Order by shard index so every message and every tie is independent of the input order.
+  std::map<int, const Report*> by_index;
+  int count = 0;
+  for (const Report& r : shards) {
+    SF_ASSIGN_OR_RETURN(ShardId id, ParseShard(r.shard));
+    if (count == 0) count = id.count;
+    if (id.count != count) {
+      return Status::InvalidArgument(
+          fmt::format("shard counts differ: {} vs {}/{}; merge the shards of one run", r.shard,
+                      by_index.begin()->first, count));
+    }
+    if (!by_index.emplace(id.index, &r).second) {
+      return Status::InvalidArgument(
+          fmt::format("duplicate shard {}; each shard must be given once", r.shard));
+    }
+  }
+  for (int i = 1; i <= count; ++i) {
+    if (!by_index.count(i))
+      return Status::InvalidArgument(fmt::format("missing shard {}/{}", i, count));
+  }
+  const Report& first = *by_index.begin()->second;
+  Report merged = first;
+  merged.shard = "1/1";
+  for (auto it = std::next(by_index.begin()); it != by_index.end(); ++it) {
+    const Report& r = *it->second;
+    SF_RETURN_IF_ERROR(SameExploration(first, r));
+    if (r.scenarios.size() != merged.scenarios.size()) {
+      return Status::InvalidArgument(fmt::format("shards {} and {} list {} and {} scenarios",
+                                                 first.shard, r.shard, first.scenarios.size(),
+                                                 r.scenarios.size()));
+    }
+    for (size_t i = 0; i < r.scenarios.size(); ++i) {
+      if (r.scenarios[i].name != merged.scenarios[i].name) {
+        return Status::InvalidArgument(
+            fmt::format("shards {} and {} differ at scenario {}: {} vs {}", first.shard, r.shard, i,
+                        first.scenarios[i].name, r.scenarios[i].name));
+      }
+      SF_RETURN_IF_ERROR(MergeScenario(r.scenarios[i], r.shard, first.shard, &merged.scenarios[i]));
+    }
+    merged.runs += r.runs;
+    merged.lives += r.lives;
+    merged.violations.insert(merged.violations.end(), r.violations.begin(), r.violations.end());
+    merged.properties.insert(merged.properties.end(), r.properties.begin(), r.properties.end());
+    merged.mutants.insert(merged.mutants.end(), r.mutants.begin(), r.mutants.end());
+    merged.bench.insert(merged.bench.end(), r.bench.begin(), r.bench.end());
+  }
+  Canonicalize(&merged);
+  return merged;
+}
+
+}  // namespace stepfault::reports

@@ -1,0 +1,412 @@
+// report.json writing and strict reading (see report_json.h).
+#include "reports/report_json.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <initializer_list>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace stepfault::reports {
+namespace {
+
+using Json = nlohmann::json;
+
+Json Number(double v) { return std::isnan(v) ? Json(nullptr) : Json(v); }
+
+Json ToJsonValue(const ScenarioReport& s) {
+  Json windows = Json::array();
+  for (const Window& w : s.windows) {
+    windows.push_back({{"id", w.id},
+                       {"point", w.point},
+                       {"occurrence", w.occurrence},
+                       {"business_window", w.business_window}});
+  }
+  Json cells = Json::array();
+  for (const Cell& c : s.cells) {
+    cells.push_back({{"window", c.window},
+                     {"action", c.action},
+                     {"outcome", std::string(CellOutcomeName(c.outcome))},
+                     {"runs", c.runs},
+                     {"lives_max", c.lives_max},
+                     {"invariants_violated", c.invariants_violated}});
+  }
+  Json results = Json::array();
+  for (const InvariantResult& r : s.invariant_results) {
+    results.push_back({{"id", r.id},
+                       {"statement", r.statement},
+                       {"checks", r.checks},
+                       {"violations", r.violations}});
+  }
+  Json depth2 = nullptr;
+  if (s.depth2) {
+    depth2 = {{"pairs_total", s.depth2->pairs_total},
+              {"pairs_run", s.depth2->pairs_run},
+              {"sampled", s.depth2->sampled}};
+  }
+  Coverage cov = ComputeCoverage(s);
+  return {{"name", s.name},
+          {"description", s.description},
+          {"invariants", s.invariants},
+          {"actions", s.actions},
+          {"windows", windows},
+          {"cells", cells},
+          {"invariant_results", results},
+          {"depth2", depth2},
+          {"runs", s.runs},
+          {"lives", s.lives},
+          {"coverage",
+           {{"windows_total", cov.windows_total},
+            {"windows_exercised", cov.windows_exercised},
+            {"cells_total", cov.cells_total},
+            {"cells_exercised", cov.cells_exercised},
+            {"cells_pct", cov.cells_pct}}}};
+}
+
+Json CoverageJson(const Coverage& cov) {
+  return {{"windows_total", cov.windows_total},
+          {"windows_exercised", cov.windows_exercised},
+          {"cells_total", cov.cells_total},
+          {"cells_exercised", cov.cells_exercised},
+          {"cells_pct", cov.cells_pct}};
+}
+
+// ---- Reading: every accessor names the JSON pointer of what it rejects. ----
+
+Status Bad(const std::string& path, std::string_view reason) {
+  return Status::InvalidArgument(fmt::format("{}: {}", path.empty() ? "/" : path, reason));
+}
+
+std::string Child(const std::string& path, std::string_view key) {
+  return fmt::format("{}/{}", path, key);
+}
+
+// Checks `j` is an object with exactly the members `keys`.
+Status CheckObject(const Json& j, const std::string& path,
+                   std::initializer_list<const char*> keys) {
+  if (!j.is_object()) return Bad(path, "expected an object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool known = false;
+    for (const char* k : keys) known |= it.key() == k;
+    if (!known)
+      return Bad(Child(path, it.key()), "unknown member (schema_version 1 has no such field)");
+  }
+  for (const char* k : keys) {
+    if (!j.contains(k)) return Bad(Child(path, k), "missing required member");
+  }
+  return Status::Ok();
+}
+
+Status GetString(const Json& o, const std::string& path, const char* key, std::string* out) {
+  const Json& v = o.at(key);
+  if (!v.is_string()) return Bad(Child(path, key), "expected a string");
+  *out = v.get<std::string>();
+  return Status::Ok();
+}
+
+Status GetInt64(const Json& o, const std::string& path, const char* key, int64_t* out) {
+  const Json& v = o.at(key);
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{std::numeric_limits<int64_t>::max()}) {
+    return Bad(Child(path, key), "integer out of range");
+  }
+  if (!v.is_number_integer()) return Bad(Child(path, key), "expected an integer");
+  *out = v.get<int64_t>();
+  if (*out < 0) return Bad(Child(path, key), "expected a non-negative integer");
+  return Status::Ok();
+}
+
+Status GetInt(const Json& o, const std::string& path, const char* key, int* out) {
+  int64_t v = 0;
+  SF_RETURN_IF_ERROR(GetInt64(o, path, key, &v));
+  if (v > std::numeric_limits<int>::max()) return Bad(Child(path, key), "integer out of range");
+  *out = static_cast<int>(v);
+  return Status::Ok();
+}
+
+Status GetUint64(const Json& o, const std::string& path, const char* key, uint64_t* out) {
+  const Json& v = o.at(key);
+  if (!v.is_number_unsigned()) return Bad(Child(path, key), "expected a non-negative integer");
+  *out = v.get<uint64_t>();
+  return Status::Ok();
+}
+
+Status GetDouble(const Json& o, const std::string& path, const char* key, bool nullable,
+                 double* out) {
+  const Json& v = o.at(key);
+  if (nullable && v.is_null()) {
+    *out = std::numeric_limits<double>::quiet_NaN();
+    return Status::Ok();
+  }
+  if (!v.is_number())
+    return Bad(Child(path, key), nullable ? "expected a number or null" : "expected a number");
+  *out = v.get<double>();
+  return Status::Ok();
+}
+
+Status GetBool(const Json& o, const std::string& path, const char* key, bool* out) {
+  const Json& v = o.at(key);
+  if (!v.is_boolean()) return Bad(Child(path, key), "expected true or false");
+  *out = v.get<bool>();
+  return Status::Ok();
+}
+
+Status GetStrings(const Json& o, const std::string& path, const char* key,
+                  std::vector<std::string>* out) {
+  const Json& v = o.at(key);
+  std::string p = Child(path, key);
+  if (!v.is_array()) return Bad(p, "expected an array of strings");
+  out->clear();
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) return Bad(Child(p, std::to_string(i)), "expected a string");
+    out->push_back(v[i].get<std::string>());
+  }
+  return Status::Ok();
+}
+
+// Reads the array o[key], calling read(element, element_path, &out_element) for each element.
+template <typename T, typename ReadFn>
+Status GetArray(const Json& o, const std::string& path, const char* key, std::vector<T>* out,
+                ReadFn read) {
+  const Json& v = o.at(key);
+  std::string p = Child(path, key);
+  if (!v.is_array()) return Bad(p, "expected an array");
+  out->clear();
+  for (size_t i = 0; i < v.size(); ++i) {
+    T item;
+    SF_RETURN_IF_ERROR(read(v[i], Child(p, std::to_string(i)), &item));
+    out->push_back(std::move(item));
+  }
+  return Status::Ok();
+}
+
+Status ReadWindow(const Json& j, const std::string& p, Window* w) {
+  SF_RETURN_IF_ERROR(CheckObject(j, p, {"id", "point", "occurrence", "business_window"}));
+  SF_RETURN_IF_ERROR(GetString(j, p, "id", &w->id));
+  SF_RETURN_IF_ERROR(GetString(j, p, "point", &w->point));
+  SF_RETURN_IF_ERROR(GetInt(j, p, "occurrence", &w->occurrence));
+  return GetString(j, p, "business_window", &w->business_window);
+}
+
+Status ReadCell(const Json& j, const std::string& p, Cell* c) {
+  SF_RETURN_IF_ERROR(CheckObject(
+      j, p, {"window", "action", "outcome", "runs", "lives_max", "invariants_violated"}));
+  SF_RETURN_IF_ERROR(GetString(j, p, "window", &c->window));
+  SF_RETURN_IF_ERROR(GetString(j, p, "action", &c->action));
+  std::string outcome;
+  SF_RETURN_IF_ERROR(GetString(j, p, "outcome", &outcome));
+  std::optional<CellOutcome> parsed = ParseCellOutcome(outcome);
+  if (!parsed) return Bad(Child(p, "outcome"), "expected one of pass|violation|n/a|not-run");
+  c->outcome = *parsed;
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "runs", &c->runs));
+  SF_RETURN_IF_ERROR(GetInt(j, p, "lives_max", &c->lives_max));
+  return GetStrings(j, p, "invariants_violated", &c->invariants_violated);
+}
+
+Status ReadInvariantResult(const Json& j, const std::string& p, InvariantResult* r) {
+  SF_RETURN_IF_ERROR(CheckObject(j, p, {"id", "statement", "checks", "violations"}));
+  SF_RETURN_IF_ERROR(GetString(j, p, "id", &r->id));
+  SF_RETURN_IF_ERROR(GetString(j, p, "statement", &r->statement));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "checks", &r->checks));
+  return GetInt64(j, p, "violations", &r->violations);
+}
+
+Status CheckCoverage(const Json& j, const std::string& p) {
+  return CheckObject(
+      j, p, {"windows_total", "windows_exercised", "cells_total", "cells_exercised", "cells_pct"});
+}
+
+Status ReadScenario(const Json& j, const std::string& p, ScenarioReport* s) {
+  SF_RETURN_IF_ERROR(
+      CheckObject(j, p,
+                  {"name", "description", "invariants", "actions", "windows", "cells",
+                   "invariant_results", "depth2", "runs", "lives", "coverage"}));
+  SF_RETURN_IF_ERROR(GetString(j, p, "name", &s->name));
+  SF_RETURN_IF_ERROR(GetString(j, p, "description", &s->description));
+  SF_RETURN_IF_ERROR(GetStrings(j, p, "invariants", &s->invariants));
+  SF_RETURN_IF_ERROR(GetStrings(j, p, "actions", &s->actions));
+  SF_RETURN_IF_ERROR(GetArray(j, p, "windows", &s->windows, ReadWindow));
+  SF_RETURN_IF_ERROR(GetArray(j, p, "cells", &s->cells, ReadCell));
+  SF_RETURN_IF_ERROR(
+      GetArray(j, p, "invariant_results", &s->invariant_results, ReadInvariantResult));
+  const Json& d = j.at("depth2");
+  if (!d.is_null()) {
+    std::string dp = Child(p, "depth2");
+    SF_RETURN_IF_ERROR(CheckObject(d, dp, {"pairs_total", "pairs_run", "sampled"}));
+    Depth2 depth2;
+    SF_RETURN_IF_ERROR(GetInt64(d, dp, "pairs_total", &depth2.pairs_total));
+    SF_RETURN_IF_ERROR(GetInt64(d, dp, "pairs_run", &depth2.pairs_run));
+    SF_RETURN_IF_ERROR(GetBool(d, dp, "sampled", &depth2.sampled));
+    s->depth2 = depth2;
+  }
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "runs", &s->runs));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "lives", &s->lives));
+  return CheckCoverage(j.at("coverage"), Child(p, "coverage"));
+}
+
+Status ReadViolation(const Json& j, const std::string& p, Violation* v) {
+  SF_RETURN_IF_ERROR(CheckObject(j, p,
+                                 {"scenario", "invariant", "window", "action", "plan", "replay",
+                                  "message", "rapidcheck_reproduce", "seed"}));
+  SF_RETURN_IF_ERROR(GetString(j, p, "scenario", &v->scenario));
+  SF_RETURN_IF_ERROR(GetString(j, p, "invariant", &v->invariant));
+  SF_RETURN_IF_ERROR(GetString(j, p, "window", &v->window));
+  SF_RETURN_IF_ERROR(GetString(j, p, "action", &v->action));
+  SF_RETURN_IF_ERROR(GetString(j, p, "plan", &v->plan));
+  SF_RETURN_IF_ERROR(GetString(j, p, "replay", &v->replay));
+  SF_RETURN_IF_ERROR(GetString(j, p, "message", &v->message));
+  SF_RETURN_IF_ERROR(GetString(j, p, "rapidcheck_reproduce", &v->rapidcheck_reproduce));
+  return GetUint64(j, p, "seed", &v->seed);
+}
+
+Status ReadProperty(const Json& j, const std::string& p, PropertyResult* r) {
+  SF_RETURN_IF_ERROR(CheckObject(j, p,
+                                 {"name", "scenario", "invariant", "cases", "passed", "plan",
+                                  "replay", "rapidcheck_reproduce", "message"}));
+  SF_RETURN_IF_ERROR(GetString(j, p, "name", &r->name));
+  SF_RETURN_IF_ERROR(GetString(j, p, "scenario", &r->scenario));
+  SF_RETURN_IF_ERROR(GetString(j, p, "invariant", &r->invariant));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "cases", &r->cases));
+  SF_RETURN_IF_ERROR(GetBool(j, p, "passed", &r->passed));
+  SF_RETURN_IF_ERROR(GetString(j, p, "plan", &r->plan));
+  SF_RETURN_IF_ERROR(GetString(j, p, "replay", &r->replay));
+  SF_RETURN_IF_ERROR(GetString(j, p, "rapidcheck_reproduce", &r->rapidcheck_reproduce));
+  return GetString(j, p, "message", &r->message);
+}
+
+Status ReadMutant(const Json& j, const std::string& p, MutantResult* m) {
+  SF_RETURN_IF_ERROR(CheckObject(
+      j, p, {"name", "description", "scenario", "killed", "invariant", "plan", "replay"}));
+  SF_RETURN_IF_ERROR(GetString(j, p, "name", &m->name));
+  SF_RETURN_IF_ERROR(GetString(j, p, "description", &m->description));
+  SF_RETURN_IF_ERROR(GetString(j, p, "scenario", &m->scenario));
+  SF_RETURN_IF_ERROR(GetBool(j, p, "killed", &m->killed));
+  SF_RETURN_IF_ERROR(GetString(j, p, "invariant", &m->invariant));
+  SF_RETURN_IF_ERROR(GetString(j, p, "plan", &m->plan));
+  return GetString(j, p, "replay", &m->replay);
+}
+
+Status ReadBench(const Json& j, const std::string& p, BenchResult* b) {
+  SF_RETURN_IF_ERROR(CheckObject(j, p, {"name", "family", "median_ns", "ratio", "labels"}));
+  SF_RETURN_IF_ERROR(GetString(j, p, "name", &b->name));
+  SF_RETURN_IF_ERROR(GetString(j, p, "family", &b->family));
+  SF_RETURN_IF_ERROR(GetDouble(j, p, "median_ns", /*nullable=*/true, &b->median_ns));
+  SF_RETURN_IF_ERROR(GetDouble(j, p, "ratio", /*nullable=*/true, &b->ratio));
+  const Json& labels = j.at("labels");
+  std::string lp = Child(p, "labels");
+  if (!labels.is_object()) return Bad(lp, "expected an object of strings");
+  for (auto it = labels.begin(); it != labels.end(); ++it) {
+    if (!it->is_string()) return Bad(Child(lp, it.key()), "expected a string");
+    b->labels[it.key()] = it->get<std::string>();
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string ToJson(const Report& r) {
+  Json violations = Json::array();
+  for (const Violation& v : r.violations) {
+    violations.push_back({{"scenario", v.scenario},
+                          {"invariant", v.invariant},
+                          {"window", v.window},
+                          {"action", v.action},
+                          {"plan", v.plan},
+                          {"replay", v.replay},
+                          {"message", v.message},
+                          {"rapidcheck_reproduce", v.rapidcheck_reproduce},
+                          {"seed", v.seed}});
+  }
+  Json properties = Json::array();
+  for (const PropertyResult& p : r.properties) {
+    properties.push_back({{"name", p.name},
+                          {"scenario", p.scenario},
+                          {"invariant", p.invariant},
+                          {"cases", p.cases},
+                          {"passed", p.passed},
+                          {"plan", p.plan},
+                          {"replay", p.replay},
+                          {"rapidcheck_reproduce", p.rapidcheck_reproduce},
+                          {"message", p.message}});
+  }
+  Json mutants = Json::array();
+  for (const MutantResult& m : r.mutants) {
+    mutants.push_back({{"name", m.name},
+                       {"description", m.description},
+                       {"scenario", m.scenario},
+                       {"killed", m.killed},
+                       {"invariant", m.invariant},
+                       {"plan", m.plan},
+                       {"replay", m.replay}});
+  }
+  Json bench = Json::array();
+  for (const BenchResult& b : r.bench) {
+    bench.push_back({{"name", b.name},
+                     {"family", b.family},
+                     {"median_ns", Number(b.median_ns)},
+                     {"ratio", Number(b.ratio)},
+                     {"labels", b.labels}});
+  }
+  Json scenarios = Json::array();
+  for (const ScenarioReport& s : r.scenarios) scenarios.push_back(ToJsonValue(s));
+  Json doc = {{"schema_version", r.schema_version},
+              {"command", r.command},
+              {"seed", r.seed},
+              {"profile", r.profile},
+              {"hazards", r.hazards},
+              {"depth", r.depth},
+              {"shard", r.shard},
+              {"min_coverage_pct", r.min_coverage_pct},
+              {"coverage", CoverageJson(ComputeCoverage(r))},
+              {"verdict", std::string(VerdictName(ComputeVerdict(r)))},
+              {"runs", r.runs},
+              {"lives", r.lives},
+              {"scenarios", scenarios},
+              {"violations", violations},
+              {"properties", properties},
+              {"mutants", mutants},
+              {"bench", bench}};
+  // Replace invalid UTF-8 rather than abort: report text may quote arbitrary bytes.
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Result<Report> FromJson(std::string_view text) {
+  Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    return Status::InvalidArgument("/: report.json is not well-formed JSON; regenerate it");
+  }
+  const std::string root;
+  SF_RETURN_IF_ERROR(
+      CheckObject(doc, root,
+                  {"schema_version", "command", "seed", "profile", "hazards", "depth", "shard",
+                   "min_coverage_pct", "coverage", "verdict", "runs", "lives", "scenarios",
+                   "violations", "properties", "mutants", "bench"}));
+  Report r;
+  SF_RETURN_IF_ERROR(GetInt(doc, root, "schema_version", &r.schema_version));
+  if (r.schema_version != kReportSchemaVersion) {
+    return Bad("/schema_version",
+               fmt::format("this build reads schema_version {}, the document has {}",
+                           kReportSchemaVersion, r.schema_version));
+  }
+  SF_RETURN_IF_ERROR(GetString(doc, root, "command", &r.command));
+  SF_RETURN_IF_ERROR(GetUint64(doc, root, "seed", &r.seed));
+  SF_RETURN_IF_ERROR(GetString(doc, root, "profile", &r.profile));
+  SF_RETURN_IF_ERROR(GetStrings(doc, root, "hazards", &r.hazards));
+  SF_RETURN_IF_ERROR(GetInt(doc, root, "depth", &r.depth));
+  SF_RETURN_IF_ERROR(GetString(doc, root, "shard", &r.shard));
+  SF_RETURN_IF_ERROR(
+      GetDouble(doc, root, "min_coverage_pct", /*nullable=*/false, &r.min_coverage_pct));
+  SF_RETURN_IF_ERROR(CheckCoverage(doc.at("coverage"), "/coverage"));
+  std::string verdict;
+  SF_RETURN_IF_ERROR(GetString(doc, root, "verdict", &verdict));
+  SF_RETURN_IF_ERROR(GetInt64(doc, root, "runs", &r.runs));
+  SF_RETURN_IF_ERROR(GetInt64(doc, root, "lives", &r.lives));
+  SF_RETURN_IF_ERROR(GetArray(doc, root, "scenarios", &r.scenarios, ReadScenario));
+  SF_RETURN_IF_ERROR(GetArray(doc, root, "violations", &r.violations, ReadViolation));
+  SF_RETURN_IF_ERROR(GetArray(doc, root, "properties", &r.properties, ReadProperty));
+  SF_RETURN_IF_ERROR(GetArray(doc, root, "mutants", &r.mutants, ReadMutant));
+  SF_RETURN_IF_ERROR(GetArray(doc, root, "bench", &r.bench, ReadBench));
+  return r;
+}
+
+}  // namespace stepfault::reports

@@ -1,0 +1,153 @@
+// The coverage report model: what one Stepfault run found, independent of how it is written out.
+//
+// Exploration fills a Report; the writers (report_writer.h) render it as JSON, HTML, Markdown and
+// JUnit XML, and MergeShards (merge.h) joins the Reports of a sharded run. The model holds no
+// timestamps or durations, so the same run gives byte-identical reports.
+// A matrix Cell is one (window, action) pair of one scenario. Outcomes: `kPass` (ran, every
+// invariant held), `kViolation` (ran, an invariant broke), `kNotApplicable` (the action cannot
+// apply at that window), `kNotRun` (applicable but not run in this shard/budget). Thread-safety:
+// plain values; the free functions are pure.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stepfault::reports {
+
+enum class CellOutcome { kPass, kViolation, kNotApplicable, kNotRun };
+
+// "pass", "violation", "n/a", "not-run": the spelling used by every format.
+std::string_view CellOutcomeName(CellOutcome outcome);
+// The inverse of CellOutcomeName; nullopt for any other text.
+std::optional<CellOutcome> ParseCellOutcome(std::string_view name);
+// True when the cell was actually run (pass or violation).
+inline bool CellRan(CellOutcome o) {
+  return o == CellOutcome::kPass || o == CellOutcome::kViolation;
+}
+
+struct Window {
+  std::string id;  // point + "#" + occurrence, e.g. "fs.rename[receipt]#1"
+  std::string point;
+  int occurrence = 0;
+  std::string business_window;  // "" when the scenario gives this window no business label
+  friend bool operator==(const Window&, const Window&) = default;
+};
+
+struct Cell {
+  std::string window;  // a Window::id of the same scenario
+  std::string action;  // one of the scenario's actions
+  CellOutcome outcome = CellOutcome::kNotRun;
+  int64_t runs = 0;
+  int lives_max = 0;
+  std::vector<std::string> invariants_violated;
+  friend bool operator==(const Cell&, const Cell&) = default;
+};
+
+struct InvariantResult {
+  std::string id;  // a stable invariant id, e.g. "INV-ALO"
+  std::string statement;
+  int64_t checks = 0;
+  int64_t violations = 0;
+  friend bool operator==(const InvariantResult&, const InvariantResult&) = default;
+};
+
+// Double-fault exploration: pairs of windows crashed in two successive lives.
+struct Depth2 {
+  int64_t pairs_total = 0;
+  int64_t pairs_run = 0;
+  bool sampled = false;
+  friend bool operator==(const Depth2&, const Depth2&) = default;
+};
+
+struct ScenarioReport {
+  std::string name, description;
+  std::vector<std::string> invariants;
+  std::vector<std::string> actions;  // matrix columns, in display order
+  std::vector<Window> windows;       // matrix rows, in fault-free-run order
+  std::vector<Cell> cells;
+  std::vector<InvariantResult> invariant_results;
+  std::optional<Depth2> depth2;
+  int64_t runs = 0;
+  int64_t lives = 0;
+  friend bool operator==(const ScenarioReport&, const ScenarioReport&) = default;
+};
+
+// A counterexample: the minimal plan that broke an invariant and the command that replays it.
+struct Violation {
+  std::string scenario, invariant, window, action, plan, replay, message, rapidcheck_reproduce;
+  uint64_t seed = 0;
+  friend bool operator==(const Violation&, const Violation&) = default;
+};
+
+struct PropertyResult {
+  std::string name, scenario, invariant;
+  int64_t cases = 0;
+  bool passed = true;
+  std::string plan, replay, rapidcheck_reproduce, message;  // the counterexample when !passed
+  friend bool operator==(const PropertyResult&, const PropertyResult&) = default;
+};
+
+// A deliberately broken engine (hazard profile); it must be killed by some invariant.
+struct MutantResult {
+  std::string name, description, scenario;
+  bool killed = false;
+  std::string invariant, plan, replay;  // what killed it; empty when it survived
+  friend bool operator==(const MutantResult&, const MutantResult&) = default;
+};
+
+struct BenchResult {
+  std::string name;    // the full benchmark name, e.g. "BM_Checkpoint/store:sqlite/k=8"
+  std::string family;  // name up to the first '/'
+  double median_ns = 0;
+  double ratio = 0;  // NaN when absent
+  std::map<std::string, std::string> labels;
+  // NaN compares equal to NaN here, so a round-tripped report equals the original.
+  friend bool operator==(const BenchResult& a, const BenchResult& b);
+};
+
+struct Report {
+  int schema_version = 1;
+  std::string command;
+  uint64_t seed = 0;
+  std::string profile;
+  std::vector<std::string> hazards;
+  int depth = 1;
+  std::string shard = "1/1";
+  double min_coverage_pct = 0;
+  std::vector<ScenarioReport> scenarios;
+  std::vector<Violation> violations;
+  std::vector<PropertyResult> properties;
+  std::vector<MutantResult> mutants;
+  std::vector<BenchResult> bench;
+  int64_t runs = 0;
+  int64_t lives = 0;
+  friend bool operator==(const Report&, const Report&) = default;
+};
+
+struct Coverage {
+  int64_t windows_total = 0, windows_exercised = 0, cells_total = 0, cells_exercised = 0;
+  double cells_pct = 0;  // 100 * cells_exercised / cells_total; 0 when there are no cells
+  friend bool operator==(const Coverage&, const Coverage&) = default;
+};
+
+// n/a cells are not counted in cells_total; a cell is exercised when it ran (pass or violation);
+// a window is exercised when any of its cells ran.
+Coverage ComputeCoverage(const Report& report);
+Coverage ComputeCoverage(const ScenarioReport& scenario);
+
+enum class Verdict { kPass, kViolation, kCoverageBelowMinimum };
+
+// kViolation when any violation is listed, any cell is a violation, any property failed or any
+// mutant survived (the harness failed to catch a known bug); otherwise kCoverageBelowMinimum when
+// min_coverage_pct > 0 and cells_pct is below it; otherwise kPass.
+Verdict ComputeVerdict(const Report& report);
+// "pass", "violation", "coverage-below-minimum".
+std::string_view VerdictName(Verdict verdict);
+// The process exit status of the command line: 0, 1, 3.
+int VerdictExitCode(Verdict verdict);
+
+}  // namespace stepfault::reports

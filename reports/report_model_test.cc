@@ -1,0 +1,103 @@
+// Goal: coverage and verdict follow their documented rules exactly. Method: count by hand on the
+// sample report, then change one thing at a time (a cell, a property, a mutant, the minimum)
+// and check the verdict and exit code move as documented.
+#include "reports/report_model.h"
+
+#include <gtest/gtest.h>
+
+#include "reports/test_reports.h"
+
+namespace stepfault::reports {
+namespace {
+
+Report Clean() {
+  Report r = testing::SampleReport();
+  r.violations.clear();
+  r.scenarios[0].cells[1].outcome = CellOutcome::kPass;
+  r.properties[1].passed = true;
+  r.mutants[1].killed = true;
+  return r;
+}
+
+TEST(ReportModelTest, OutcomeNamesRoundTripAndRejectOthers) {
+  for (CellOutcome o : {CellOutcome::kPass, CellOutcome::kViolation, CellOutcome::kNotApplicable,
+                        CellOutcome::kNotRun}) {
+    EXPECT_EQ(ParseCellOutcome(CellOutcomeName(o)), o);
+  }
+  EXPECT_EQ(CellOutcomeName(CellOutcome::kNotApplicable), "n/a");
+  EXPECT_EQ(CellOutcomeName(CellOutcome::kNotRun), "not-run");
+  EXPECT_FALSE(ParseCellOutcome("PASS").has_value());
+  EXPECT_FALSE(ParseCellOutcome("").has_value());
+}
+
+TEST(ReportModelTest, CoverageSkipsNotApplicableCellsAndCountsWindowsWithAnyRunCell) {
+  Coverage c = ComputeCoverage(testing::SampleReport());
+  // approval: 9 cells, 1 n/a, 2 not-run -> 8 total, 6 exercised; fan-in: 4 cells, 1 n/a -> 3, 3.
+  EXPECT_EQ(c.cells_total, 11);
+  EXPECT_EQ(c.cells_exercised, 9);
+  EXPECT_EQ(c.windows_total, 5);
+  EXPECT_EQ(c.windows_exercised, 5);
+  EXPECT_DOUBLE_EQ(c.cells_pct, 100.0 * 9 / 11);
+
+  Report r = testing::SampleReport();
+  for (Cell& cell : r.scenarios[1].cells) {
+    if (cell.window == "checkpoint.commit.before#2") cell.outcome = CellOutcome::kNotRun;
+  }
+  c = ComputeCoverage(r);
+  EXPECT_EQ(c.windows_exercised, 4);  // f2's only applicable cell no longer ran
+  EXPECT_EQ(c.cells_exercised, 8);
+}
+
+TEST(ReportModelTest, EmptyReportHasZeroCoverageAndPasses) {
+  Report r;
+  Coverage c = ComputeCoverage(r);
+  EXPECT_EQ(c.cells_total, 0);
+  EXPECT_EQ(c.cells_pct, 0.0);
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kPass);
+  r.min_coverage_pct = 1;
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kCoverageBelowMinimum);
+}
+
+TEST(ReportModelTest, EachKindOfFailureMakesTheVerdictViolation) {
+  EXPECT_EQ(ComputeVerdict(Clean()), Verdict::kPass);
+  EXPECT_EQ(VerdictExitCode(ComputeVerdict(Clean())), 0);
+  EXPECT_EQ(ComputeVerdict(testing::SampleReport()), Verdict::kViolation);
+
+  Report r = Clean();
+  r.violations = testing::SampleReport().violations;
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kViolation);
+  r = Clean();
+  r.scenarios[1].cells[0].outcome = CellOutcome::kViolation;
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kViolation);
+  r = Clean();
+  r.properties[0].passed = false;
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kViolation);
+  r = Clean();
+  r.mutants[0].killed = false;
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kViolation);
+  EXPECT_EQ(VerdictExitCode(Verdict::kViolation), 1);
+  EXPECT_EQ(VerdictName(Verdict::kViolation), "violation");
+}
+
+TEST(ReportModelTest, CoverageBelowMinimumGivesExitThreeButViolationWins) {
+  Report r = Clean();
+  r.min_coverage_pct = 81.9;  // coverage is 81.8%
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kCoverageBelowMinimum);
+  EXPECT_EQ(VerdictExitCode(ComputeVerdict(r)), 3);
+  EXPECT_EQ(VerdictName(ComputeVerdict(r)), "coverage-below-minimum");
+  r.min_coverage_pct = 81.8;
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kPass);
+  r.min_coverage_pct = 99;
+  r.mutants[0].killed = false;
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kViolation);
+}
+
+TEST(ReportModelTest, BenchEqualityTreatsNanAsEqualToNan) {
+  Report a = testing::SampleReport(), b = testing::SampleReport();
+  EXPECT_EQ(a, b);  // bench[2].ratio is NaN in both
+  b.bench[2].ratio = 1.0;
+  EXPECT_NE(a, b);
+}
+
+}  // namespace
+}  // namespace stepfault::reports

@@ -1,0 +1,167 @@
+// Hand-built Report models shared by the reports/ tests (header-only; tests only).
+//
+// SampleReport covers every cell outcome, a violation with its counterexample, a passed and a
+// failed property, a killed and a surviving mutant, a depth-2 block and benchmark rows (one
+// without a ratio), so the golden files exercise every part of every writer.
+#pragma once
+
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "engine/env.h"
+#include "reports/report_model.h"
+
+namespace stepfault::reports::testing {
+
+inline Window MakeWindow(std::string point, int occurrence, std::string business) {
+  return Window{.id = point + "#" + std::to_string(occurrence),
+                .point = point,
+                .occurrence = occurrence,
+                .business_window = std::move(business)};
+}
+
+inline Cell MakeCell(const Window& w, std::string action, CellOutcome outcome, int64_t runs,
+                     int lives_max, std::vector<std::string> violated = {}) {
+  return Cell{.window = w.id,
+              .action = std::move(action),
+              .outcome = outcome,
+              .runs = runs,
+              .lives_max = lives_max,
+              .invariants_violated = std::move(violated)};
+}
+
+inline Report SampleReport() {
+  Report r;
+  r.command = "explore";
+  r.seed = 42;
+  r.profile = "strict";
+  r.hazards = {};
+  r.depth = 2;
+  r.min_coverage_pct = 50;
+
+  ScenarioReport a;
+  a.name = "approval";
+  a.description = "Demo320: prepare -> approve (request port) -> apply & commit";
+  a.invariants = {"INV-ALO", "INV-IDEM", "INV-RECEIPT"};
+  a.actions = {"crash", "powerloss", "ioerror"};
+  Window w1 = MakeWindow("fs.rename[receipt]", 1, "after published wait");
+  Window w2 = MakeWindow("effect.commit.after", 1, "after commit before engine completion");
+  Window w3 = MakeWindow("fs.fsync[checkpoint]", 2, "");
+  a.windows = {w1, w2, w3};
+  using O = CellOutcome;
+  a.cells = {MakeCell(w1, "crash", O::kPass, 3, 2),
+             MakeCell(w1, "powerloss", O::kViolation, 2, 3, {"INV-RECEIPT"}),
+             MakeCell(w1, "ioerror", O::kPass, 1, 1),
+             MakeCell(w2, "crash", O::kPass, 1, 2),
+             MakeCell(w2, "powerloss", O::kPass, 1, 2),
+             MakeCell(w2, "ioerror", O::kNotApplicable, 0, 0),
+             MakeCell(w3, "crash", O::kNotRun, 0, 0),
+             MakeCell(w3, "powerloss", O::kPass, 4, 2),
+             MakeCell(w3, "ioerror", O::kNotRun, 0, 0)};
+  a.invariant_results = {{.id = "INV-ALO",
+                          .statement = "every effect of the reference run exists",
+                          .checks = 12,
+                          .violations = 0},
+                         {.id = "INV-IDEM",
+                          .statement = "each operation id has at most one effect row",
+                          .checks = 12,
+                          .violations = 0},
+                         {.id = "INV-RECEIPT",
+                          .statement = "a published receipt survives power loss intact",
+                          .checks = 12,
+                          .violations = 1}};
+  a.depth2 = Depth2{.pairs_total = 36, .pairs_run = 12, .sampled = true};
+  a.runs = 12;
+  a.lives = 27;
+
+  ScenarioReport f;
+  f.name = "fan-in";
+  f.description = "fan-out to 3 workers, fan-in barrier, sink";
+  f.invariants = {"INV-ALO", "INV-TOPOLOGY"};
+  f.actions = {"crash", "topology:edge-order"};
+  Window f1 = MakeWindow("checkpoint.commit.before", 1, "barrier half full");
+  Window f2 = MakeWindow("checkpoint.commit.before", 2, "");
+  f.windows = {f1, f2};
+  f.cells = {MakeCell(f1, "crash", O::kPass, 1, 2),
+             MakeCell(f1, "topology:edge-order", O::kPass, 1, 2),
+             MakeCell(f2, "crash", O::kPass, 1, 2),
+             MakeCell(f2, "topology:edge-order", O::kNotApplicable, 0, 0)};
+  f.invariant_results = {{.id = "INV-ALO",
+                          .statement = "every effect of the reference run exists",
+                          .checks = 3,
+                          .violations = 0},
+                         {.id = "INV-TOPOLOGY",
+                          .statement = "an incompatible workflow is rejected",
+                          .checks = 1,
+                          .violations = 0}};
+  f.runs = 3;
+  f.lives = 6;
+  r.scenarios = {a, f};
+
+  r.violations = {Violation{
+      .scenario = "approval",
+      .invariant = "INV-RECEIPT",
+      .window = w1.id,
+      .action = "powerloss",
+      .plan = "powerloss@fs.rename[receipt]#1",
+      .replay = "stepfault replay approval --plan 'powerloss@fs.rename[receipt]#1' --seed 42",
+      .message = "receipt wait-0001 torn after power loss: expected 64 bytes, found 17 <partial>",
+      .rapidcheck_reproduce = "",
+      .seed = 42}};
+  r.properties = {
+      PropertyResult{.name = "RandomPlansKeepAtLeastOnce",
+                     .scenario = "approval",
+                     .invariant = "INV-ALO",
+                     .cases = 100,
+                     .passed = true},
+      PropertyResult{.name = "RandomPlansKeepReceipts",
+                     .scenario = "approval",
+                     .invariant = "INV-RECEIPT",
+                     .cases = 37,
+                     .passed = false,
+                     .plan = "crash@fs.write[db]#3;powerloss@fs.rename[receipt]#1",
+                     .replay = "stepfault replay approval --plan "
+                               "'crash@fs.write[db]#3;powerloss@fs.rename[receipt]#1' --seed 7",
+                     .rapidcheck_reproduce = "BchVZtVZuBXYwRHdvBXY",
+                     .message = "receipt wait-0001 missing after recovery"}};
+  r.mutants = {MutantResult{.name = "fresh-resume",
+                            .description = "resume starts a fresh run instead of restoring",
+                            .scenario = "approval",
+                            .killed = true,
+                            .invariant = "INV-IDEM",
+                            .plan = "fail-after-write@effect.commit.after#1",
+                            .replay = "stepfault replay approval --profile fresh-resume --plan "
+                                      "'fail-after-write@effect.commit.after#1' --seed 42"},
+               MutantResult{.name = "skip-dirsync",
+                            .description = "publish receipts without syncing the directory",
+                            .scenario = "approval",
+                            .killed = false}};
+  r.bench = {BenchResult{.name = "BM_Checkpoint/store:file/k=8",
+                         .family = "BM_Checkpoint",
+                         .median_ns = 125000,
+                         .ratio = 1.0,
+                         .labels = {{"store", "file"}, {"k", "8"}}},
+             BenchResult{.name = "BM_Checkpoint/store:sqlite/k=8",
+                         .family = "BM_Checkpoint",
+                         .median_ns = 480500.5,
+                         .ratio = 3.844,
+                         .labels = {{"store", "sqlite"}, {"k", "8"}}},
+             BenchResult{.name = "BM_Restore/64",
+                         .family = "BM_Restore",
+                         .median_ns = 2300,
+                         .ratio = std::numeric_limits<double>::quiet_NaN(),
+                         .labels = {{"arg0", "64"}}}};
+  r.runs = 15;
+  r.lives = 33;
+  return r;
+}
+
+// The source tree: env STEPFAULT_SOURCE_DIR (set by CTest), else two levels above this header.
+inline std::string SourceDir() {
+  if (const char* dir = std::getenv("STEPFAULT_SOURCE_DIR"); dir != nullptr && *dir != '\0')
+    return dir;
+  return DirName(DirName(__FILE__));
+}
+
+}  // namespace stepfault::reports::testing

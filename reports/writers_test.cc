@@ -1,0 +1,329 @@
+// Goal: each writer renders the sample report exactly as its reviewed golden file, every format
+// shows a violation, output is escaped and self-contained, and junit.xml is well-formed with the
+// right counts. Method: golden files in reports/testdata/ (STEPFAULT_UPDATE_GOLDENS=1 rewrites
+// them, then review the diff); a small XML well-formedness checker written here, plus xmllint
+// when installed; a hostile report full of markup; and, when /usr/bin/chromium exists, the page
+// rendered headless and its DOM inspected.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <regex>
+#include <vector>
+
+#include "reports/report_writer.h"
+#include "reports/test_reports.h"
+
+namespace stepfault::reports {
+namespace {
+
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1))
+    ++n;
+  return n;
+}
+
+std::string MakeTempDir() {
+  std::string templ = "/tmp/stepfault_reports_XXXXXX";
+  SF_CHECK(mkdtemp(templ.data()) != nullptr);
+  return templ;
+}
+
+// Returns "" when `xml` is well-formed (single root, balanced tags, quoted attributes, only the
+// five predefined entities or character references), else what is wrong.
+std::string XmlProblem(const std::string& xml) {
+  std::vector<std::string> open;
+  int roots = 0;
+  size_t i = 0;
+  auto bad_amp = [](const std::string& s) {
+    static const std::regex kEntity("&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);");
+    for (size_t p = s.find('&'); p != std::string::npos; p = s.find('&', p + 1)) {
+      std::smatch m;
+      std::string rest = s.substr(p, 12);
+      if (!std::regex_search(rest, m, kEntity) || m.position(0) != 0) return true;
+    }
+    return false;
+  };
+  if (xml.rfind("<?xml ", 0) == 0) i = xml.find("?>") + 2;
+  while (i < xml.size()) {
+    size_t lt = xml.find('<', i);
+    std::string text = xml.substr(i, lt == std::string::npos ? std::string::npos : lt - i);
+    if (bad_amp(text) || text.find('>') != std::string::npos) return "bad character data: " + text;
+    if (open.empty() && text.find_first_not_of(" \n\t\r") != std::string::npos)
+      return "text outside the root";
+    if (lt == std::string::npos) break;
+    size_t gt = lt;
+    char quote = 0;
+    for (gt = lt + 1; gt < xml.size(); ++gt) {
+      if (quote != 0) {
+        if (xml[gt] == quote)
+          quote = 0;
+        else if (xml[gt] == '<')
+          return "'<' inside an attribute value";
+      } else if (xml[gt] == '"' || xml[gt] == '\'') {
+        quote = xml[gt];
+      } else if (xml[gt] == '>') {
+        break;
+      }
+    }
+    if (gt >= xml.size()) return "unterminated tag";
+    std::string tag = xml.substr(lt + 1, gt - lt - 1);
+    if (bad_amp(tag)) return "bad entity in tag " + tag;
+    static const std::regex kOpen(
+        R"(([A-Za-z_][\w.-]*)(\s+[A-Za-z_][\w.-]*=("[^"]*"|'[^']*'))*\s*(/?))");
+    static const std::regex kClose(R"(/([A-Za-z_][\w.-]*)\s*)");
+    std::smatch m;
+    if (std::regex_match(tag, m, kClose)) {
+      if (open.empty() || open.back() != m[1]) return "mismatched </" + m[1].str() + ">";
+      open.pop_back();
+    } else if (std::regex_match(tag, m, kOpen)) {
+      if (open.empty() && ++roots > 1) return "more than one root element";
+      if (m[4].str().empty()) open.push_back(m[1]);
+    } else {
+      return "malformed tag <" + tag + ">";
+    }
+    i = gt + 1;
+  }
+  if (!open.empty()) return "unclosed <" + open.back() + ">";
+  return roots == 1 ? "" : "no root element";
+}
+
+void CheckGolden(const std::string& name, const std::string& actual) {
+  std::string dir = JoinPath(testing::SourceDir(), "reports/testdata");
+  const char* update = std::getenv("STEPFAULT_UPDATE_GOLDENS");
+  if (update != nullptr && std::string(update) == "1") {
+    ASSERT_TRUE(WriteFileAtomically(PosixEnv(), dir, name, actual).ok());
+    return;
+  }
+  Result<std::string> golden = PosixEnv()->ReadFile(JoinPath(dir, name));
+  ASSERT_TRUE(golden.ok()) << golden.status().ToString();
+  EXPECT_EQ(actual, *golden)
+      << name << " differs from its golden; if the change is intended, rerun with "
+      << "STEPFAULT_UPDATE_GOLDENS=1 and review the diff of reports/testdata/";
+}
+
+Report Hostile() {
+  Report r = testing::SampleReport();
+  const std::string evil = "<script>alert(1)</script>\"'&<img src=x onerror=alert(2)>]]>";
+  r.command = evil;
+  r.scenarios[0].name = evil;
+  r.scenarios[0].description = evil;
+  r.scenarios[0].windows[0].business_window = evil;
+  r.scenarios[0].actions[0] = evil;
+  for (Cell& c : r.scenarios[0].cells) {
+    if (c.action == "crash") c.action = evil;
+  }
+  r.violations[0].message = evil;
+  r.violations[0].plan = evil + "\x01";
+  r.violations[0].scenario = evil;
+  r.properties[1].name = evil;
+  r.mutants[1].description = evil;
+  r.bench[0].name = "BM_Checkpoint/" + evil;
+  r.bench[0].family = "BM_Checkpoint";
+  return r;
+}
+
+TEST(WritersTest, EachWriterMatchesItsGoldenFile) {
+  Report r = testing::SampleReport();
+  std::vector<std::string> names;
+  for (const auto& writer : AllReportWriters()) {
+    names.push_back(writer->file_name());
+    std::string text = writer->Render(r);
+    EXPECT_EQ(text, writer->Render(r)) << "not deterministic: " << writer->file_name();
+    CheckGolden(writer->file_name(), text);
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"report.json", "report.html", "summary.md", "junit.xml"}));
+}
+
+TEST(WritersTest, WriteAllPublishesTheFourFilesAtomically) {
+  std::string dir = JoinPath(MakeTempDir(), "out");
+  Report r = testing::SampleReport();
+  ASSERT_TRUE(WriteAll(PosixEnv(), dir, r).ok());
+  Result<std::vector<std::string>> children = PosixEnv()->GetChildren(dir);
+  ASSERT_TRUE(children.ok());
+  EXPECT_EQ(*children,
+            (std::vector<std::string>{"junit.xml", "report.html", "report.json", "summary.md"}));
+  for (const auto& writer : AllReportWriters()) {
+    Result<std::string> text = PosixEnv()->ReadFile(JoinPath(dir, writer->file_name()));
+    ASSERT_TRUE(text.ok());
+    EXPECT_EQ(*text, writer->Render(r));
+  }
+  Status s = WriteAll(PosixEnv(), "/proc/stepfault-no-such-dir/out", r);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/proc/stepfault-no-such-dir/out"), std::string::npos) << s.message();
+}
+
+TEST(WritersTest, JunitIsWellFormedAndCountsCellsPropertiesAndMutants) {
+  Report r = testing::SampleReport();
+  std::string xml = JunitReportWriter().Render(r);
+  EXPECT_EQ(XmlProblem(xml), "");
+  // 13 cells - 2 n/a = 11, plus 2 properties and 2 mutants.
+  EXPECT_EQ(Count(xml, "<testcase "), 11 + 2 + 2);
+  EXPECT_NE(xml.find("<testsuites name=\"stepfault explore\" tests=\"15\" failures=\"3\" "
+                     "errors=\"0\" skipped=\"2\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<testsuite name=\"scenario.approval\" tests=\"8\" failures=\"1\" "
+                     "errors=\"0\" skipped=\"2\">"),
+            std::string::npos);
+  EXPECT_EQ(Count(xml, "<skipped "), 2);
+  EXPECT_EQ(Count(xml, "<failure "), 3);
+  EXPECT_NE(xml.find("mutant skip-dirsync survived"), std::string::npos);
+  EXPECT_EQ(xml.find("time="), std::string::npos);
+}
+
+TEST(WritersTest, XmlCheckerRejectsBrokenDocuments) {
+  // Guards the checker: it must not accept what xmllint would reject.
+  EXPECT_EQ(XmlProblem("<a><b/></a>"), "");
+  EXPECT_NE(XmlProblem("<a><b></a>"), "");
+  EXPECT_NE(XmlProblem("<a x=\"<\"/>"), "");
+  EXPECT_NE(XmlProblem("<a>&nbsp;</a>"), "");
+  EXPECT_NE(XmlProblem("<a/><b/>"), "");
+  EXPECT_NE(XmlProblem("<a>x > y</a>"), "");
+}
+
+TEST(WritersTest, HostileTextIsEscapedInEveryMarkupFormat) {
+  Report r = Hostile();
+  std::string html = HtmlReportWriter().Render(r);
+  EXPECT_EQ(Count(html, "<script"), 0);
+  EXPECT_EQ(Count(html, "<img"), 0);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;&lt;img"),
+            std::string::npos);
+  std::string xml = JunitReportWriter().Render(r);
+  EXPECT_EQ(XmlProblem(xml), "");
+  EXPECT_EQ(Count(xml, "<script"), 0);
+  EXPECT_EQ(xml.find('\x01'), std::string::npos);
+  if (access("/usr/bin/xmllint", X_OK) == 0) {
+    std::string dir = MakeTempDir();
+    ASSERT_TRUE(WriteFileAtomically(PosixEnv(), dir, "junit.xml", xml).ok());
+    ASSERT_TRUE(WriteFileAtomically(PosixEnv(), dir, "sample.xml",
+                                    JunitReportWriter().Render(testing::SampleReport()))
+                    .ok());
+    EXPECT_EQ(
+        std::system(
+            ("/usr/bin/xmllint --noout " + dir + "/junit.xml " + dir + "/sample.xml").c_str()),
+        0);
+  }
+  std::string md = MarkdownReportWriter().Render(r);
+  EXPECT_EQ(Count(md, "\n| `<script>alert(1)</script>\"'&<img src=x onerror=alert(2)>]]>` |"), 1)
+      << md;
+}
+
+TEST(WritersTest, HtmlIsSelfContainedAndCountsEveryCell) {
+  std::string html = HtmlReportWriter().Render(testing::SampleReport());
+  for (const char* forbidden :
+       {"http", "src=", "<link", "<script", "url(", "@import", "@font-face", "//"}) {
+    EXPECT_EQ(html.find(forbidden), std::string::npos) << forbidden;
+  }
+  EXPECT_EQ(Count(html, "<table class=\"matrix\">"), 2);
+  EXPECT_EQ(Count(html, "data-outcome="), 13);
+  EXPECT_EQ(Count(html, "data-outcome=\"pass\""), 8);
+  EXPECT_EQ(Count(html, "data-outcome=\"violation\""), 1);
+  EXPECT_EQ(Count(html, "data-outcome=\"n/a\""), 2);
+  EXPECT_EQ(Count(html, "data-outcome=\"not-run\""), 2);
+  EXPECT_EQ(Count(html, "<svg "), 2);  // one chart per benchmark family
+  EXPECT_NE(html.find("ratio 3.84"), std::string::npos);
+  EXPECT_NE(html.find("after published wait"),
+            std::string::npos);  // business window in the row label
+  EXPECT_NE(html.find("title=\"fs.rename[receipt]#1 x powerloss: violation, 2 runs, at most 3 "
+                      "lives; violated INV-RECEIPT\""),
+            std::string::npos);
+  EXPECT_NE(html.find("Depth 2: 12 of 36 window pairs run (sampled)"), std::string::npos);
+}
+
+TEST(WritersTest, AViolationShowsInEveryFormat) {
+  Report r = testing::SampleReport();
+  const Violation& v = r.violations[0];
+  std::string json = JsonReportWriter().Render(r);
+  EXPECT_NE(json.find("\"verdict\": \"violation\""), std::string::npos);
+  EXPECT_NE(json.find("\"invariant\": \"INV-RECEIPT\""), std::string::npos);
+  std::string html = HtmlReportWriter().Render(r);
+  EXPECT_NE(html.find("<td class=\"o-violation\" data-outcome=\"violation\""), std::string::npos);
+  EXPECT_NE(html.find("<header class=\"verdict v-violation\""), std::string::npos);
+  EXPECT_NE(html.find("<code>stepfault replay approval --plan "
+                      "&#39;powerloss@fs.rename[receipt]#1&#39; --seed 42</code>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<code>BchVZtVZuBXYwRHdvBXY</code>"),
+            std::string::npos);  // RapidCheck reproduce
+  std::string md = MarkdownReportWriter().Render(r);
+  EXPECT_EQ(md.rfind("## Stepfault explore: **VIOLATION** (exit 1)\n", 0), 0u) << md;
+  EXPECT_NE(md.find("`" + v.replay + "`"), std::string::npos);
+  EXPECT_NE(md.find("Mutants: 1/2 killed."), std::string::npos);
+  std::string xml = JunitReportWriter().Render(r);
+  EXPECT_NE(xml.find("<failure type=\"invariant-violation\" message=\"invariant INV-RECEIPT; plan: "
+                     "powerloss@fs.rename[receipt]#1; replay: stepfault replay approval --plan "
+                     "&apos;powerloss@fs.rename[receipt]#1&apos; --seed 42\">"),
+            std::string::npos)
+      << xml;
+}
+
+TEST(WritersTest, ACleanReportShowsPassEverywhere) {
+  Report r = testing::SampleReport();
+  r.violations.clear();
+  r.scenarios[0].cells[1].outcome = CellOutcome::kPass;
+  r.scenarios[0].cells[1].invariants_violated.clear();
+  r.properties[1].passed = true;
+  r.mutants[1].killed = true;
+  EXPECT_EQ(Count(JunitReportWriter().Render(r), "<failure "), 0);
+  EXPECT_EQ(MarkdownReportWriter().Render(r).rfind("## Stepfault explore: **PASS** (exit 0)\n", 0),
+            0u);
+  std::string html = HtmlReportWriter().Render(r);
+  EXPECT_EQ(Count(html, "data-outcome=\"violation\""), 0);
+  EXPECT_NE(html.find("<header class=\"verdict v-pass\""), std::string::npos);
+}
+
+TEST(WritersTest, SummaryStaysShortAndSaysHowManyWereCut) {
+  Report r = testing::SampleReport();
+  EXPECT_LE(Count(MarkdownReportWriter().Render(r), "\n"), 60);
+  for (int i = 0; i < 40; ++i) {
+    ScenarioReport s = r.scenarios[1];
+    s.name = "json-" + std::to_string(i);
+    r.scenarios.push_back(s);
+    r.violations.push_back(r.violations[0]);
+    r.properties.push_back(r.properties[1]);
+    r.mutants.push_back(r.mutants[1]);
+  }
+  std::string md = MarkdownReportWriter().Render(r);
+  EXPECT_LE(Count(md, "\n"), 60) << md;
+  EXPECT_NE(md.find("| ... 30 more | | | |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- ... 33 more (see report.html)"), std::string::npos)
+      << md;  // 41 violations, 8 shown
+  EXPECT_NE(md.find("Mutants: 1/42 killed."), std::string::npos);
+}
+
+// Renders the page in headless Chromium and inspects the DOM it built, proving the file opens in a
+// real browser without network access and that the matrix survives HTML parsing.
+TEST(WritersTest, ChromiumRendersTheMatrixAndTheCounterexample) {
+  if (access("/usr/bin/chromium", X_OK) != 0) {
+    GTEST_SKIP()
+        << "/usr/bin/chromium is not installed (apt-get install -y chromium to run this test)";
+  }
+  std::string dir = MakeTempDir();
+  ASSERT_TRUE(WriteFileAtomically(PosixEnv(), dir, "report.html",
+                                  HtmlReportWriter().Render(testing::SampleReport()))
+                  .ok());
+  std::string cmd =
+      "timeout 120 /usr/bin/chromium --headless --no-sandbox --disable-gpu "
+      "--disable-background-networking --disable-component-update --disable-sync --no-first-run "
+      "--user-data-dir=" +
+      dir + "/profile --dump-dom file://" + dir + "/report.html 2>/dev/null";
+  std::FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string dom;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) dom.append(buf, n);
+  ASSERT_EQ(pclose(pipe), 0) << "chromium failed: " << cmd;
+  EXPECT_EQ(Count(dom, "class=\"matrix\""), 2) << dom.substr(0, 500);
+  EXPECT_EQ(Count(dom, "data-outcome="), 13);
+  EXPECT_EQ(Count(dom, "data-outcome=\"violation\""), 1);
+  EXPECT_NE(
+      dom.find(
+          "receipt wait-0001 torn after power loss: expected 64 bytes, found 17 &lt;partial&gt;"),
+      std::string::npos);
+}
+
+}  // namespace
+}  // namespace stepfault::reports

@@ -2,10 +2,9 @@
 // redrawn bar with an ETA on a terminal, a line per 10% on a pipe, silence when quiet. Method:
 // write into an in-memory FILE (open_memstream) and drive time with a fake clock, so the ETA and
 // the throttling are exact.
-//
-// tools/cli builds no library (its .cc files go into the stepfault executable, which cli_tests
-// does not link), so the code under test is compiled into this test directly.
-#include "tools/cli/progress.cc"  // NOLINT(bugprone-suspicious-include): see above
+#include "tools/cli/progress.h"
+
+#include "engine/status.h"
 
 #include <gtest/gtest.h>
 #include <stdio.h>

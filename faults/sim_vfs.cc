@@ -347,6 +347,13 @@ std::optional<CrashSignal> SimVfsDeath(const std::string& vfs_name) {
   return it->second->death;
 }
 
+void SeedSqliteRandomness(uint64_t seed) {
+  // SQLite takes an int; 0 would mean "back to the default VFS's randomness".
+  int x = static_cast<int>(DeriveSeed(seed, "sqlite.prng") & 0x7fffffff);
+  if (x == 0) x = 1;
+  sqlite3_test_control(SQLITE_TESTCTRL_PRNG_SEED, x, static_cast<sqlite3*>(nullptr));
+}
+
 std::string SqliteRoleOf(const std::string& path) {
   auto ends_with = [&](std::string_view suffix) {
     return path.size() >= suffix.size() &&

@@ -50,6 +50,12 @@ void UnregisterSimVfs(const std::string& vfs_name);
 // sees an SQLite error checks this (or fs->frozen()) and rethrows the CrashSignal to end the life.
 std::optional<CrashSignal> SimVfsDeath(const std::string& vfs_name);
 
+// SQLite draws its randomness (journal nonces, randomblob, temp names) from one process-wide PRNG
+// seeded by the DEFAULT VFS's xRandomness, not by the VFS a connection opened. This reseeds that
+// PRNG from `seed` (SQLITE_TESTCTRL_PRNG_SEED), so a life's SQLite bytes depend on the seed alone.
+// Process-wide: call it at the start of each simulated life, with no other thread using SQLite.
+void SeedSqliteRandomness(uint64_t seed);
+
 // The suggested role classifier for SQLite files: "*-journal" and "*-wal" -> "journal",
 // "*.db" (and "*.sqlite") -> "db", anything else -> "file".
 std::string SqliteRoleOf(const std::string& path);

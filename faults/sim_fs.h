@@ -140,18 +140,21 @@ class SimFs final : public Env, public Freezable {
   void SetHook(FaultHook* hook);
   void SetRoleClassifier(std::function<std::string(const std::string& path)> classifier);
 
-  // Damage for the `corrupt` action, applied to both the current and the durable image (durably).
+  // Damage for the `corrupt` action, applied to both the current and the durable image (durably;
+  // the file's pending unsynced write is forgotten, so no later tear undoes it). Refused when frozen:
+  // damage a CrashClone. kNotFound for a missing file, kInvalidArgument past its end.
   Status FlipBit(const std::string& path, uint64_t bit_index);
   Status TruncateTo(const std::string& path, uint64_t size);
   Status ZeroRange(const std::string& path, uint64_t offset, uint64_t length);
 
-  // Inspection for tests and oracles.
+  // Inspection for tests and oracles; unlike every other call these also work on a frozen world
+  // (they are how an oracle looks at it) and are not counted as operations.
   // What a power loss right now would keep at `path` (ignoring tearing); kNotFound if the name
   // would not survive.
   Result<std::string> DurableBytes(const std::string& path) const;
   // Sorted full paths of every file (not directory) currently linked.
   std::vector<std::string> ListAllFiles() const;
-  // Operations performed so far (refused ones excluded).
+  // Operations performed on this world so far (refused ones excluded; a clone starts at 0).
   uint64_t op_count() const;
 
  private:

@@ -57,7 +57,8 @@ std::optional<CrashSignal> SimVfsDeath(const std::string& vfs_name);
 void SeedSqliteRandomness(uint64_t seed);
 
 // The suggested role classifier for SQLite files: "*-journal" and "*-wal" -> "journal",
-// "*.db" (and "*.sqlite") -> "db", anything else -> "file".
+// "*.db" (and "*.sqlite") -> "db", anything else -> "file" (so the VFS's directory syncs are
+// "fs.dirsync[file]" unless the caller's classifier names its directories).
 std::string SqliteRoleOf(const std::string& path);
 
 }  // namespace stepfault::faults

@@ -38,8 +38,9 @@ Result<Location> Locate(SimWorld& world, const std::string& raw_path) {
 std::string Full(const Location& loc) { return JoinPath(loc.parent_path, loc.name); }
 
 Status MissingDir(const Location& loc) {
-  return Status::NotFound("directory '" + loc.parent_path + "' of '" + Full(loc) +
-                          "' does not exist in the simulated file system; CreateDirIfMissing first");
+  return Status::NotFound(
+      "directory '" + loc.parent_path + "' of '" + Full(loc) +
+      "' does not exist in the simulated file system; CreateDirIfMissing first");
 }
 
 Status MissingFile(const std::string& path) {
@@ -165,8 +166,7 @@ Result<std::unique_ptr<SimFile>> SimFs::OpenFile(const std::string& path, bool c
 
 Result<std::unique_ptr<SimFile>> SimFs::OpenAnonymousFile() {
   SF_RETURN_IF_ERROR(world_->Point("create", kSimTempRole));
-  return std::make_unique<SimFile>(world_, std::make_shared<SimInode>(),
-                                   std::string(kSimTempRole));
+  return std::make_unique<SimFile>(world_, std::make_shared<SimInode>(), std::string(kSimTempRole));
 }
 
 Result<std::unique_ptr<WritableFile>> SimFs::NewWritableFile(const std::string& path) {

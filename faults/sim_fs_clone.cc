@@ -44,7 +44,8 @@ std::string TornImage(const SimInode& inode, uint64_t sectors) {
   std::string image = inode.durable;
   const uint64_t begin = inode.pending_write_offset;
   const uint64_t end_of_write = begin + inode.pending_write_bytes.size();
-  const uint64_t end = std::min(end_of_write, (begin / kSimSectorBytes + sectors) * kSimSectorBytes);
+  const uint64_t end =
+      std::min(end_of_write, (begin / kSimSectorBytes + sectors) * kSimSectorBytes);
   if (end <= begin) return image;
   if (image.size() < end) image.resize(end, '\0');
   image.replace(begin, end - begin, inode.pending_write_bytes, 0, end - begin);
@@ -85,7 +86,8 @@ std::unique_ptr<SimFs> SimFs::CrashClone(DeathKind kind, uint64_t seed) const {
   uint64_t torn_sectors = 0;
   if (!world_->pending_writes.empty()) {
     torn = world_->pending_writes.rbegin()->second.lock();
-    if (torn != nullptr) torn_sectors = Rng(DeriveSeed(seed, "simfs.tear")).Uniform(SectorCount(*torn) + 1);
+    if (torn != nullptr)
+      torn_sectors = Rng(DeriveSeed(seed, "simfs.tear")).Uniform(SectorCount(*torn) + 1);
   }
   InodeCopier copier([&](const SimInode& in) {
     auto out = std::make_shared<SimInode>();

@@ -5,6 +5,8 @@
 // kept here, die after a random prefix (or at a random fault point through the hook), and compare
 // the crash / power-loss clone with what the model says must survive. STEPFAULT_LONG=1 runs 10x
 // more cases.
+#include "faults/sim_fs.h"
+
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
@@ -16,13 +18,13 @@
 #include <set>
 
 #include "engine/env.h"
-#include "faults/sim_fs.h"
 
 namespace stepfault::faults {
 namespace {
 
 // Sets the number of RapidCheck cases (read lazily at the first property) before any test runs,
-// unless RC_PARAMS says otherwise: 1000 by default (well under a second), 10000 with STEPFAULT_LONG=1.
+// unless RC_PARAMS says otherwise: 1000 by default (well under a second), 10000 with
+// STEPFAULT_LONG=1.
 const bool kCasesConfigured = [] {
   const char* long_run = std::getenv("STEPFAULT_LONG");
   const bool is_long = long_run != nullptr && std::string(long_run) == "1";
@@ -145,13 +147,13 @@ TEST(SimFsHookTest, PointsAreNamedByOperationAndRole) {
   ASSERT_TRUE(fs.RemoveFile("/cp/a.json").ok());
   Put(fs, "/x", "1", false);
   Put(fs, "/x", "2", false);  // truncating a non-empty file is a point
-  EXPECT_EQ(hook.points, (std::vector<std::string>{
-                             "fs.create[checkpoint]", "fs.write[checkpoint]", "fs.fsync[checkpoint]",
-                             "fs.rename[checkpoint]", "fs.dirsync[checkpoint]",
-                             "fs.create[checkpoint]", "fs.write[checkpoint]", "fs.fsync[checkpoint]",
-                             "fs.rename[checkpoint]", "fs.dirsync[checkpoint]",
-                             "fs.truncate[checkpoint]", "fs.unlink[checkpoint]", "fs.create[file]",
-                             "fs.write[file]", "fs.truncate[file]", "fs.write[file]"}));
+  EXPECT_EQ(hook.points,
+            (std::vector<std::string>{
+                "fs.create[checkpoint]", "fs.write[checkpoint]", "fs.fsync[checkpoint]",
+                "fs.rename[checkpoint]", "fs.dirsync[checkpoint]", "fs.create[checkpoint]",
+                "fs.write[checkpoint]", "fs.fsync[checkpoint]", "fs.rename[checkpoint]",
+                "fs.dirsync[checkpoint]", "fs.truncate[checkpoint]", "fs.unlink[checkpoint]",
+                "fs.create[file]", "fs.write[file]", "fs.truncate[file]", "fs.write[file]"}));
 }
 
 // Runs one mutating operation of each kind; returns its Status.
@@ -194,7 +196,7 @@ TEST(SimFsHookTest, InjectedFailureChangesNothingAndIsTagged) {
       EXPECT_EQ(status.code(), code) << name;
       EXPECT_TRUE(status.injected()) << name;
       EXPECT_NE(status.message().find(code == StatusCode::kNoSpace ? "injected ENOSPC at fs."
-                                                                    : "injected EIO at fs."),
+                                                                   : "injected EIO at fs."),
                 std::string::npos)
           << status.message();
       fs.SetHook(nullptr);
@@ -230,14 +232,22 @@ TEST(SimFsHookTest, DeathFreezesThrowsAndTheFrozenWorldRefusesEverything) {
     const uint64_t ops = fs.op_count();
     const std::string frozen_message = "simulated world is frozen after powerloss at fs." + name;
     std::vector<Status> refused = {
-        fs.NewWritableFile("/d/a").status(), fs.NewAppendableFile("/d/x").status(),
-        fs.ReadFile("/d/x").status(),        fs.FileExists("/d/x").status(),
-        fs.GetFileSize("/d/x").status(),     fs.GetChildren("/d").status(),
-        fs.RemoveFile("/d/x"),               fs.RenameFile("/d/x", "/d/z"),
-        fs.CreateDirIfMissing("/e"),         fs.SyncDir("/d"),
-        fs.LockFile("/d/L2").status(),       (*handle)->WriteAt(0, "q"),
-        (*handle)->Sync(),                   (*handle)->Truncate(0),
-        (*handle)->Size().status(),          fs.OpenAnonymousFile().status(),
+        fs.NewWritableFile("/d/a").status(),
+        fs.NewAppendableFile("/d/x").status(),
+        fs.ReadFile("/d/x").status(),
+        fs.FileExists("/d/x").status(),
+        fs.GetFileSize("/d/x").status(),
+        fs.GetChildren("/d").status(),
+        fs.RemoveFile("/d/x"),
+        fs.RenameFile("/d/x", "/d/z"),
+        fs.CreateDirIfMissing("/e"),
+        fs.SyncDir("/d"),
+        fs.LockFile("/d/L2").status(),
+        (*handle)->WriteAt(0, "q"),
+        (*handle)->Sync(),
+        (*handle)->Truncate(0),
+        (*handle)->Size().status(),
+        fs.OpenAnonymousFile().status(),
         fs.FlipBit("/d/x", 0),
     };
     for (const Status& s : refused) {
@@ -367,8 +377,8 @@ struct Op {
 };
 
 std::ostream& operator<<(std::ostream& os, const Op& op) {
-  static const char* kNames[] = {"create", "append", "overwrite", "sync", "rename", "unlink",
-                                 "syncdir"};
+  static const char* kNames[] = {"create", "append", "overwrite", "sync",
+                                 "rename", "unlink", "syncdir"};
   return os << kNames[op.kind] << "(d" << op.dir << "/f" << op.name << " -> d" << op.dir2 << "/f"
             << op.name2 << " size=" << op.size << " off=" << op.offset << ")";
 }
@@ -376,9 +386,7 @@ std::ostream& operator<<(std::ostream& os, const Op& op) {
 rc::Gen<Op> GenOp() {
   return rc::gen::apply(
       [](int kind, int dir, int name, int dir2, int name2, uint32_t size, uint32_t offset,
-         uint8_t fill) {
-        return Op{kind, dir, name, dir2, name2, size, offset, fill};
-      },
+         uint8_t fill) { return Op{kind, dir, name, dir2, name2, size, offset, fill}; },
       rc::gen::weightedElement<int>({{3, Op::kCreate},
                                      {4, Op::kAppend},
                                      {2, Op::kOverwrite},
@@ -387,9 +395,8 @@ rc::Gen<Op> GenOp() {
                                      {1, Op::kUnlink},
                                      {3, Op::kSyncDir}}),
       rc::gen::inRange(0, 2), rc::gen::inRange(0, 2), rc::gen::inRange(0, 2),
-      rc::gen::inRange(0, 2),
-      rc::gen::inRange<uint32_t>(0, 1600), rc::gen::inRange<uint32_t>(0, 2000),
-      rc::gen::arbitrary<uint8_t>());
+      rc::gen::inRange(0, 2), rc::gen::inRange<uint32_t>(0, 1600),
+      rc::gen::inRange<uint32_t>(0, 2000), rc::gen::arbitrary<uint8_t>());
 }
 
 std::string DirPath(int d) { return d == 0 ? "/d0" : "/d1"; }

@@ -1,6 +1,6 @@
-// The state of one simulated world behind a SimFs (private to faults/sim_fs*.cc). The crash model it
-// implements is the prose at the top of faults/sim_fs.h.
-// Thread-safety: one thread drives a world.
+// The state of one simulated world behind a SimFs (private to faults/sim_fs*.cc). The crash model
+// it implements is the prose at the top of faults/sim_fs.h. Thread-safety: one thread drives a
+// world.
 #pragma once
 
 #include <cstdint>

@@ -46,7 +46,8 @@ struct FileImpl {
   bool dirsync_on_sync = false;  // created by us: its name becomes durable at its first sync
 };
 
-// The sqlite3_file SQLite allocates (szOsFile bytes); plain layout, the C++ state lives on the heap.
+// The sqlite3_file SQLite allocates (szOsFile bytes); plain layout, the C++ state lives on the
+// heap.
 struct SimSqliteFile {
   sqlite3_file base;
   FileImpl* impl;
@@ -179,10 +180,19 @@ int FileControl(sqlite3_file*, int, void*) { return SQLITE_NOTFOUND; }
 int SectorSize(sqlite3_file*) { return static_cast<int>(kSimSectorBytes); }
 int DeviceCharacteristics(sqlite3_file*) { return 0; }
 
-const sqlite3_io_methods kIoMethods = {
-    1,          Close, Read,     Write,       Truncate,   Sync,
-    FileSize,   Lock,  Unlock,   CheckReservedLock,       FileControl,
-    SectorSize, DeviceCharacteristics};
+const sqlite3_io_methods kIoMethods = {1,
+                                       Close,
+                                       Read,
+                                       Write,
+                                       Truncate,
+                                       Sync,
+                                       FileSize,
+                                       Lock,
+                                       Unlock,
+                                       CheckReservedLock,
+                                       FileControl,
+                                       SectorSize,
+                                       DeviceCharacteristics};
 
 int Close(sqlite3_file* file) {
   FileImpl* f = ImplOf(file);
@@ -325,8 +335,8 @@ Status RegisterSimVfs(const std::string& vfs_name, SimFs* fs, uint64_t seed) {
   v.xCurrentTimeInt64 = CurrentTimeInt64;
   int rc = sqlite3_vfs_register(&v, /*makeDflt=*/0);
   if (rc != SQLITE_OK) {
-    return Status::Internal("sqlite3_vfs_register('" + vfs_name + "') failed: " +
-                            sqlite3_errstr(rc));
+    return Status::Internal("sqlite3_vfs_register('" + vfs_name +
+                            "') failed: " + sqlite3_errstr(rc));
   }
   Registry()[vfs_name] = std::move(state);
   return Status::Ok();

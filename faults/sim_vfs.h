@@ -3,8 +3,8 @@
 //
 // What it promises:
 //  - Every xWrite, xSync, xTruncate, xDelete and file creation goes through the SimFs fault points
-//    (fs.write[db], fs.fsync[journal], fs.truncate[..], fs.unlink[..], fs.create[..], fs.dirsync[..]),
-//    with the roles of the SimFs's classifier (SqliteRoleOf is the suggested one).
+//    (fs.write[db], fs.fsync[journal], fs.truncate[..], fs.unlink[..], fs.create[..],
+//    fs.dirsync[..]), with the roles of the SimFs's classifier (SqliteRoleOf is the suggested one).
 //  - Like SQLite's unix VFS, the first xSync of a file this VFS created (journal, WAL, and also the
 //    main database, which unix does not do) is followed by a SyncDir of its directory, so the new
 //    name is durable under the strict crash model; xDelete dir-syncs when SQLite asks (syncDir set,
@@ -13,7 +13,8 @@
 //    the VFS boundary (the world is already frozen) and becomes SQLITE_IOERR_* (or SQLITE_CANTOPEN
 //    from xOpen); SimVfsDeath tells the caller which death happened, so it can unwind the life.
 //  - An injected kFail becomes SQLITE_IOERR_* (SQLITE_FULL for ENOSPC on a write).
-//  - No OS randomness, no sleeping, no wall clock: xRandomness draws from a seeded Rng, xSleep returns
+//  - No OS randomness, no sleeping, no wall clock: xRandomness draws from a seeded Rng, xSleep
+//  returns
 //    at once, xCurrentTime reads a LogicalClock.
 //  - Locks: a correct single-process model of SQLite's SHARED/RESERVED/PENDING/EXCLUSIVE locks per
 //    path, shared by every connection on the same VFS name.
@@ -46,8 +47,9 @@ Status RegisterSimVfs(const std::string& vfs_name, SimFs* fs, uint64_t seed);
 // REQUIRES: no connection opened through it is still open.
 void UnregisterSimVfs(const std::string& vfs_name);
 
-// The first death this VFS caught at its C boundary (nullopt if none or unknown name). A caller that
-// sees an SQLite error checks this (or fs->frozen()) and rethrows the CrashSignal to end the life.
+// The first death this VFS caught at its C boundary (nullopt if none or unknown name). A caller
+// that sees an SQLite error checks this (or fs->frozen()) and rethrows the CrashSignal to end the
+// life.
 std::optional<CrashSignal> SimVfsDeath(const std::string& vfs_name);
 
 // SQLite draws its randomness (journal nonces, randomblob, temp names) from one process-wide PRNG

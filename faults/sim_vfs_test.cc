@@ -2,11 +2,13 @@
 // operation, or an EIO at any of them, the database is intact, every transaction that committed is
 // there and no transaction that had not committed is. Method (SQLite's fault-simulation style):
 // record the fault-free run's sequence of fault points, then for every point index i die (crash and
-// power loss) or fail with EIO at i, reopen the database in the post-death world through a fresh VFS
-// name, run PRAGMA integrity_check, and compare the table with the states an in-memory SQLite
+// power loss) or fail with EIO at i, reopen the database in the post-death world through a fresh
+// VFS name, run PRAGMA integrity_check, and compare the table with the states an in-memory SQLite
 // reaches after each transaction (a transaction whose COMMIT was in flight may be either state).
 // Also: locks between connections, determinism, WAL refusal, and the documented power-loss hole of
 // synchronous=FULL in DELETE mode, which the model must reproduce.
+#include "faults/sim_vfs.h"
+
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -19,7 +21,6 @@
 
 #include "engine/random.h"
 #include "faults/sim_fs.h"
-#include "faults/sim_vfs.h"
 
 namespace stepfault::faults {
 namespace {
@@ -94,8 +95,8 @@ const std::vector<std::string>& ExpectedStates() {
 }
 
 struct Outcome {
-  int committed = 0;        // transactions whose COMMIT returned SQLITE_OK
-  bool in_flight = false;   // the next transaction's COMMIT had started when the run stopped
+  int committed = 0;       // transactions whose COMMIT returned SQLITE_OK
+  bool in_flight = false;  // the next transaction's COMMIT had started when the run stopped
   int first_error = SQLITE_OK;
 };
 
@@ -188,9 +189,9 @@ void ExpectCommittedAndNothingElse(const Outcome& outcome, const Reopened& after
 TEST(SimVfsTest, FaultFreeRunCoversEveryKindOfPoint) {
   std::vector<std::string> points = RecordPoints("EXTRA");
   std::set<std::string> kinds(points.begin(), points.end());
-  for (const char* expected : {"fs.create[db]", "fs.create[journal]", "fs.write[db]",
-                               "fs.write[journal]", "fs.fsync[db]", "fs.fsync[journal]",
-                               "fs.unlink[journal]", "fs.dirsync[file]"}) {
+  for (const char* expected :
+       {"fs.create[db]", "fs.create[journal]", "fs.write[db]", "fs.write[journal]", "fs.fsync[db]",
+        "fs.fsync[journal]", "fs.unlink[journal]", "fs.dirsync[file]"}) {
     EXPECT_EQ(kinds.count(expected), 1u) << expected;
   }
   EXPECT_GT(points.size(), static_cast<size_t>(5 * kTransactions));
@@ -241,8 +242,9 @@ TEST(SimVfsTest, CrashAtEveryPointKeepsExactlyTheCommittedTransactions) {
 }
 
 TEST(SimVfsTest, PowerLossAtEveryPointKeepsExactlyTheCommittedTransactions) {
-  // synchronous=EXTRA: SQLite's level that dir-syncs the deleted journal, so a commit survives power
-  // loss (FULL does not promise that; see FullSyncInDeleteModeMayLoseTheLastCommitOnPowerLoss).
+  // synchronous=EXTRA: SQLite's level that dir-syncs the deleted journal, so a commit survives
+  // power loss (FULL does not promise that; see
+  // FullSyncInDeleteModeMayLoseTheLastCommitOnPowerLoss).
   SweepDeaths("EXTRA", DeathKind::kPowerLoss);
 }
 
@@ -251,8 +253,8 @@ TEST(SimVfsTest, PowerLossAtEveryPointKeepsExactlyTheCommittedTransactions) {
 void SweepFailures(StatusCode code) {
   const std::vector<std::string> points = RecordPoints("EXTRA");
   for (size_t i = 0; i < points.size(); ++i) {
-    const std::string where = std::string(StatusCodeName(code)) + "@" + points[i] + "#" +
-                              std::to_string(i);
+    const std::string where =
+        std::string(StatusCodeName(code)) + "@" + points[i] + "#" + std::to_string(i);
     auto fs = NewWorld();
     RecordingHook hook;
     hook.target = i;
@@ -314,10 +316,12 @@ TEST(SimVfsTest, SameSeedGivesByteIdenticalWorlds) {
     ASSERT_TRUE(RegisterSimVfs(vfs, fs.get(), 5).ok());
     // Keep the journal (PERSIST) so its random nonce is visible in the bytes compared.
     sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open_v2(kDbPath, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs.c_str()),
-              SQLITE_OK);
-    ASSERT_EQ(Exec(db, "PRAGMA journal_mode=PERSIST; CREATE TABLE t(x);"
-                       "INSERT INTO t VALUES(randomblob(16)), (datetime('now'));"),
+    ASSERT_EQ(
+        sqlite3_open_v2(kDbPath, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs.c_str()),
+        SQLITE_OK);
+    ASSERT_EQ(Exec(db,
+                   "PRAGMA journal_mode=PERSIST; CREATE TABLE t(x);"
+                   "INSERT INTO t VALUES(randomblob(16)), (datetime('now'));"),
               SQLITE_OK);
     sqlite3_close_v2(db);
     UnregisterSimVfs(vfs);
@@ -339,7 +343,7 @@ TEST(SimVfsTest, LocksSerializeWritersAndWalFailsCleanly) {
   ASSERT_EQ(sqlite3_open_v2(kDbPath, &b, flags, "locks"), SQLITE_OK);
   ASSERT_EQ(Exec(a, "CREATE TABLE t(x); INSERT INTO t VALUES(1);"), SQLITE_OK);
   ASSERT_EQ(Exec(a, "BEGIN IMMEDIATE; INSERT INTO t VALUES(2);"), SQLITE_OK);
-  EXPECT_EQ(Exec(b, "BEGIN IMMEDIATE"), SQLITE_BUSY);  // one writer
+  EXPECT_EQ(Exec(b, "BEGIN IMMEDIATE"), SQLITE_BUSY);       // one writer
   EXPECT_EQ(Exec(b, "SELECT count(*) FROM t"), SQLITE_OK);  // readers join a RESERVED writer
   ASSERT_EQ(Exec(a, "COMMIT"), SQLITE_OK);
   EXPECT_EQ(Exec(b, "BEGIN IMMEDIATE; INSERT INTO t VALUES(3); COMMIT;"), SQLITE_OK);

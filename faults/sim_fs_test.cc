@@ -1,16 +1,18 @@
 // Goal: SimFs keeps the Env contract and implements the crash model written at the top of
 // faults/sim_fs.h exactly. Method: unit tests for the contract, the fault points, freezing, tearing
 // and damage; then RapidCheck properties that run generated sequences of file operations (create,
-// appends and overwrites of up to 1600 bytes, sync, rename, unlink, dirsync) against a small model
-// kept here, die after a random prefix (or at a random fault point through the hook), and compare
-// the crash / power-loss clone with what the model says must survive. STEPFAULT_LONG=1 runs 10x
-// more cases.
+// appends and overwrites of up to 1600 bytes, sync, rename, unlink, dirsync, mkdir) against a small
+// model kept here, die after a random prefix (or at a random fault point through the hook), and
+// compare the crash / power-loss clone with what the model says must survive. STEPFAULT_LONG=1 runs
+// 10x more cases.
 #include "faults/sim_fs.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -369,7 +371,7 @@ TEST(SimFsDamageTest, DamageIsAppliedToBothImagesAndSurvivesPowerLoss) {
 // ---- Model-based properties -------------------------------------------------------------------
 
 struct Op {
-  enum Kind { kCreate, kAppend, kOverwrite, kSync, kRename, kUnlink, kSyncDir, kKinds };
+  enum Kind { kCreate, kAppend, kOverwrite, kSync, kRename, kUnlink, kSyncDir, kMkdir };
   int kind = kCreate;
   int dir = 0, name = 0, dir2 = 0, name2 = 0;
   uint32_t size = 0, offset = 0;
@@ -378,7 +380,7 @@ struct Op {
 
 std::ostream& operator<<(std::ostream& os, const Op& op) {
   static const char* kNames[] = {"create", "append", "overwrite", "sync",
-                                 "rename", "unlink", "syncdir"};
+                                 "rename", "unlink", "syncdir",   "mkdir"};
   return os << kNames[op.kind] << "(d" << op.dir << "/f" << op.name << " -> d" << op.dir2 << "/f"
             << op.name2 << " size=" << op.size << " off=" << op.offset << ")";
 }
@@ -393,13 +395,16 @@ rc::Gen<Op> GenOp() {
                                      {3, Op::kSync},
                                      {2, Op::kRename},
                                      {1, Op::kUnlink},
-                                     {3, Op::kSyncDir}}),
-      rc::gen::inRange(0, 2), rc::gen::inRange(0, 2), rc::gen::inRange(0, 2),
+                                     {3, Op::kSyncDir},
+                                     {1, Op::kMkdir}}),
+      rc::gen::inRange(0, 3), rc::gen::inRange(0, 2), rc::gen::inRange(0, 3),
       rc::gen::inRange(0, 2), rc::gen::inRange<uint32_t>(0, 1600),
       rc::gen::inRange<uint32_t>(0, 2000), rc::gen::arbitrary<uint8_t>());
 }
 
-std::string DirPath(int d) { return d == 0 ? "/d0" : "/d1"; }
+// Directories /d0 and /d1 exist durably from the start; /d1/s is made by kMkdir.
+std::string DirPath(int d) { return d == 0 ? "/d0" : d == 1 ? "/d1" : "/d1/s"; }
+constexpr size_t kSubdirMarker = SIZE_MAX;  // a directory entry in the model
 std::string FilePath(int d, int n) { return DirPath(d) + "/f" + std::to_string(n); }
 std::string Bytes(const Op& op) {
   std::string out(op.size, '\0');
@@ -416,11 +421,13 @@ struct Model {
     std::string write_bytes;
   };
   std::vector<Inode> inodes;
-  std::map<std::string, std::map<std::string, size_t>> cur, dur;  // dir -> name -> inode
+  // dir -> name -> inode (or kSubdirMarker); a directory absent from cur does not exist.
+  std::map<std::string, std::map<std::string, size_t>> cur, dur;
   uint64_t seq = 0;
 
   Model() { cur["/d0"], cur["/d1"], dur["/d0"], dur["/d1"]; }
   std::optional<size_t> Find(int d, int n) const {
+    if (cur.count(DirPath(d)) == 0) return std::nullopt;
     const auto& dir = cur.at(DirPath(d));
     auto it = dir.find("f" + std::to_string(n));
     if (it == dir.end()) return std::nullopt;
@@ -438,7 +445,15 @@ struct Model {
   void Apply(const Op& op) {
     const std::string name = "f" + std::to_string(op.name);
     std::optional<size_t> i = Find(op.dir, op.name);
+    if (op.kind != Op::kMkdir && cur.count(DirPath(op.dir)) == 0) return;
+    if (op.kind == Op::kRename && cur.count(DirPath(op.dir2)) == 0) return;
     switch (op.kind) {
+      case Op::kMkdir:
+        if (cur.count(DirPath(2)) == 0) {
+          cur[DirPath(2)], dur[DirPath(2)];
+          cur[DirPath(1)]["s"] = kSubdirMarker;
+        }
+        break;
       case Op::kCreate:
         if (i) {
           inodes[*i].cur.clear();
@@ -504,6 +519,12 @@ struct Model {
 };
 
 Status Run(SimFs& fs, const Op& op) {
+  if (op.kind == Op::kMkdir) return fs.CreateDirIfMissing(DirPath(2));
+  for (int d : {op.dir, op.kind == Op::kRename ? op.dir2 : op.dir}) {
+    auto dir_exists = fs.FileExists(DirPath(d));
+    if (!dir_exists.ok()) return dir_exists.status();
+    if (!*dir_exists) return Status::Ok();  // as the model: no-op on a missing directory
+  }
   const std::string path = FilePath(op.dir, op.name);
   auto exists = fs.FileExists(path);
   if (!exists.ok()) return exists.status();
@@ -529,6 +550,8 @@ Status Run(SimFs& fs, const Op& op) {
       return fs.RemoveFile(path);
     case Op::kSyncDir:
       return fs.SyncDir(DirPath(op.dir));
+    case Op::kMkdir:
+      break;
   }
   return Status::Internal("unknown op");
 }
@@ -545,22 +568,31 @@ void CheckCrashClone(SimFs& clone, const Model& model) {
   std::vector<std::string> expected;
   for (const auto& [dir, entries] : model.cur) {
     for (const auto& [name, i] : entries) {
+      if (i == kSubdirMarker) continue;
       expected.push_back(dir + "/" + name);
       RC_ASSERT(Read(clone, dir + "/" + name) == model.inodes[i].cur);
     }
   }
+  std::sort(expected.begin(), expected.end());
   RC_ASSERT(clone.ListAllFiles() == expected);
 }
 
 void CheckPowerLossClone(SimFs& clone, const Model& model) {
   std::vector<std::string> expected;
   for (const auto& [dir, entries] : model.dur) {
+    // /d1/s survives only if its entry in /d1 was dir-synced.
+    if (dir == DirPath(2) && model.dur.at(DirPath(1)).count("s") == 0) {
+      RC_ASSERT(!*clone.FileExists(dir));
+      continue;
+    }
     for (const auto& [name, i] : entries) {
+      if (i == kSubdirMarker) continue;
       expected.push_back(dir + "/" + name);
       std::set<std::string> allowed = model.PowerLossImages(i);
       RC_ASSERT(allowed.count(Read(clone, dir + "/" + name)) == 1u);
     }
   }
+  std::sort(expected.begin(), expected.end());
   RC_ASSERT(clone.ListAllFiles() == expected);
 }
 

@@ -332,6 +332,35 @@ TEST(SimVfsTest, SameSeedGivesByteIdenticalWorlds) {
   EXPECT_NE(worlds[0].find("2026-01-01"), std::string::npos);  // the logical clock, not the wall
 }
 
+TEST(SimVfsTest, WalWorksOnlyInExclusiveLockingMode) {
+  auto fs = NewWorld();
+  ASSERT_TRUE(RegisterSimVfs("wal", fs.get(), 1).ok());
+  sqlite3* db = nullptr;
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  ASSERT_EQ(sqlite3_open_v2(kDbPath, &db, flags, "wal"), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(Exec(db, "PRAGMA locking_mode=EXCLUSIVE"), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)), "wal");
+  sqlite3_finalize(stmt);
+  ASSERT_EQ(Exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES(1), (2);"), SQLITE_OK);
+  EXPECT_TRUE(*fs->FileExists(std::string(kDbPath) + "-wal"));
+  // A crash with the WAL not yet checkpointed: the reopened database replays it.
+  auto crashed = fs->CrashClone(DeathKind::kCrash, 1);
+  sqlite3_close_v2(db);
+  UnregisterSimVfs("wal");
+  ASSERT_TRUE(RegisterSimVfs("wal-after", crashed.get(), 1).ok());
+  ASSERT_EQ(sqlite3_open_v2(kDbPath, &db, flags, "wal-after"), SQLITE_OK);
+  ASSERT_EQ(Exec(db, "PRAGMA locking_mode=EXCLUSIVE"), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM t", -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(stmt, 0), 2);
+  sqlite3_finalize(stmt);
+  sqlite3_close_v2(db);
+  UnregisterSimVfs("wal-after");
+}
+
 TEST(SimVfsTest, LocksSerializeWritersAndWalFailsCleanly) {
   auto fs = NewWorld();
   ASSERT_TRUE(RegisterSimVfs("locks", fs.get(), 1).ok());

@@ -361,7 +361,7 @@ TEST(SimVfsTest, WalWorksOnlyInExclusiveLockingMode) {
   UnregisterSimVfs("wal-after");
 }
 
-TEST(SimVfsTest, LocksSerializeWritersAndWalFailsCleanly) {
+TEST(SimVfsTest, LocksSerializeWritersAndWalIsRefusedWithoutExclusiveLocking) {
   auto fs = NewWorld();
   ASSERT_TRUE(RegisterSimVfs("locks", fs.get(), 1).ok());
   EXPECT_EQ(RegisterSimVfs("locks", fs.get(), 1).code(), StatusCode::kAlreadyExists);

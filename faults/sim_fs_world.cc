@@ -1,0 +1,94 @@
+// The simulated world's fault-point gate, freezing and the write/sync bookkeeping of the crash
+// model (see faults/sim_fs.h). Thread-safety: one thread drives a world.
+#include "faults/sim_fs_world.h"
+
+#include <cstring>
+
+namespace stepfault::faults {
+
+Status SimWorld::Enter() {
+  if (frozen) {
+    return Status::FailedPrecondition("simulated world is frozen after " +
+                                      std::string(DeathKindName(frozen_kind)) + " at " +
+                                      frozen_point);
+  }
+  ++op_count;
+  return Status::Ok();
+}
+
+Status SimWorld::Point(std::string_view op, std::string_view role) {
+  SF_RETURN_IF_ERROR(Enter());
+  if (hook == nullptr) return Status::Ok();
+  std::string point = "fs.";
+  point.append(op).append("[").append(role).append("]");
+  Decision decision = hook->OnPoint(point);
+  switch (decision.kind) {
+    case Decision::Kind::kProceed:
+      return Status::Ok();
+    case Decision::Kind::kFail: {
+      const char* what = decision.fail_code == StatusCode::kNoSpace ? "ENOSPC" : "EIO";
+      return Status(decision.fail_code, std::string("injected ") + what + " at " + point,
+                    /*injected=*/true);
+    }
+    case Decision::Kind::kDie:
+      Freeze(decision.death, point);
+      throw CrashSignal{decision.death, point};
+  }
+  SF_CHECK(false && "unknown Decision::Kind");
+  return Status::Internal("unreachable");
+}
+
+std::string SimWorld::Role(const std::string& path) const {
+  return classifier ? classifier(path) : std::string("file");
+}
+
+void SimWorld::Freeze(DeathKind kind, std::string_view point) {
+  if (frozen) return;  // the first death wins
+  frozen = true;
+  frozen_kind = kind;
+  frozen_point = std::string(point);
+}
+
+void SimWorld::Write(const SimInodePtr& inode, uint64_t offset, std::string_view bytes) {
+  if (bytes.empty()) return;
+  const uint64_t end = offset + bytes.size();
+  if (inode->data.size() < end) inode->data.resize(end, '\0');
+  std::memcpy(inode->data.data() + offset, bytes.data(), bytes.size());
+  if (inode->pending_write_seq != 0) pending_writes.erase(inode->pending_write_seq);
+  inode->pending_write_seq = ++write_seq;
+  inode->pending_write_offset = offset;
+  inode->pending_write_bytes.assign(bytes.data(), bytes.size());
+  pending_writes[inode->pending_write_seq] = inode;
+}
+
+void SimWorld::SyncInode(const SimInodePtr& inode) {
+  inode->durable = inode->data;
+  if (inode->pending_write_seq != 0) pending_writes.erase(inode->pending_write_seq);
+  inode->pending_write_seq = 0;
+  inode->pending_write_offset = 0;
+  inode->pending_write_bytes.clear();
+}
+
+Result<std::string> NormalizeSimPath(std::string_view path) {
+  std::string out;
+  size_t pos = 0;
+  // Each iteration consumes one component; a path has at most path.size() components.
+  for (size_t guard = 0; pos <= path.size(); ++guard) {
+    SF_CHECK(guard <= path.size() + 1);
+    size_t slash = path.find('/', pos);
+    if (slash == std::string_view::npos) slash = path.size();
+    std::string_view part = path.substr(pos, slash - pos);
+    pos = slash + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      return Status::InvalidArgument("simulated path '" + std::string(path) +
+                                     "' contains '..'; pass a normalized absolute path");
+    }
+    out += '/';
+    out.append(part);
+  }
+  if (out.empty()) out = "/";
+  return out;
+}
+
+}  // namespace stepfault::faults

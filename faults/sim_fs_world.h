@@ -1,0 +1,70 @@
+// The state of one simulated world behind a SimFs (private to faults/sim_fs*.cc). The crash model
+// it implements is the prose at the top of faults/sim_fs.h. Thread-safety: one thread drives a
+// world.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "engine/status.h"
+#include "faults/fault_hook.h"
+
+namespace stepfault::faults {
+
+struct SimInode {
+  std::string data;     // current bytes
+  std::string durable;  // bytes as of the last Sync()
+  // The most recent write not followed by a Sync (pending_write_seq == 0: none).
+  uint64_t pending_write_seq = 0;
+  uint64_t pending_write_offset = 0;
+  std::string pending_write_bytes;
+};
+using SimInodePtr = std::shared_ptr<SimInode>;
+
+// A directory entry: a file (inode) or, when inode is null, a subdirectory.
+struct SimEntry {
+  SimInodePtr inode;
+  bool is_dir() const { return inode == nullptr; }
+};
+
+struct SimDir {
+  std::map<std::string, SimEntry> entries;  // current
+  std::map<std::string, SimEntry> durable;  // as of the last SyncDir()
+};
+
+struct SimWorld {
+  std::map<std::string, SimDir> dirs;  // by normalized path; "/" always present
+  std::function<std::string(const std::string&)> classifier;
+  FaultHook* hook = nullptr;
+  bool frozen = false;
+  DeathKind frozen_kind = DeathKind::kCrash;
+  std::string frozen_point;
+  uint64_t op_count = 0;
+  uint64_t write_seq = 0;
+  // Unsynced writes by sequence number, so the system-wide last one is pending_writes.rbegin().
+  // An entry whose inode is gone stays (expired) so it still counts as the last write.
+  std::map<uint64_t, std::weak_ptr<SimInode>> pending_writes;
+  std::set<std::string> locked_paths;
+
+  // Refuses (kFailedPrecondition) when frozen; else counts the operation.
+  Status Enter();
+  // Enter() plus the fault point "fs.<op>[<role>]": kProceed -> Ok, kFail -> injected Status,
+  // kDie -> Freeze and throw CrashSignal.
+  Status Point(std::string_view op, std::string_view role);
+  std::string Role(const std::string& path) const;
+  void Freeze(DeathKind kind, std::string_view point);
+
+  // Mutations shared by the Env and the VFS handles (no checks, no points).
+  void Write(const SimInodePtr& inode, uint64_t offset, std::string_view bytes);
+  void SyncInode(const SimInodePtr& inode);
+};
+
+// "/a/b" from "a//b/./"; kInvalidArgument for "..".
+Result<std::string> NormalizeSimPath(std::string_view path);
+
+}  // namespace stepfault::faults

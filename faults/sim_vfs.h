@@ -1,0 +1,66 @@
+// A SQLite VFS over a SimFs, registered under a name, so a store that opens its database with
+// sqlite3_open_v2(path, &db, flags, vfs_name) runs on the simulated file system and never knows.
+//
+// What it promises:
+//  - Every xWrite, xSync, xTruncate, xDelete and file creation goes through the SimFs fault points
+//    (fs.write[db], fs.fsync[journal], fs.truncate[..], fs.unlink[..], fs.create[..],
+//    fs.dirsync[..]), with the roles of the SimFs's classifier (SqliteRoleOf is the suggested one).
+//  - Like SQLite's unix VFS, the first xSync of a file this VFS created (journal, WAL, and also the
+//    main database, which unix does not do) is followed by a SyncDir of its directory, so the new
+//    name is durable under the strict crash model; xDelete dir-syncs when SQLite asks (syncDir set,
+//    which it does for the journal in DELETE mode only under synchronous=EXTRA).
+//  - A C++ exception never crosses SQLite's C frames: a CrashSignal from a fault point is caught at
+//    the VFS boundary (the world is already frozen) and becomes SQLITE_IOERR_* (or SQLITE_CANTOPEN
+//    from xOpen); SimVfsDeath tells the caller which death happened, so it can unwind the life.
+//  - An injected kFail becomes SQLITE_IOERR_* (SQLITE_FULL for ENOSPC on a write).
+//  - No OS randomness, no sleeping, no wall clock: xRandomness draws from a seeded Rng, xSleep
+//  returns
+//    at once, xCurrentTime reads a LogicalClock.
+//  - Locks: a correct single-process model of SQLite's SHARED/RESERVED/PENDING/EXCLUSIVE locks per
+//    path, shared by every connection on the same VFS name.
+//  - Journal modes: rollback journals (DELETE, TRUNCATE, PERSIST) work. There is no xShm, so
+//    "PRAGMA journal_mode=WAL" leaves the mode unchanged (SQLite's rule for VFSes without shared
+//    memory) unless locking_mode=EXCLUSIVE, where SQLite keeps the WAL index in heap memory and WAL
+//    works over xRead/xWrite.
+//  - Files SQLite opens with DELETEONCLOSE or without a name (temp files) are anonymous SimFs files
+//    (role "temp"): never linked, gone on close.
+// Thread-safety: registration is guarded by a mutex; a registered VFS is driven by the one thread
+// that drives its SimFs (SQLite itself must not share one VFS across threads here).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/status.h"
+#include "faults/fault_hook.h"
+#include "faults/sim_fs.h"
+
+namespace stepfault::faults {
+
+// Registers (not as default) a VFS named vfs_name whose files live in fs; seed drives xRandomness.
+// kAlreadyExists if the name is taken (by any VFS).
+// REQUIRES: fs outlives the registration.
+Status RegisterSimVfs(const std::string& vfs_name, SimFs* fs, uint64_t seed);
+
+// Unregisters and frees a VFS registered by RegisterSimVfs; no-op for unknown names.
+// REQUIRES: no connection opened through it is still open.
+void UnregisterSimVfs(const std::string& vfs_name);
+
+// The first death this VFS caught at its C boundary (nullopt if none or unknown name). A caller
+// that sees an SQLite error checks this (or fs->frozen()) and rethrows the CrashSignal to end the
+// life.
+std::optional<CrashSignal> SimVfsDeath(const std::string& vfs_name);
+
+// SQLite draws its randomness (journal nonces, randomblob, temp names) from one process-wide PRNG
+// seeded by the DEFAULT VFS's xRandomness, not by the VFS a connection opened. This reseeds that
+// PRNG from `seed` (SQLITE_TESTCTRL_PRNG_SEED), so a life's SQLite bytes depend on the seed alone.
+// Process-wide: call it at the start of each simulated life, with no other thread using SQLite.
+void SeedSqliteRandomness(uint64_t seed);
+
+// The suggested role classifier for SQLite files: "*-journal" and "*-wal" -> "journal",
+// "*.db" (and "*.sqlite") -> "db", anything else -> "file" (so the VFS's directory syncs are
+// "fs.dirsync[file]" unless the caller's classifier names its directories).
+std::string SqliteRoleOf(const std::string& path);
+
+}  // namespace stepfault::faults

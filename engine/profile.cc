@@ -7,29 +7,42 @@ struct Switch {
   const char* name;
   const char* meaning;
   bool EngineProfile::*field;
+  bool maf_compat;  // part of today's upstream behaviour
 };
 const Switch kSwitches[] = {
     {"edge-id-blind-matching",
      "compatibility ignores EdgeIds and matches edges per source as a set (MAF IsMatch)",
-     &EngineProfile::edge_id_blind_matching},
+     &EngineProfile::edge_id_blind_matching, true},
     {"non-bijective-edge-matching",
      "a workflow edge needs only to match some checkpoint edge of its source ({X,Y} vs {X,X})",
-     &EngineProfile::non_bijective_edge_matching},
+     &EngineProfile::non_bijective_edge_matching, true},
     {"ownership-before-validation",
      "a fresh resume owns the workflow before validating; a rejected resume leaves it unusable",
-     &EngineProfile::ownership_before_validation},
+     &EngineProfile::ownership_before_validation, true},
     {"non-atomic-restore", "restore imports in phases; a late failure leaves a half-restored run",
-     &EngineProfile::non_atomic_restore},
+     &EngineProfile::non_atomic_restore, true},
     {"step-numbers-restart", "step numbers restart at 0 after a fresh resume",
-     &EngineProfile::step_numbers_restart},
+     &EngineProfile::step_numbers_restart, true},
     {"fan-in-aliasing", "the in-memory manager keeps live fan-in state objects (aliasing)",
-     &EngineProfile::fan_in_aliasing},
+     &EngineProfile::fan_in_aliasing, true},
+    {"requests-not-reemitted", "pending requests are not re-emitted after resume or restore (#2485)",
+     &EngineProfile::requests_not_reemitted, false},
+    {"stale-responses-kept", "responses queued before a live restore survive it (PR #5134)",
+     &EngineProfile::stale_responses_kept, false},
+    {"parent-link-empty", "every checkpoint's parent link is empty (#3796)",
+     &EngineProfile::parent_link_empty, false},
+    {"fan-in-state-not-checkpointed", "fan-in barrier buffers are left out of checkpoints (#6372)",
+     &EngineProfile::fan_in_state_not_checkpointed, false},
+    {"watcher-cancel-ends-run", "cancelling a watcher cancels the run (contrary to ADR-0015)",
+     &EngineProfile::watcher_cancel_ends_run, false},
 };
 }  // namespace
 
 EngineProfile EngineProfile::MafCompat() {
   EngineProfile p;
-  for (const Switch& s : kSwitches) p.*(s.field) = true;
+  for (const Switch& s : kSwitches) {
+    if (s.maf_compat) p.*(s.field) = true;
+  }
   return p;
 }
 
@@ -55,7 +68,7 @@ Status EngineProfile::Enable(std::string_view name) {
 const std::vector<HazardInfo>& EngineHazards() {
   static const std::vector<HazardInfo>* list = [] {
     auto* v = new std::vector<HazardInfo>();
-    for (const Switch& s : kSwitches) v->push_back({s.name, s.meaning});
+    for (const Switch& s : kSwitches) v->push_back({s.name, s.meaning, s.maf_compat});
     return v;
   }();
   return *list;

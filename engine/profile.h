@@ -33,7 +33,21 @@ struct EngineProfile {
   // The in-memory manager keeps the live fan-in state objects instead of copies (#6573).
   bool fan_in_aliasing = false;
 
+  // Historical upstream bugs, since fixed in MAF (so not part of maf-compat), kept as mutants the
+  // harness must kill:
+  // Pending requests are not re-emitted after a resume or restore (#2485, PR #4955).
+  bool requests_not_reemitted = false;
+  // Responses queued before a live restore survive it (PR #5134).
+  bool stale_responses_kept = false;
+  // Every checkpoint's parent link is empty (#3796).
+  bool parent_link_empty = false;
+  // Fan-in barrier buffers are left out of checkpoints (#6372).
+  bool fan_in_state_not_checkpointed = false;
+  // Cancelling a watcher cancels the run (contrary to ADR-0015's observer rule).
+  bool watcher_cancel_ends_run = false;
+
   static EngineProfile Strict() { return {}; }
+  // Every switch that reproduces current upstream behaviour (not the historical bugs).
   static EngineProfile MafCompat();
 
   // The kebab-case names of the switches that are on, in a fixed order.
@@ -47,6 +61,7 @@ struct EngineProfile {
 struct HazardInfo {
   std::string name;
   std::string meaning;
+  bool maf_compat;  // part of the maf-compat profile (today's upstream); else a fixed historical bug
 };
 const std::vector<HazardInfo>& EngineHazards();
 

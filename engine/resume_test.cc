@@ -443,3 +443,76 @@ TEST(ResumeTest, TheSameRunTwiceGivesByteIdenticalCheckpoints) {
 
 }  // namespace
 }  // namespace stepfault
+
+namespace stepfault {
+namespace {
+// The historical upstream bugs kept as switches: each must really change behaviour, or the harness
+// could not prove it detects them.
+TEST(HistoricalBugTest, EachSwitchReproducesItsBug) {
+  using testing::Drain;
+  using testing::Msg;
+  using testing::OfKind;
+  {
+    EngineProfile p;
+    p.requests_not_reemitted = true;
+    InMemoryCheckpointManager m;
+    RunOptions o;
+    o.checkpoints = &m;
+    o.profile = p;
+    auto run = StreamingRun::Start(testing::ApprovalLikeWorkflow(), Msg("Draft"), o);
+    Drain(**run);
+    auto cp = (*run)->checkpoints().back();
+    run->reset();
+    auto resumed = StreamingRun::Resume(testing::ApprovalLikeWorkflow(), cp, o);
+    EXPECT_EQ(OfKind(Drain(**resumed), EventKind::kRequestInfo).size(), 0u);
+  }
+  {
+    EngineProfile p;
+    p.stale_responses_kept = true;
+    InMemoryCheckpointManager m;
+    RunOptions o;
+    o.checkpoints = &m;
+    o.profile = p;
+    auto run = StreamingRun::Start(testing::ApprovalLikeWorkflow(), Msg("Draft"), o);
+    auto events = Drain(**run);
+    auto id = OfKind(events, EventKind::kRequestInfo)[0].request_id;
+    ASSERT_TRUE((*run)->SendResponse({id, "approval", Msg("Decision", "stale")}).ok());
+    ASSERT_TRUE((*run)->Restore((*run)->checkpoints().back()).ok());
+    EXPECT_EQ(OfKind(Drain(**run), EventKind::kWorkflowOutput).size(), 1u);  // the stale one applied
+  }
+  {
+    EngineProfile p;
+    p.parent_link_empty = true;
+    InMemoryCheckpointManager m;
+    RunOptions o;
+    o.checkpoints = &m;
+    o.profile = p;
+    auto run = StreamingRun::Start(testing::ApprovalLikeWorkflow(), Msg("Draft"), o);
+    Drain(**run);
+    EXPECT_FALSE((*m.Lookup((*run)->checkpoints().back()))->parent.has_value());
+  }
+  {
+    EngineProfile p;
+    p.fan_in_state_not_checkpointed = true;
+    InMemoryCheckpointManager m;
+    RunOptions o;
+    o.checkpoints = &m;
+    o.profile = p;
+    auto run = StreamingRun::Start(testing::FanInWithPortWorkflow(1), Msg("Go"), o);
+    Drain(**run);
+    EXPECT_TRUE((*m.Lookup((*run)->checkpoints().back()))->edge_state.empty());
+  }
+  {
+    EngineProfile p;
+    p.watcher_cancel_ends_run = true;
+    RunOptions o;
+    o.profile = p;
+    auto run = StreamingRun::Start(testing::ApprovalLikeWorkflow(), Msg("Draft"), o);
+    auto stream = (*run)->Watch();
+    ASSERT_TRUE(stream->Next().has_value());
+    stream->Cancel();
+    EXPECT_EQ((*run)->status(), RunStatus::kEnded);
+  }
+}
+}  // namespace
+}  // namespace stepfault

@@ -25,7 +25,7 @@ EventStream::EventStream(EventStream&& other) noexcept : run_(other.run_) {
 
 EventStream& EventStream::operator=(EventStream&& other) noexcept {
   if (this != &other) {
-    Cancel();
+    Release();
     run_ = other.run_;
     other.run_ = nullptr;
     if (run_ != nullptr) run_->watcher_ = this;
@@ -33,11 +33,18 @@ EventStream& EventStream::operator=(EventStream&& other) noexcept {
   return *this;
 }
 
-EventStream::~EventStream() { Cancel(); }
+EventStream::~EventStream() { Release(); }
 
-void EventStream::Cancel() {
+void EventStream::Release() {
   if (run_ != nullptr && run_->watcher_ == this) run_->watcher_ = nullptr;
   run_ = nullptr;
+}
+
+void EventStream::Cancel() {
+  StreamingRun* run = run_;
+  Release();
+  // The mistake ADR-0015 rules out: observation and execution sharing one cancellation.
+  if (run != nullptr && run->options_.profile.watcher_cancel_ends_run) run->Cancel();
 }
 
 std::optional<WorkflowEvent> EventStream::Next() {
@@ -46,7 +53,7 @@ std::optional<WorkflowEvent> EventStream::Next() {
   if (run->buffered_.empty()) run->Pump(/*until_halt=*/false);
   if (run->buffered_.empty()) {
     // Halted or ended: this watch is over.
-    Cancel();
+    Release();
     return std::nullopt;
   }
   WorkflowEvent e = std::move(run->buffered_.front());
@@ -115,7 +122,7 @@ Status StreamingRun::SendResponse(ExternalResponse response) {
 void StreamingRun::Cancel() {
   ended_ = true;
   in_cycle_ = false;
-  if (watcher_ != nullptr) watcher_->Cancel();
+  if (watcher_ != nullptr) watcher_->Release();
 }
 
 RunStatus StreamingRun::status() const {

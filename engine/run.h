@@ -81,6 +81,8 @@ class EventStream {
  private:
   friend class StreamingRun;
   explicit EventStream(StreamingRun* run) : run_(run) {}
+  // Gives the watcher slot back without any other effect (end of stream, destruction).
+  void Release();
   StreamingRun* run_;
 };
 

@@ -182,7 +182,8 @@ Status StreamingRun::ImportStrict(const CheckpointInfo& info, const Checkpoint& 
     }
     return s;
   }
-  deferred_.clear();  // responses and inputs of the superseded timeline (MAF PR #5134)
+  // Responses and inputs of the superseded timeline are dropped (MAF PR #5134).
+  if (!options_.profile.stale_responses_kept) deferred_.clear();
   return Status::Ok();
 }
 
@@ -198,7 +199,7 @@ Status StreamingRun::ImportInPhases(const CheckpointInfo& info, const Checkpoint
     }
     Instantiate(id);
   }
-  deferred_.clear();
+  if (!options_.profile.stale_responses_kept) deferred_.clear();
   next_queue_.clear();
   for (const auto& [receiver, list] : checkpoint.queued) {
     if (workflow_->FindBinding(receiver) == nullptr) {
@@ -239,6 +240,7 @@ void StreamingRun::AfterRestore(const CheckpointInfo& info) {
   // re-read it either way so the list never offers a checkpoint that is gone.
   Result<std::vector<CheckpointInfo>> index = options_.checkpoints->Index(session_id_);
   if (index.ok()) checkpoints_ = std::move(index).value();
+  if (options_.profile.requests_not_reemitted) return;
   for (const PendingRequest& r : outstanding_) {
     WorkflowEvent e{EventKind::kRequestInfo};
     e.executor_id = r.port_id;

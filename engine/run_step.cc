@@ -189,11 +189,12 @@ Checkpoint StreamingRun::ExportCheckpoint() const {
   c.outstanding = outstanding_;
   c.state = state_;
   for (const auto& [id, s] : fan_in_) {
+    if (options_.profile.fan_in_state_not_checkpointed) break;
     // Strict: a snapshot. The aliasing hazard exports the live object itself.
     c.edge_state[id] = options_.profile.fan_in_aliasing ? std::shared_ptr<const FanInState>(s)
                                                         : std::make_shared<const FanInState>(*s);
   }
-  c.parent = last_checkpoint_;
+  if (!options_.profile.parent_link_empty) c.parent = last_checkpoint_;
   return c;
 }
 

@@ -1,0 +1,60 @@
+// The life runner: runs one scenario under one fault plan in a simulated world, life after life,
+// the way an operator would recover it, and checks the invariants after every life and at the end.
+//
+// For each life i: a fresh in-memory process (engine, stores, host) on the world the last life left;
+// the plan's i-th fault is armed in an Injector that is both the probe and the file system's hook;
+// a death (crash, power loss, fail-after-write exit) freezes the world and unwinds the life; the next
+// world is the possible post-death world (SimFs::CrashClone with a seed derived from the root seed),
+// damaged afterwards when the fault was `corrupt`. Lives go on until the scenario reports completion,
+// reports an error no retry can fix, or lives_max is reached.
+//
+// Harness-level invariants: INV-LIVENESS (completion within lives_max, or a typed final error only
+// after damage was injected) and INV-CORRUPT (damage gives a typed error or a documented fallback).
+// Everything is derived from the root seed, so RunPlan is a pure function of its arguments, and its
+// trace is byte-identical on every run (INV-DETERMINISM, checked by running twice).
+// Thread-safety: RunPlan may run on one thread at a time per process (SQLite's randomness is
+// process-wide); parallel exploration uses processes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "faults/injector.h"
+#include "faults/plan.h"
+#include "scenarios/scenario.h"
+
+namespace stepfault::properties {
+
+struct RunConfig {
+  uint64_t seed = 0;
+  EngineProfile profile;
+  scenarios::ScenarioHazards hazards;
+  scenarios::StoreHazards store;
+  int lives_max = 6;
+  Json params;  // null: the scenario's defaults
+};
+
+struct LifeRecord {
+  scenarios::LifeReport report;
+  std::optional<faults::Fault> fault;
+  std::optional<faults::Window> fired;
+  std::string death;                    // "", "crash", "powerloss", "exit"
+  std::vector<faults::Window> windows;  // every hit of the life, in order
+};
+
+struct Execution {
+  std::vector<LifeRecord> lives;
+  std::vector<scenarios::Violation> violations;
+  bool completed = false;
+  std::string trace;  // canonical text of the whole execution
+};
+
+Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
+                  const RunConfig& config);
+
+// The command that replays a plan from the command line.
+std::string ReplayCommand(const std::string& scenario, const faults::Plan& plan,
+                          const RunConfig& config);
+
+}  // namespace stepfault::properties

@@ -1,0 +1,8 @@
+// The list of built-in scenarios.
+#include "scenarios/builtin.h"
+
+namespace stepfault::scenarios {
+
+std::vector<std::shared_ptr<const Scenario>> MakeBuiltinScenarios() { return {}; }
+
+}  // namespace stepfault::scenarios

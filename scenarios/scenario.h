@@ -1,0 +1,116 @@
+// Scenario: a recovery protocol under test (DESIGN.md §7). A scenario is a workflow, its business
+// store, a host that starts, recovers from durable state alone and responds the way the seed
+// documents describe, the invariants it promises, and labels for its business windows.
+//
+// The harness drives a scenario as a sequence of *lives*: each life is one process of the host,
+// running the operator's next command (start, resume, ...) chosen from the durable state alone.
+// A life may die at a fault point (a CrashSignal unwinds it); the next life starts from what the
+// world kept. After every life the scenario checks its invariants against the durable state and
+// the facts the lives reported; after the last life it also checks the end state against the
+// fault-free reference.
+//
+// The same scenario runs on the simulated file system (exploration: HostEnv::env is a SimFs and
+// vfs_name its SQLite VFS) and on the real one (the command line: PosixEnv and the default VFS).
+// Thread-safety: a scenario object is immutable; every life gets its own HostEnv.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/clock.h"
+#include "engine/env.h"
+#include "engine/message.h"
+#include "engine/probe.h"
+#include "engine/profile.h"
+#include "faults/plan.h"
+
+namespace stepfault::scenarios {
+
+// Mutants in the hosts: each reproduces a mistake a host author makes (issue: mutants).
+struct ScenarioHazards {
+  bool effect_without_unique_key = false;      // approval: the effect has no unique key
+  bool receipt_before_request = false;         // approval: receipt names the checkpoint before the request
+  bool receipt_in_place = false;               // approval: waiting.json written in place
+  bool receipt_no_dir_sync = false;            // approval: no directory fsync after the rename
+  bool decision_sent_before_persisted = false;  // approval: response sent before the decision is stored
+  bool duplicate_response_resumes_twice = false;  // approval: a duplicate response resumes again
+  bool boundary_checkpoint_too_early = false;  // artifact-boundary: checkpoint before the boundary
+};
+
+// Store mutants (the upstream store behaviours).
+struct StoreHazards {
+  bool prune_on_read = false;
+  bool in_place_write = false;
+};
+
+// A recovery-side variation the harness asks of one life (fault actions applied at host.resume).
+struct RecoveryVariation {
+  faults::FaultActionKind kind = faults::FaultActionKind::kNone;  // topology / duplicate / conflicting / observer-cancel
+  faults::TopologyMutation mutation = faults::TopologyMutation::kPermuteEdges;
+};
+
+struct HostEnv {
+  Env* env = nullptr;
+  std::string dir;       // the scenario's directory; exists
+  std::string vfs_name;  // SQLite VFS for the databases ("" = SQLite's default)
+  Probe* probe = nullptr;
+  Clock* clock = nullptr;
+  uint64_t seed = 0;     // this life's seed (engine ids, scheduler)
+  uint64_t root_seed = 0;  // the scenario run's seed (stable identities across lives)
+  EngineProfile profile;
+  ScenarioHazards hazards;
+  StoreHazards store;
+  RecoveryVariation variation;
+  Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
+};
+
+// What one life reports. Everything here must be deterministic: it is part of the run's trace.
+struct LifeReport {
+  std::string command;          // the operator's command ("start", "resume", ...)
+  Status status;                // how the command ended (ok, or the typed error it reported)
+  bool completed = false;       // the scenario's job is done
+  bool final = false;           // an error no retry can fix (damaged data): stop, no liveness owed
+  bool died = false;            // filled by the harness: the life died at a fault point
+  int exit_code = 0;            // what the process would exit with (fail-after-write: 1)
+  std::vector<std::string> trace;  // event trace lines and host notes
+  Json facts = Json::object();  // what the host observed, for the oracle
+};
+
+struct Violation {
+  std::string invariant;
+  std::string message;
+};
+
+class Scenario {
+ public:
+  virtual ~Scenario() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  // The invariant ids it declares (DESIGN.md §6); the harness adds INV-LIVENESS and INV-DETERMINISM.
+  virtual std::vector<std::string> invariants() const = 0;
+  // The default parameters of the fault-free reference run.
+  virtual Json default_params() const { return Json::object(); }
+  // The business window a fault point falls in, for a life running `command` ("" when none).
+  virtual std::string BusinessWindow(const std::string& command, const std::string& point) const {
+    (void)command;
+    (void)point;
+    return "";
+  }
+  // Which recovery-side variations make sense for this scenario.
+  virtual std::vector<faults::FaultAction> RecoveryActions() const { return {}; }
+
+  // Runs the operator's next command. `previous` are the reports of the earlier lives.
+  // Fills `report` as it goes, so what a life did before it died is kept.
+  virtual void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
+                       LifeReport* report) const = 0;
+  // Checks the invariants after a life (`final` after the last one) against the durable state.
+  virtual void Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,
+                     std::vector<Violation>* out) const = 0;
+};
+
+// The registry of built-in scenarios, in a fixed order.
+const std::vector<std::shared_ptr<const Scenario>>& BuiltinScenarios();
+std::shared_ptr<const Scenario> FindScenario(const std::string& name);
+
+}  // namespace stepfault::scenarios

@@ -29,7 +29,11 @@ constexpr const char* kSelectOne =
     "SELECT seq, parent_checkpoint_id, body, checksum FROM checkpoints"
     " WHERE session_id = ?1 AND checkpoint_id = ?2";
 constexpr const char* kSelectSession =
-    "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE session_id = ?1 ORDER BY seq";
+    "SELECT seq, checkpoint_id, parent_checkpoint_id, body, checksum FROM checkpoints"
+    " WHERE session_id = ?1 ORDER BY seq";
+constexpr const char* kSelectColumns =
+    "SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || pk"
+    " FROM pragma_table_info('checkpoints') ORDER BY cid";
 constexpr const char* kDelete =
     "DELETE FROM checkpoints WHERE session_id = ?1 AND checkpoint_id = ?2";
 
@@ -110,7 +114,13 @@ Status SqliteCheckpointStore::Error(int rc, std::string_view what) const {
     case SQLITE_LOCKED: return Status::Busy(message);
     case SQLITE_CONSTRAINT: return Status::AlreadyExists(message);
     case SQLITE_CANTOPEN: return Status::IOError(message);
-    default: return Status::Internal(message);
+    default:
+      // While opening, a plain SQL error ("unsupported file format", a mangled schema) means the
+      // file is damaged or foreign, not that our statements are wrong.
+      if (opening_) {
+        return Status::Corruption(message + "; the database is damaged or not a checkpoint store");
+      }
+      return Status::Internal(message);
   }
 }
 
@@ -157,6 +167,7 @@ Status SqliteCheckpointStore::Initialize() {
   }
   SF_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL"));
   SF_RETURN_IF_ERROR(Exec(kCreateTable));
+  SF_RETURN_IF_ERROR(VerifySchema());
   SF_ASSIGN_OR_RETURN(sqlite3_stmt * check, Prepare("PRAGMA quick_check"));
   {
     ResetOnExit reset{check};
@@ -173,6 +184,29 @@ Status SqliteCheckpointStore::Initialize() {
   rc = sqlite3_step(max_seq);
   if (rc != SQLITE_ROW) return Error(rc, "reading the last sequence number");
   next_seq_ = static_cast<uint64_t>(sqlite3_column_int64(max_seq, 0)) + 1;
+  opening_ = false;
+  return Status::Ok();
+}
+
+Status SqliteCheckpointStore::VerifySchema() {
+  // A damaged schema page can rename a column; catch it here rather than as odd SQL errors later.
+  static const std::vector<std::string> kExpected = {
+      "seq INTEGER 0 1",        "session_id TEXT 1 0", "checkpoint_id TEXT 1 0",
+      "parent_checkpoint_id TEXT 0 0", "body TEXT 1 0", "checksum TEXT 1 0"};
+  SF_ASSIGN_OR_RETURN(sqlite3_stmt * columns, Prepare(kSelectColumns));
+  ResetOnExit reset{columns};
+  std::vector<std::string> actual;
+  for (size_t rows = 0; rows <= kExpected.size(); ++rows) {
+    int rc = sqlite3_step(columns);
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return Error(rc, "reading the table schema");
+    actual.push_back(ColumnText(columns, 0));
+  }
+  if (actual != kExpected) {
+    return Status::Corruption("checkpoint database " + db_path_ +
+                              " has an unexpected checkpoints table schema (damaged, or not a "
+                              "Stepfault checkpoint database)");
+  }
   return Status::Ok();
 }
 
@@ -243,8 +277,14 @@ Result<std::vector<StoreEntry>> SqliteCheckpointStore::SessionIndexLocked(
     if (rc == SQLITE_DONE) break;
     if (rc != SQLITE_ROW) return Error(rc, "listing session '" + session_id + "'");
     StoreEntry e;
-    e.info = CheckpointInfo{session_id, ColumnText(select, 0)};
-    e.parent_checkpoint_id = ColumnOptionalText(select, 1);
+    e.info = CheckpointInfo{session_id, ColumnText(select, 1)};
+    e.parent_checkpoint_id = ColumnOptionalText(select, 2);
+    const std::string actual = RowChecksum(sqlite3_column_int64(select, 0), session_id,
+                                           e.info.checkpoint_id, e.parent_checkpoint_id,
+                                           ColumnText(select, 3));
+    // A row that fails its seal is never listed (its metadata may be the damaged part); Retrieve
+    // of it reports kCorruption.
+    if (actual != ColumnText(select, 4)) continue;
     index.push_back(std::move(e));
   }
   return index;

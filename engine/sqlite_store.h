@@ -5,7 +5,9 @@
 // store sets `locking_mode=EXCLUSIVE` (WAL then needs no shared-memory methods on a custom VFS),
 // `synchronous=FULL` and the configured journal mode. Each row keeps seq (the commit order),
 // session_id, checkpoint_id, parent_checkpoint_id, the canonical document and a CRC32C over all of
-// them, which Retrieve verifies (kCorruption on mismatch). Only bound parameters reach SQL.
+// them, which Retrieve verifies (kCorruption on mismatch) and Index checks (a row failing it is not
+// listed). Open verifies the table schema and runs PRAGMA quick_check. Only bound parameters reach
+// SQL.
 // A second store on the same database is refused with kBusy through a lock on <db_path>.lock.
 // SQLite errors map to Status: FULL -> kNoSpace, IOERR* -> kIOError, CORRUPT/NOTADB ->
 // kCorruption, BUSY/LOCKED -> kBusy; the message carries SQLite's own.
@@ -60,6 +62,7 @@ class SqliteCheckpointStore final : public CheckpointStore, public RestorationOb
       : db_path_(std::move(db_path)), options_(std::move(options)), lock_(std::move(lock)) {}
 
   Status Initialize();
+  Status VerifySchema();
   Status Exec(const char* sql);
   Status Error(int rc, std::string_view what) const;
   // A cached statement for `sql`, reset and with bindings cleared.
@@ -75,6 +78,7 @@ class SqliteCheckpointStore final : public CheckpointStore, public RestorationOb
   sqlite3* db_ = nullptr;
   std::map<std::string, sqlite3_stmt*> statements_;  // keyed by SQL text
   uint64_t next_seq_ = 1;
+  bool opening_ = true;  // Initialize has not finished
 };
 
 }  // namespace stepfault

@@ -251,7 +251,10 @@ TEST_F(SqliteStoreTest, DamagedWalInACrashImageGivesAPrefixWithExactBytesOrAType
     ExpectTypedErrorOrExactPrefix(image_db, infos, "wal truncated to " + std::to_string(len),
                                   /*prefix=*/true);
   }
-  for (size_t offset = 0; offset < wal_bytes.size(); offset += 211) {
+  // WAL header fields, the first frame header, then a stride through the frames.
+  std::vector<size_t> offsets = {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52};
+  for (size_t offset = 64; offset < wal_bytes.size(); offset += 1009) offsets.push_back(offset);
+  for (size_t offset : offsets) {
     std::string flipped = wal_bytes;
     flipped[offset] = static_cast<char>(flipped[offset] ^ 0x01);
     with_wal(flipped);

@@ -144,6 +144,10 @@ Result<sqlite3_stmt*> SqliteCheckpointStore::Prepare(const char* sql) {
 }
 
 Status SqliteCheckpointStore::Initialize() {
+  if (!options_.vfs_name.empty() && sqlite3_vfs_find(options_.vfs_name.c_str()) == nullptr) {
+    return Status::InvalidArgument("no SQLite VFS named '" + options_.vfs_name +
+                                   "' is registered; register it before opening " + db_path_);
+  }
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(db_path_.c_str(), &db_, flags,
                            options_.vfs_name.empty() ? nullptr : options_.vfs_name.c_str());

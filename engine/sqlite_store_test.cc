@@ -149,6 +149,12 @@ TEST_F(SqliteStoreTest, UnknownJournalModeIsInvalidArgument) {
   EXPECT_TRUE(TryOpen(db_, "delete").ok()) << "modes are case-insensitive";
 }
 
+TEST_F(SqliteStoreTest, UnknownVfsNameIsInvalidArgument) {
+  auto store = SqliteCheckpointStore::Open(PosixEnv(), db_, {.vfs_name = "no-such-vfs"});
+  EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument) << store.status().ToString();
+  EXPECT_FALSE(fs::exists(db_));
+}
+
 TEST_F(SqliteStoreTest, ErrorsMapToTypedStatusWithSqlitesMessage) {
   auto missing_dir = TryOpen((root_ / "no" / "such" / "dir.db").string());
   ASSERT_FALSE(missing_dir.ok());

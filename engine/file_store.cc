@@ -139,7 +139,8 @@ Result<std::unique_ptr<FileCheckpointStore>> FileCheckpointStore::Open(Env* env,
     if (lock.status().code() == StatusCode::kBusy) {
       return Status::Busy("checkpoint directory " + dir +
                           " is in use by another store; close that store (or stop the process "
-                          "holding " + JoinPath(dir, "LOCK") + ") before opening it again");
+                          "holding " +
+                          JoinPath(dir, "LOCK") + ") before opening it again");
     }
     return lock.status().WithContext("locking checkpoint directory " + dir);
   }
@@ -291,8 +292,8 @@ Result<std::string> FileCheckpointStore::ReadDocumentLocked(const Entry& entry) 
   auto content = env_->ReadFile(JoinPath(dir_, name));
   if (!content.ok()) {
     if (content.status().code() == StatusCode::kNotFound) {
-      return Status::NotFound("checkpoint " + entry.entry.info.ToString() + " is listed but its file " +
-                              name + " is missing");
+      return Status::NotFound("checkpoint " + entry.entry.info.ToString() +
+                              " is listed but its file " + name + " is missing");
     }
     return content.status();
   }

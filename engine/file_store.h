@@ -1,7 +1,8 @@
 // FileCheckpointStore: one directory, one human-readable JSON file per checkpoint.
 //
-// Strict mode (default) fixes the upstream FileSystemJsonCheckpointStore hazard (engine-semantics.md
-// §4.3): a checkpoint is published by WriteFileAtomically (temp, fsync, rename, directory fsync) as
+// Strict mode (default) fixes the upstream FileSystemJsonCheckpointStore hazard
+// (engine-semantics.md §4.3): a checkpoint is published by WriteFileAtomically (temp, fsync,
+// rename, directory fsync) as
 // `<seq, 10 digits>-<checkpoint id>.json`, holding the envelope
 //   {"format":"stepfault.checkpoint-file","version":1,"seq":N,"session_id":...,
 //    "checkpoint_id":...,"parent_checkpoint_id":...|null,"checkpoint":<document>,
@@ -91,11 +92,11 @@ class FileCheckpointStore final : public CheckpointStore, public RestorationObse
 
   mutable std::mutex mu_;
   uint64_t next_seq_ = 1;
-  std::map<uint64_t, Entry> entries_;                 // by seq: commit order
+  std::map<uint64_t, Entry> entries_;  // by seq: commit order
   std::map<CheckpointInfo, uint64_t> seq_by_info_;
-  std::map<std::string, std::string> damaged_;        // file name -> reason
-  std::map<std::string, std::string> damaged_ids_;    // checkpoint id -> file name
-  std::unique_ptr<WritableFile> index_file_;          // hazard_in_place_write only
+  std::map<std::string, std::string> damaged_;      // file name -> reason
+  std::map<std::string, std::string> damaged_ids_;  // checkpoint id -> file name
+  std::unique_ptr<WritableFile> index_file_;        // hazard_in_place_write only
 };
 
 }  // namespace stepfault

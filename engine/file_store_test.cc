@@ -1,8 +1,8 @@
 // FileCheckpointStore beyond the conformance suite: the on-disk layout, directory ownership, and
 // recovery from damaged files.
-// Method: real directories on PosixEnv; damage is done with std::filesystem between lives (truncate,
-// flip every byte, empty, leftover temp); the reopened store must give a typed error or a documented
-// recovery, and must never return bytes other than the ones committed.
+// Method: real directories on PosixEnv; damage is done with std::filesystem between lives
+// (truncate, flip every byte, empty, leftover temp); the reopened store must give a typed error or
+// a documented recovery, and must never return bytes other than the ones committed.
 #include "engine/file_store.h"
 
 #include <gtest/gtest.h>
@@ -19,7 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Doc(int n) { return nlohmann::json{{"n", n}, {"text", "caf\u00e9 " + std::to_string(n)}}.dump(); }
+std::string Doc(int n) {
+  return nlohmann::json{{"n", n}, {"text", "caf\u00e9 " + std::to_string(n)}}.dump();
+}
 
 std::string ReadAll(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -61,7 +63,8 @@ class FileStoreTest : public ::testing::Test {
   }
   std::vector<std::string> Files() const {
     std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(dir_))
+      names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
   }
@@ -75,9 +78,9 @@ TEST_F(FileStoreTest, EachCheckpointIsOneSealedReadableFileNamedBySeqAndId) {
   ASSERT_NE(store, nullptr);
   auto infos = CommitChain(*store, 2);
   ASSERT_EQ(infos.size(), 2u);
-  EXPECT_EQ(Files(), (std::vector<std::string>{
-                         "0000000001-" + infos[0].checkpoint_id + ".json",
-                         "0000000002-" + infos[1].checkpoint_id + ".json", "LOCK"}));
+  EXPECT_EQ(Files(),
+            (std::vector<std::string>{"0000000001-" + infos[0].checkpoint_id + ".json",
+                                      "0000000002-" + infos[1].checkpoint_id + ".json", "LOCK"}));
   auto envelope = nlohmann::json::parse(
       ReadAll(fs::path(dir_) / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id)));
   EXPECT_EQ(envelope["format"], "stepfault.checkpoint-file");
@@ -103,7 +106,8 @@ TEST_F(FileStoreTest, IdsAreAPureFunctionOfSeedSessionAndSequence) {
   fs::remove_all(dir_);
   auto store = Open({.seed = 12});
   ASSERT_NE(store, nullptr);
-  for (const CheckpointInfo& info : CommitChain(*store, 3)) other_seed.push_back(info.checkpoint_id);
+  for (const CheckpointInfo& info : CommitChain(*store, 3))
+    other_seed.push_back(info.checkpoint_id);
   EXPECT_EQ(first, second);
   EXPECT_NE(first, other_seed);
 }
@@ -121,7 +125,8 @@ TEST_F(FileStoreTest, SessionIdsNeverReachFileNames) {
   EXPECT_FALSE(fs::exists(root_ / "x"));
   EXPECT_FALSE(fs::exists(fs::path(dir_).parent_path().parent_path() / "x"));
   for (const std::string& name : Files()) {
-    EXPECT_TRUE(name == "LOCK" || (name.size() == 10 + 1 + 32 + 5 && name.find('/') == std::string::npos))
+    EXPECT_TRUE(name == "LOCK" ||
+                (name.size() == 10 + 1 + 32 + 5 && name.find('/') == std::string::npos))
         << name;
   }
 }
@@ -181,7 +186,8 @@ TEST_F(FileStoreTest, DamagedCheckpointFileIsReportedAndNeverLoaded) {
     ASSERT_NE(store, nullptr);
     infos = CommitChain(*store, 3);
   }
-  const fs::path victim = fs::path(dir_) / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id);
+  const fs::path victim =
+      fs::path(dir_) / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id);
   const std::string original = ReadAll(victim);
   std::vector<std::pair<std::string, std::string>> damages;  // (what, bytes)
   for (size_t i = 0; i < original.size(); ++i) {
@@ -208,7 +214,8 @@ TEST_F(FileStoreTest, DamagedCheckpointFileIsReportedAndNeverLoaded) {
         EXPECT_EQ(*r, Doc(1)) << what << ": wrong bytes loaded silently";
       } else {
         ++detected;
-        EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << what << ": " << r.status().ToString();
+        EXPECT_EQ(r.status().code(), StatusCode::kCorruption)
+            << what << ": " << r.status().ToString();
         EXPECT_EQ(store->damaged_files().size(), 1u) << what;
         auto index = store->Index("s");
         ASSERT_TRUE(index.ok());
@@ -240,7 +247,8 @@ TEST_F(FileStoreTest, FileWhoseContentDisagreesWithItsNameIsDamaged) {
   // New commits never reuse a sequence number seen on disk, damaged or not.
   auto next = store->Commit("s", Doc(9), std::nullopt);
   ASSERT_TRUE(next.ok());
-  EXPECT_TRUE(fs::exists(fs::path(dir_) / FileCheckpointStore::FileNameFor(8, next->checkpoint_id)));
+  EXPECT_TRUE(
+      fs::exists(fs::path(dir_) / FileCheckpointStore::FileNameFor(8, next->checkpoint_id)));
 }
 
 // The hazard mode reproduces the upstream file store: index.jsonl is the truth, a torn index line
@@ -280,7 +288,8 @@ TEST_F(FileStoreTest, InPlaceHazardListsCheckpointsWhoseBytesNeverLanded) {
   }
   const fs::path dir(dir_);
   WriteAll(dir / FileCheckpointStore::FileNameFor(1, infos[0].checkpoint_id), "");
-  const std::string second = ReadAll(dir / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id));
+  const std::string second =
+      ReadAll(dir / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id));
   WriteAll(dir / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id), second.substr(0, 20));
   fs::remove(dir / FileCheckpointStore::FileNameFor(3, infos[2].checkpoint_id));
   auto store = Open(hazard);

@@ -54,12 +54,11 @@ std::vector<StoreEntry> MemoryCheckpointStore::SessionIndexLocked(
 }
 
 Status MemoryCheckpointStore::PruneLocked(const CheckpointInfo& restored) {
-  return PruneObsolete(SessionIndexLocked(restored.session_id), restored,
-                       [&](const CheckpointInfo& victim) {
-                         std::erase_if(records_,
-                                       [&](const Record& r) { return r.entry.info == victim; });
-                         return Status::Ok();
-                       });
+  return PruneObsolete(
+      SessionIndexLocked(restored.session_id), restored, [&](const CheckpointInfo& victim) {
+        std::erase_if(records_, [&](const Record& r) { return r.entry.info == victim; });
+        return Status::Ok();
+      });
 }
 
 }  // namespace stepfault

@@ -39,8 +39,8 @@ constexpr const char* kDelete =
 
 // The seal of one row: every column but the checksum itself.
 std::string RowChecksum(int64_t seq, const std::string& session_id,
-                        const std::string& checkpoint_id,
-                        const std::optional<std::string>& parent, std::string_view body) {
+                        const std::string& checkpoint_id, const std::optional<std::string>& parent,
+                        std::string_view body) {
   nlohmann::json row = nlohmann::json::array(
       {seq, session_id, checkpoint_id, parent ? nlohmann::json(*parent) : nlohmann::json(nullptr),
        std::string(body)});
@@ -86,7 +86,8 @@ Result<std::unique_ptr<SqliteCheckpointStore>> SqliteCheckpointStore::Open(
     if (lock.status().code() == StatusCode::kBusy) {
       return Status::Busy("checkpoint database " + db_path +
                           " is in use by another store; close that store (or stop the process "
-                          "holding " + db_path + ".lock) before opening it again");
+                          "holding " +
+                          db_path + ".lock) before opening it again");
     }
     return lock.status().WithContext("locking checkpoint database " + db_path);
   }
@@ -106,14 +107,20 @@ Status SqliteCheckpointStore::Error(int rc, std::string_view what) const {
                         (db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc)) +
                         " (sqlite code " + std::to_string(rc) + ")";
   switch (rc & 0xff) {
-    case SQLITE_FULL: return Status::NoSpace(message);
-    case SQLITE_IOERR: return Status::IOError(message);
+    case SQLITE_FULL:
+      return Status::NoSpace(message);
+    case SQLITE_IOERR:
+      return Status::IOError(message);
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB: return Status::Corruption(message);
+    case SQLITE_NOTADB:
+      return Status::Corruption(message);
     case SQLITE_BUSY:
-    case SQLITE_LOCKED: return Status::Busy(message);
-    case SQLITE_CONSTRAINT: return Status::AlreadyExists(message);
-    case SQLITE_CANTOPEN: return Status::IOError(message);
+    case SQLITE_LOCKED:
+      return Status::Busy(message);
+    case SQLITE_CONSTRAINT:
+      return Status::AlreadyExists(message);
+    case SQLITE_CANTOPEN:
+      return Status::IOError(message);
     default:
       // While opening, a plain SQL error ("unsupported file format", a mangled schema) means the
       // file is damaged or foreign, not that our statements are wrong.
@@ -166,7 +173,8 @@ Status SqliteCheckpointStore::Initialize() {
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     if (actual != options_.journal_mode) {
       return Status::FailedPrecondition("journal_mode " + options_.journal_mode + " refused on " +
-                                        db_path_ + " (got " + actual + "); does the VFS support it?");
+                                        db_path_ + " (got " + actual +
+                                        "); does the VFS support it?");
     }
   }
   SF_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL"));
@@ -183,7 +191,8 @@ Status SqliteCheckpointStore::Initialize() {
                                 verdict + "; restore it from a backup or remove it");
     }
   }
-  SF_ASSIGN_OR_RETURN(sqlite3_stmt * max_seq, Prepare("SELECT COALESCE(MAX(seq), 0) FROM checkpoints"));
+  SF_ASSIGN_OR_RETURN(sqlite3_stmt * max_seq,
+                      Prepare("SELECT COALESCE(MAX(seq), 0) FROM checkpoints"));
   ResetOnExit reset{max_seq};
   rc = sqlite3_step(max_seq);
   if (rc != SQLITE_ROW) return Error(rc, "reading the last sequence number");
@@ -195,8 +204,9 @@ Status SqliteCheckpointStore::Initialize() {
 Status SqliteCheckpointStore::VerifySchema() {
   // A damaged schema page can rename a column; catch it here rather than as odd SQL errors later.
   static const std::vector<std::string> kExpected = {
-      "seq INTEGER 0 1",        "session_id TEXT 1 0", "checkpoint_id TEXT 1 0",
-      "parent_checkpoint_id TEXT 0 0", "body TEXT 1 0", "checksum TEXT 1 0"};
+      "seq INTEGER 0 1",        "session_id TEXT 1 0",
+      "checkpoint_id TEXT 1 0", "parent_checkpoint_id TEXT 0 0",
+      "body TEXT 1 0",          "checksum TEXT 1 0"};
   SF_ASSIGN_OR_RETURN(sqlite3_stmt * columns, Prepare(kSelectColumns));
   ResetOnExit reset{columns};
   std::vector<std::string> actual;
@@ -283,9 +293,9 @@ Result<std::vector<StoreEntry>> SqliteCheckpointStore::SessionIndexLocked(
     StoreEntry e;
     e.info = CheckpointInfo{session_id, ColumnText(select, 1)};
     e.parent_checkpoint_id = ColumnOptionalText(select, 2);
-    const std::string actual = RowChecksum(sqlite3_column_int64(select, 0), session_id,
-                                           e.info.checkpoint_id, e.parent_checkpoint_id,
-                                           ColumnText(select, 3));
+    const std::string actual =
+        RowChecksum(sqlite3_column_int64(select, 0), session_id, e.info.checkpoint_id,
+                    e.parent_checkpoint_id, ColumnText(select, 3));
     // A row that fails its seal is never listed (its metadata may be the damaged part); Retrieve
     // of it reports kCorruption.
     if (actual != ColumnText(select, 4)) continue;

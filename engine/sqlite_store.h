@@ -30,7 +30,7 @@ struct sqlite3_stmt;
 namespace stepfault {
 
 struct SqliteStoreOptions {
-  std::string vfs_name;             // empty: SQLite's default VFS
+  std::string vfs_name;              // empty: SQLite's default VFS
   std::string journal_mode = "WAL";  // "WAL" or "DELETE"
   uint64_t seed = 0;
   // HAZARD (#7796): Retrieve prunes the retrieved checkpoint's ancestry before returning.

@@ -18,7 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Doc(int n) { return nlohmann::json{{"n", n}, {"blob", std::string(300, 'a' + n % 26)}}.dump(); }
+std::string Doc(int n) {
+  return nlohmann::json{{"n", n}, {"blob", std::string(300, 'a' + n % 26)}}.dump();
+}
 
 std::string ReadAll(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -47,7 +49,7 @@ class SqliteStoreTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   Result<std::unique_ptr<SqliteCheckpointStore>> TryOpen(const std::string& path,
-                                                          const std::string& mode = "WAL") {
+                                                         const std::string& mode = "WAL") {
     return SqliteCheckpointStore::Open(PosixEnv(), path, {.journal_mode = mode});
   }
   std::vector<CheckpointInfo> CommitChain(CheckpointStore& store, int count) {
@@ -64,7 +66,8 @@ class SqliteStoreTest : public ::testing::Test {
   // Opens `path` and checks the documented outcome: a typed error, or a store whose index is a
   // subsequence of `infos` (a prefix when `prefix`) and whose every checkpoint either has the exact
   // committed bytes or gives a typed error.
-  void ExpectTypedErrorOrExactPrefix(const std::string& path, const std::vector<CheckpointInfo>& infos,
+  void ExpectTypedErrorOrExactPrefix(const std::string& path,
+                                     const std::vector<CheckpointInfo>& infos,
                                      const std::string& what, bool prefix = false) {
     auto store = TryOpen(path);
     if (!store.ok()) {
@@ -80,7 +83,8 @@ class SqliteStoreTest : public ::testing::Test {
     size_t next = 0;
     for (const StoreEntry& e : *index) {
       while (next < infos.size() && infos[next] != e.info) ++next;
-      ASSERT_LT(next, infos.size()) << what << ": listed " << e.info.ToString() << " out of order or never committed";
+      ASSERT_LT(next, infos.size())
+          << what << ": listed " << e.info.ToString() << " out of order or never committed";
       if (prefix) {
         EXPECT_EQ(&e - index->data(), static_cast<std::ptrdiff_t>(next)) << what;
       }
@@ -110,8 +114,8 @@ TEST_F(SqliteStoreTest, TableHasTheDocumentedColumnsAndWalPersists) {
   ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
   std::vector<std::string> columns;
   sqlite3_stmt* stmt = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('checkpoints') ORDER BY cid", -1,
-                               &stmt, nullptr),
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('checkpoints') ORDER BY cid",
+                               -1, &stmt, nullptr),
             SQLITE_OK);
   while (sqlite3_step(stmt) == SQLITE_ROW) {
     columns.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
@@ -123,12 +127,15 @@ TEST_F(SqliteStoreTest, TableHasTheDocumentedColumnsAndWalPersists) {
   ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0))), "wal");
   sqlite3_finalize(stmt);
-  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT parent_checkpoint_id IS NULL, checksum FROM checkpoints ORDER BY seq",
-                               -1, &stmt, nullptr),
+  ASSERT_EQ(sqlite3_prepare_v2(
+                db, "SELECT parent_checkpoint_id IS NULL, checksum FROM checkpoints ORDER BY seq",
+                -1, &stmt, nullptr),
             SQLITE_OK);
   ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
   EXPECT_EQ(sqlite3_column_int(stmt, 0), 1) << "a root has a NULL parent";
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1))).rfind("crc32c:", 0), 0u);
+  EXPECT_EQ(
+      std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1))).rfind("crc32c:", 0),
+      0u);
   sqlite3_finalize(stmt);
   sqlite3_close(db);
 }
@@ -277,7 +284,9 @@ TEST_F(SqliteStoreTest, DeleteModeIgnoresAGarbageOrEmptyJournal) {
     infos = CommitChain(**store, 3);
   }
   ASSERT_FALSE(fs::exists(db_ + "-journal"));
-  for (const std::string& journal : {std::string(), std::string(600, 'j'), std::string("\xd9\xd5\x05\xf9\x20\xa1\x63\xd7") + std::string(600, '\0')}) {
+  for (const std::string& journal :
+       {std::string(), std::string(600, 'j'),
+        std::string("\xd9\xd5\x05\xf9\x20\xa1\x63\xd7") + std::string(600, '\0')}) {
     WriteAll(db_ + "-journal", journal);
     auto store = SqliteCheckpointStore::Open(PosixEnv(), db_, {.journal_mode = "DELETE"});
     if (!store.ok()) {

@@ -1,10 +1,11 @@
 // Runs the checkpoint-store conformance suite (engine/testing/store_conformance.h) against the
 // memory, file (strict and in-place-hazard) and SQLite (WAL and DELETE) stores on the real disk.
 // Goal: each of our stores meets the whole contract; method: one StoreUnderTest per store.
+#include "engine/testing/store_conformance.h"
+
 #include "engine/file_store.h"
 #include "engine/memory_store.h"
 #include "engine/sqlite_store.h"
-#include "engine/testing/store_conformance.h"
 
 namespace stepfault {
 namespace {
@@ -30,28 +31,33 @@ StoreUnderTest Memory() {
 }
 
 StoreUnderTest File(bool in_place) {
-  return {.name = in_place ? "FileInPlaceHazard" : "File",
-          .open = [in_place](const std::string& dir) {
+  return {
+      .name = in_place ? "FileInPlaceHazard" : "File",
+      .open =
+          [in_place](const std::string& dir) {
             return Upcast(FileCheckpointStore::Open(
                 PosixEnv(), dir + "/checkpoints", {.seed = 7, .hazard_in_place_write = in_place}));
           },
-          .durable = true,
-          .open_prune_on_read = [in_place](const std::string& dir) {
-            return Upcast(FileCheckpointStore::Open(PosixEnv(), dir + "/checkpoints",
-                                                    {.seed = 7,
-                                                     .hazard_prune_on_read = true,
-                                                     .hazard_in_place_write = in_place}));
+      .durable = true,
+      .open_prune_on_read =
+          [in_place](const std::string& dir) {
+            return Upcast(FileCheckpointStore::Open(
+                PosixEnv(), dir + "/checkpoints",
+                {.seed = 7, .hazard_prune_on_read = true, .hazard_in_place_write = in_place}));
           }};
 }
 
 StoreUnderTest Sqlite(const std::string& journal_mode) {
-  return {.name = "Sqlite" + journal_mode,
-          .open = [journal_mode](const std::string& dir) {
+  return {
+      .name = "Sqlite" + journal_mode,
+      .open =
+          [journal_mode](const std::string& dir) {
             return Upcast(SqliteCheckpointStore::Open(PosixEnv(), dir + "/checkpoints.db",
                                                       {.journal_mode = journal_mode, .seed = 7}));
           },
-          .durable = true,
-          .open_prune_on_read = [journal_mode](const std::string& dir) {
+      .durable = true,
+      .open_prune_on_read =
+          [journal_mode](const std::string& dir) {
             return Upcast(SqliteCheckpointStore::Open(
                 PosixEnv(), dir + "/checkpoints.db",
                 {.journal_mode = journal_mode, .seed = 7, .hazard_prune_on_read = true}));

@@ -29,12 +29,18 @@ class FailingWritableFile final : public WritableFile {
 
 std::string_view IoOpName(IoOp op) {
   switch (op) {
-    case IoOp::kWrite: return "write";
-    case IoOp::kSync: return "sync";
-    case IoOp::kRename: return "rename";
-    case IoOp::kUnlink: return "unlink";
-    case IoOp::kDirSync: return "dirsync";
-    case IoOp::kCreate: return "create";
+    case IoOp::kWrite:
+      return "write";
+    case IoOp::kSync:
+      return "sync";
+    case IoOp::kRename:
+      return "rename";
+    case IoOp::kUnlink:
+      return "unlink";
+    case IoOp::kDirSync:
+      return "dirsync";
+    case IoOp::kCreate:
+      return "create";
   }
   return "?";
 }

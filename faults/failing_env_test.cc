@@ -83,14 +83,15 @@ TEST_F(FailingEnvTest, EachKindIsCountedSeparately) {
   EXPECT_TRUE(env.SyncDir(root_.string()).injected());
   EXPECT_EQ(env.Calls(IoOp::kSync), 0u);
   EXPECT_EQ(env.Calls(IoOp::kRename), 0u);
-  EXPECT_EQ((IoFailureRule{.op = IoOp::kDirSync, .nth = 3, .error = IoError::kEnospc,
-                           .persistent = true})
-                .ToString(),
-            "dirsync#3:ENOSPC+persistent");
+  EXPECT_EQ(
+      (IoFailureRule{.op = IoOp::kDirSync, .nth = 3, .error = IoError::kEnospc, .persistent = true})
+          .ToString(),
+      "dirsync#3:ENOSPC+persistent");
 }
 
 // The heart of the store's durability claim under I/O errors.
-TEST_F(FailingEnvTest, FileStoreCommitFailingAtAnyIoCallKeepsEarlierCheckpointsAndListsNoHalfWrite) {
+TEST_F(FailingEnvTest,
+       FileStoreCommitFailingAtAnyIoCallKeepsEarlierCheckpointsAndListsNoHalfWrite) {
   constexpr uint64_t kCallsPerCommitMax = 8;
   int fired = 0;
   for (IoOp op : {IoOp::kCreate, IoOp::kWrite, IoOp::kSync, IoOp::kRename, IoOp::kDirSync}) {
@@ -110,8 +111,8 @@ TEST_F(FailingEnvTest, FileStoreCommitFailingAtAnyIoCallKeepsEarlierCheckpointsA
           auto store = FileCheckpointStore::Open(&env, dir, {});
           ASSERT_TRUE(store.ok()) << store.status().ToString();
           for (int i = 0; i < 3; ++i) {
-            auto info = (*store)->Commit("s", Doc(i), good.empty() ? std::nullopt
-                                                                   : std::optional(good.back()));
+            auto info = (*store)->Commit("s", Doc(i),
+                                         good.empty() ? std::nullopt : std::optional(good.back()));
             ASSERT_TRUE(info.ok());
             good.push_back(*info);
           }
@@ -182,7 +183,8 @@ TEST_F(FailingEnvTest, PruneInterruptedByUnlinkFailureLeavesAConsistentStoreAndR
   ASSERT_TRUE(store.ok());
   for (int i = 0; i < 5; ++i) {
     chain.push_back(
-        (*store)->Commit("s", Doc(i), chain.empty() ? std::nullopt : std::optional(chain.back()))
+        (*store)
+            ->Commit("s", Doc(i), chain.empty() ? std::nullopt : std::optional(chain.back()))
             .value());
   }
   env.Arm({.op = IoOp::kUnlink, .nth = 2, .persistent = true});

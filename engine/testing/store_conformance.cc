@@ -66,10 +66,11 @@ std::unique_ptr<CheckpointStore> StoreConformanceTest::OpenStore(const std::stri
 std::string Doc(int n, std::string_view session) {
   nlohmann::json doc = {{"step", n},
                         {"session", std::string(session)},
-                        {"payload", {{"text", "caf\u00e9 \"quoted\" \\ \n line " + std::to_string(n)},
-                                     {"values", {n, n * 2.5, -n}},
-                                     {"flag", n % 2 == 0},
-                                     {"none", nullptr}}}};
+                        {"payload",
+                         {{"text", "caf\u00e9 \"quoted\" \\ \n line " + std::to_string(n)},
+                          {"values", {n, n * 2.5, -n}},
+                          {"flag", n % 2 == 0},
+                          {"none", nullptr}}}};
   return doc.dump();
 }
 

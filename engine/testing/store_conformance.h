@@ -54,9 +54,9 @@ namespace stepfault::testing {
 using StoreOpener = std::function<Result<std::unique_ptr<CheckpointStore>>(const std::string& dir)>;
 
 struct StoreUnderTest {
-  std::string name;    // a GoogleTest-safe name: letters, digits, underscores
-  StoreOpener open;    // opens (or reopens) the store kept in `dir`
-  bool durable = true;  // survives destruction and reopen
+  std::string name;                // a GoogleTest-safe name: letters, digits, underscores
+  StoreOpener open;                // opens (or reopens) the store kept in `dir`
+  bool durable = true;             // survives destruction and reopen
   StoreOpener open_prune_on_read;  // optional: the store with the prune-on-read hazard switched on
 };
 

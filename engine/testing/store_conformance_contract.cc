@@ -42,7 +42,8 @@ TEST_P(StoreConformanceTest, IndexListsEachSessionInCommitOrder) {
     const std::string& s = sessions[i];
     std::optional<CheckpointInfo> parent;
     if (!expected[s].empty()) parent = expected[s].back().info;
-    CONF_ASSERT_OK_AND_ASSIGN(CheckpointInfo info, CommitDoc(*store, s, static_cast<int>(i), parent));
+    CONF_ASSERT_OK_AND_ASSIGN(CheckpointInfo info,
+                              CommitDoc(*store, s, static_cast<int>(i), parent));
     StoreEntry e;
     e.info = info;
     if (parent) e.parent_checkpoint_id = parent->checkpoint_id;
@@ -160,9 +161,9 @@ TEST_P(StoreConformanceTest, BadIdsAreNotFoundNeverACrash) {
 TEST_P(StoreConformanceTest, WeirdSessionIdsRoundTrip) {
   auto store = OpenStore(dir());
   ASSERT_NE(store, nullptr);
-  const std::vector<std::string> sessions = {"../../x", "/", "a/b\\c", "séance-日本-🙂",
-                                             "..", ".", "LOCK", "index.jsonl", " spaced ",
-                                             std::string(300, 'z')};
+  const std::vector<std::string> sessions = {
+      "../../x", "/",           "a/b\\c",   "séance-日本-🙂", "..", ".",
+      "LOCK",    "index.jsonl", " spaced ", std::string(300, 'z')};
   std::vector<CheckpointInfo> infos;
   for (size_t i = 0; i < sessions.size(); ++i) {
     CONF_ASSERT_OK_AND_ASSIGN(CheckpointInfo info,

@@ -33,15 +33,15 @@ const Status& StatusOf(const Result<T>& r) {
 
 }  // namespace stepfault::testing
 
-#define CONF_ASSERT_OK(expr)                                              \
-  do {                                                                    \
-    const auto& conf_v_ = (expr);                                         \
+#define CONF_ASSERT_OK(expr)                                                         \
+  do {                                                                               \
+    const auto& conf_v_ = (expr);                                                    \
     ASSERT_TRUE(conf_v_.ok()) << ::stepfault::testing::StatusOf(conf_v_).ToString(); \
   } while (0)
 
 #define CONF_ASSERT_OK_AND_ASSIGN(lhs, expr) \
   CONF_ASSERT_OK_AND_ASSIGN_IMPL(SF_CONCAT(conf_result_, __LINE__), lhs, expr)
-#define CONF_ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr)          \
-  auto tmp = (expr);                                            \
-  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString();             \
+#define CONF_ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                   \
+  ASSERT_TRUE(tmp.ok()) << tmp.status().ToString();    \
   lhs = std::move(tmp).value()

@@ -99,8 +99,8 @@ struct CommitCmd : Command {
     sut.number_of[info->checkpoint_id] = number;
   }
   void show(std::ostream& os) const override {
-    os << "Commit(" << SessionName(session) << ", parent=" << (parent ? std::to_string(*parent) : "none")
-       << ")";
+    os << "Commit(" << SessionName(session)
+       << ", parent=" << (parent ? std::to_string(*parent) : "none") << ")";
   }
 };
 
@@ -141,8 +141,8 @@ struct IndexCmd : Command {
   void run(const Model& m, Sut& sut) const override {
     std::vector<int> expected;
     for (int n : m.SessionIndex(session)) {
-      if (!with_parent || (m.commits[n].parent == with_parent &&
-                           m.commits[*with_parent].session == session)) {
+      if (!with_parent ||
+          (m.commits[n].parent == with_parent && m.commits[*with_parent].session == session)) {
         expected.push_back(n);
       }
     }
@@ -156,8 +156,9 @@ struct IndexCmd : Command {
       RC_ASSERT(it != sut.number_of.end());
       RC_ASSERT(e.info == sut.ids[it->second]);
       const std::optional<int>& parent = m.commits[it->second].parent;
-      RC_ASSERT(e.parent_checkpoint_id ==
-                (parent ? std::optional<std::string>(sut.ids[*parent].checkpoint_id) : std::nullopt));
+      RC_ASSERT(
+          e.parent_checkpoint_id ==
+          (parent ? std::optional<std::string>(sut.ids[*parent].checkpoint_id) : std::nullopt));
       actual.push_back(it->second);
     }
     RC_ASSERT(actual == expected);
@@ -233,9 +234,10 @@ TEST_P(StoreConformanceTest, ModelBasedRandomOperationsMatchAVectorModel) {
         Model model;
         model.durable = param.durable;
         model.prunes = prunes;
-        rc::state::check(model, sut,
-                         rc::state::gen::execOneOfWithArgs<CommitCmd, CommitCmd, RetrieveCmd,
-                                                           IndexCmd, RestoreNotifyCmd, ReopenCmd>());
+        rc::state::check(
+            model, sut,
+            rc::state::gen::execOneOfWithArgs<CommitCmd, CommitCmd, RetrieveCmd, IndexCmd,
+                                              RestoreNotifyCmd, ReopenCmd>());
       },
       rc::detail::TestMetadata{}, params);
   rc::detail::FailureResult failure;

@@ -89,8 +89,11 @@ TEST_P(StoreConformanceTest, RestorationNotifyOnFirstOrUnknownCheckpointDeletesN
   Tree t;
   CONF_ASSERT_OK(BuildTree(*store, t));
   const std::vector<CheckpointInfo> no_ops = {
-      t.r1, t.t0, CheckpointInfo{"s", "0123456789abcdef0123456789abcdef"},
-      CheckpointInfo{"t", t.c.checkpoint_id}, CheckpointInfo{"nobody", "../x"},
+      t.r1,
+      t.t0,
+      CheckpointInfo{"s", "0123456789abcdef0123456789abcdef"},
+      CheckpointInfo{"t", t.c.checkpoint_id},
+      CheckpointInfo{"nobody", "../x"},
       CheckpointInfo{"", ""}};
   for (const CheckpointInfo& restored : no_ops) {
     CONF_ASSERT_OK(observer->OnRestorationCompleted(restored));

@@ -263,6 +263,9 @@ Result<CheckpointInfo> FileCheckpointStore::Commit(const std::string& session_id
   Status s;
   if (options_.hazard_in_place_write) {
     // HAZARD: the index line is flushed before the checkpoint bytes exist; nothing is fsynced.
+    if (index_file_ == nullptr) {  // a failed prune could not reopen it
+      SF_ASSIGN_OR_RETURN(index_file_, env_->NewAppendableFile(JoinPath(dir_, kIndexFileName)));
+    }
     s = index_file_->Append(IndexLine(seq, e.entry));
     if (s.ok()) {
       auto file = env_->NewWritableFile(path);
@@ -355,9 +358,12 @@ Status FileCheckpointStore::RewriteIndexFileLocked(const std::vector<CheckpointI
     }
   }
   index_file_.reset();
-  SF_RETURN_IF_ERROR(WriteFileAtomically(env_, dir_, kIndexFileName, content));
-  SF_ASSIGN_OR_RETURN(index_file_, env_->NewAppendableFile(JoinPath(dir_, kIndexFileName)));
-  return Status::Ok();
+  Status written = WriteFileAtomically(env_, dir_, kIndexFileName, content);
+  // Reopen whatever index is now in place, so later commits append to the right file.
+  auto reopened = env_->NewAppendableFile(JoinPath(dir_, kIndexFileName));
+  if (reopened.ok()) index_file_ = std::move(reopened).value();
+  SF_RETURN_IF_ERROR(written);
+  return reopened.status();
 }
 
 Status FileCheckpointStore::PruneLocked(const CheckpointInfo& restored) {

@@ -53,7 +53,7 @@ std::string IoFailureRule::ToString() const {
 void FailingEnv::Arm(const IoFailureRule& rule) {
   SF_CHECK(rule.nth >= 1);
   std::lock_guard<std::mutex> lock(mu_);
-  rules_[rule.op] = Armed{rule, false};
+  rules_[rule.op] = rule;
   calls_[rule.op] = 0;
 }
 
@@ -78,15 +78,14 @@ Status FailingEnv::Hit(IoOp op, const std::string& path) {
   const uint64_t call = ++calls_[op];
   auto it = rules_.find(op);
   if (it == rules_.end()) return Status::Ok();
-  Armed& armed = it->second;
-  const bool fires = call == armed.rule.nth || (armed.rule.persistent && call > armed.rule.nth);
+  const IoFailureRule& rule = it->second;
+  const bool fires = call == rule.nth || (rule.persistent && call > rule.nth);
   if (!fires) return Status::Ok();
-  armed.fired = true;
   ++injected_;
-  const bool no_space = armed.rule.error == IoError::kEnospc;
+  const bool no_space = rule.error == IoError::kEnospc;
   std::string message = "injected " + std::string(no_space ? "ENOSPC" : "EIO") + " on " +
                         std::string(IoOpName(op)) + " '" + path + "' (call #" +
-                        std::to_string(call) + ", rule " + armed.rule.ToString() + ")";
+                        std::to_string(call) + ", rule " + rule.ToString() + ")";
   return Status(no_space ? StatusCode::kNoSpace : StatusCode::kIOError, std::move(message),
                 /*injected=*/true);
 }

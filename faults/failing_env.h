@@ -68,13 +68,9 @@ class FailingEnv : public EnvWrapper {
   Status Hit(IoOp op, const std::string& path);
 
  private:
-  struct Armed {
-    IoFailureRule rule;
-    bool fired = false;
-  };
   mutable std::mutex mu_;
   std::map<IoOp, uint64_t> calls_;
-  std::map<IoOp, Armed> rules_;
+  std::map<IoOp, IoFailureRule> rules_;
   uint64_t injected_ = 0;
 };
 

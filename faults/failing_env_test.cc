@@ -207,5 +207,35 @@ TEST_F(FailingEnvTest, PruneInterruptedByUnlinkFailureLeavesAConsistentStoreAndR
   check_consistent(**reopened, 1);
 }
 
+TEST_F(FailingEnvTest, InPlaceHazardPruneFailingToRewriteTheIndexKeepsEverythingAndCommitsGoOn) {
+  const std::string dir = Path("hazard-prune");
+  const FileStoreOptions hazard{.hazard_in_place_write = true};
+  FailingEnv env(PosixEnv());
+  std::vector<CheckpointInfo> chain;
+  {
+    auto store = FileCheckpointStore::Open(&env, dir, hazard);
+    ASSERT_TRUE(store.ok());
+    for (int i = 0; i < 3; ++i) {
+      chain.push_back(
+          (*store)
+              ->Commit("s", Doc(i), chain.empty() ? std::nullopt : std::optional(chain.back()))
+              .value());
+    }
+    env.Arm({.op = IoOp::kRename, .nth = 1});
+    EXPECT_TRUE((*store)->OnRestorationCompleted(chain[2]).injected());
+    EXPECT_EQ((*store)->Index("s")->size(), 3u)
+        << "nothing is deleted before the index is rewritten";
+    chain.push_back((*store)->Commit("s", Doc(3), chain.back()).value());
+  }
+  auto reopened = FileCheckpointStore::Open(PosixEnv(), dir, hazard);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  auto index = (*reopened)->Index("s");
+  ASSERT_TRUE(index.ok());
+  ASSERT_EQ(index->size(), 4u);
+  for (size_t i = 0; i < chain.size(); ++i) {
+    EXPECT_EQ((*reopened)->Retrieve(chain[i]).value(), Doc(static_cast<int>(i)));
+  }
+}
+
 }  // namespace
 }  // namespace stepfault::faults

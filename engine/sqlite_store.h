@@ -1,0 +1,84 @@
+// SqliteCheckpointStore: checkpoints as rows of one SQLite table.
+//
+// The database is opened through the VFS named in the options (empty = SQLite's default), so the
+// simulated file system can sit underneath without the store knowing. Before the first access the
+// store sets `locking_mode=EXCLUSIVE` (WAL then needs no shared-memory methods on a custom VFS),
+// `synchronous=FULL` and the configured journal mode. Each row keeps seq (the commit order),
+// session_id, checkpoint_id, parent_checkpoint_id, the canonical document and a CRC32C over all of
+// them, which Retrieve verifies (kCorruption on mismatch) and Index checks (a row failing it is not
+// listed). Open verifies the table schema and runs PRAGMA quick_check. Only bound parameters reach
+// SQL.
+// A second store on the same database is refused with kBusy through a lock on <db_path>.lock.
+// SQLite errors map to Status: FULL -> kNoSpace, IOERR* -> kIOError, CORRUPT/NOTADB ->
+// kCorruption, BUSY/LOCKED -> kBusy; the message carries SQLite's own.
+// Pruning deletes the obsolete rows in one transaction, so a crash leaves all or none deleted.
+// Thread-safety: every method is safe for concurrent calls (one mutex around the connection).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "engine/checkpoint_store.h"
+#include "engine/env.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace stepfault {
+
+struct SqliteStoreOptions {
+  std::string vfs_name;              // empty: SQLite's default VFS
+  std::string journal_mode = "WAL";  // "WAL" or "DELETE"
+  uint64_t seed = 0;
+  // HAZARD (#7796): Retrieve prunes the retrieved checkpoint's ancestry before returning.
+  bool hazard_prune_on_read = false;
+};
+
+class SqliteCheckpointStore final : public CheckpointStore, public RestorationObserver {
+ public:
+  // Opens or creates the database at `db_path`. kBusy when another store has it open;
+  // kInvalidArgument for an unknown journal mode; kCorruption when the file is not a sound
+  // database. REQUIRES: env outlives the store.
+  static Result<std::unique_ptr<SqliteCheckpointStore>> Open(Env* env, std::string db_path,
+                                                             SqliteStoreOptions options = {});
+  ~SqliteCheckpointStore() override;
+
+  Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
+                                const std::optional<CheckpointInfo>& parent) override;
+  Result<std::string> Retrieve(const CheckpointInfo& info) override;
+  Result<std::vector<StoreEntry>> Index(
+      const std::string& session_id,
+      const std::optional<CheckpointInfo>& with_parent = std::nullopt) override;
+  Status OnRestorationCompleted(const CheckpointInfo& restored) override;
+
+  const std::string& db_path() const { return db_path_; }
+
+ private:
+  SqliteCheckpointStore(std::string db_path, SqliteStoreOptions options,
+                        std::unique_ptr<FileLock> lock)
+      : db_path_(std::move(db_path)), options_(std::move(options)), lock_(std::move(lock)) {}
+
+  Status Initialize();
+  Status VerifySchema();
+  Status Exec(const char* sql);
+  Status Error(int rc, std::string_view what) const;
+  // A cached statement for `sql`, reset and with bindings cleared.
+  Result<sqlite3_stmt*> Prepare(const char* sql);
+  Result<std::vector<StoreEntry>> SessionIndexLocked(const std::string& session_id);
+  Status PruneLocked(const CheckpointInfo& restored);
+
+  const std::string db_path_;
+  const SqliteStoreOptions options_;
+  const std::unique_ptr<FileLock> lock_;
+
+  std::mutex mu_;
+  sqlite3* db_ = nullptr;
+  std::map<std::string, sqlite3_stmt*> statements_;  // keyed by SQL text
+  uint64_t next_seq_ = 1;
+  bool opening_ = true;  // Initialize has not finished
+};
+
+}  // namespace stepfault

@@ -1,0 +1,57 @@
+// Validation, ids, parent filtering and pruning shared by the memory, file and SQLite stores.
+#include "engine/store_prune.h"
+
+#include <nlohmann/json.hpp>
+
+#include "engine/random.h"
+
+namespace stepfault {
+
+std::string StoreCheckpointId(uint64_t seed, const std::string& session_id, uint64_t seq) {
+  return DeriveId(seed, session_id + "|" + std::to_string(seq));
+}
+
+Result<std::string> ValidateCommit(const std::string& session_id, std::string_view bytes,
+                                   const std::optional<CheckpointInfo>& parent) {
+  if (session_id.empty()) {
+    return Status::InvalidArgument("checkpoint commit needs a non-empty session id");
+  }
+  if (parent && parent->session_id != session_id) {
+    return Status::InvalidArgument("parent checkpoint " + parent->ToString() +
+                                   " belongs to another session than '" + session_id +
+                                   "'; a parent must be in the same session");
+  }
+  nlohmann::json document = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) {
+    return Status::InvalidArgument("checkpoint bytes for session '" + session_id +
+                                   "' are not one JSON document; pass the checkpoint's JSON dump");
+  }
+  return document.dump();
+}
+
+std::vector<StoreEntry> FilterByParent(std::vector<StoreEntry> index,
+                                       const std::optional<CheckpointInfo>& with_parent) {
+  if (!with_parent) return index;
+  std::vector<StoreEntry> children;
+  for (StoreEntry& e : index) {
+    const bool child = e.has_parent_metadata && e.parent_checkpoint_id &&
+                       e.info.session_id == with_parent->session_id &&
+                       *e.parent_checkpoint_id == with_parent->checkpoint_id;
+    if (child || !e.has_parent_metadata) children.push_back(std::move(e));
+  }
+  return children;
+}
+
+Status PruneObsolete(const std::vector<StoreEntry>& session_index, const CheckpointInfo& restored,
+                     const std::function<Status(const CheckpointInfo&)>& erase) {
+  for (const CheckpointInfo& victim : ObsoleteBeforeRestored(session_index, restored)) {
+    Status s = erase(victim);
+    if (!s.ok() && s.code() != StatusCode::kNotFound) {
+      return s.WithContext("pruning " + victim.ToString() + " after restoring " +
+                           restored.ToString() + " (prune again to finish)");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace stepfault

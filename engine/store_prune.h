@@ -1,0 +1,42 @@
+// Shared pieces of every checkpoint store: input validation, the id rule, and pruning after a
+// successful restore (engine-semantics.md §4.4, the #7796 fix).
+//
+// Pruning deletes ObsoleteBeforeRestored(index, restored) oldest first. Deleting oldest first keeps
+// the parent chain nearest `restored` intact, so a prune interrupted by a crash or an error is
+// finished by simply pruning again. A delete of an entry that is already gone is not an error.
+// Thread-safety: pure functions; callers hold their store's lock.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/checkpoint_store.h"
+#include "engine/status.h"
+
+namespace stepfault {
+
+// The store-chosen id of the `seq`-th commit (store-wide sequence) of `session_id`.
+std::string StoreCheckpointId(uint64_t seed, const std::string& session_id, uint64_t seq);
+
+// Checks a Commit call: a non-empty session id, a parent (if any) in the same session, and bytes
+// that are one JSON document. On success returns the canonical dump of the document (sorted keys,
+// no whitespace), which is what every store keeps and Retrieve returns.
+Result<std::string> ValidateCommit(const std::string& session_id, std::string_view bytes,
+                                   const std::optional<CheckpointInfo>& parent);
+
+// Keeps the entries of `index` that are children of `with_parent` (plus legacy entries), or all of
+// them when there is no filter.
+std::vector<StoreEntry> FilterByParent(std::vector<StoreEntry> index,
+                                       const std::optional<CheckpointInfo>& with_parent);
+
+// Deletes ObsoleteBeforeRestored(session_index, restored) through `erase`, oldest first. `erase`
+// returning kNotFound counts as done. Stops at the first other error and returns it with context;
+// entries erased before it stay erased.
+Status PruneObsolete(const std::vector<StoreEntry>& session_index, const CheckpointInfo& restored,
+                     const std::function<Status(const CheckpointInfo&)>& erase);
+
+}  // namespace stepfault

@@ -96,6 +96,7 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
   const Json params = config.params.is_null() ? scenario.default_params() : config.params;
   bool damaged = false;
   std::vector<scenarios::LifeReport> reports;
+  Json memo = Json::object();
 
   auto make_env = [&](SimFs* fs, const std::string& vfs, Probe* probe, Clock* clock, int life) {
     scenarios::HostEnv env;
@@ -167,6 +168,7 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
       VfsRegistration vfs(world.get(), DeriveSeed(config.seed, "check|" + std::to_string(life)));
       LogicalClock clock;
       scenarios::HostEnv env = make_env(world.get(), vfs.name(), NullProbe(), &clock, life);
+      env.oracle_memo = &memo;
       const bool last = record.report.completed || record.report.final || life == config.lives_max;
       scenario.Check(env, reports, last, &ex.violations);
     }

@@ -3,6 +3,8 @@
 
 namespace stepfault::scenarios {
 
-std::vector<std::shared_ptr<const Scenario>> MakeBuiltinScenarios() { return {}; }
+std::vector<std::shared_ptr<const Scenario>> MakeBuiltinScenarios() {
+  return {MakeFanInScenario()};
+}
 
 }  // namespace stepfault::scenarios

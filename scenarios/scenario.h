@@ -63,6 +63,7 @@ struct HostEnv {
   StoreHazards store;
   RecoveryVariation variation;
   Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
+  Json* oracle_memo = nullptr;   // Check only: the oracle's notes, kept across the lives of a run
 };
 
 // What one life reports. Everything here must be deterministic: it is part of the run's trace.

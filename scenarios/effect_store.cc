@@ -1,0 +1,102 @@
+// EffectStore: schema, the idempotent insert, reads.
+#include "scenarios/effect_store.h"
+
+namespace stepfault::scenarios {
+
+Status SqliteStatus(int rc, const std::string& what, sqlite3* db) {
+  std::string msg = what + ": " + (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+  switch (rc & 0xff) {
+    case SQLITE_FULL: return Status::NoSpace(msg);
+    case SQLITE_IOERR: return Status::IOError(msg);
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB: return Status::Corruption(msg);
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return Status::Busy(msg);
+    case SQLITE_CONSTRAINT: return Status::AlreadyExists(msg);
+    case SQLITE_CANTOPEN: return Status::IOError(msg);
+    default: return Status::Internal(msg);
+  }
+}
+
+Result<std::unique_ptr<EffectStore>> EffectStore::Open(const std::string& db_path,
+                                                       EffectStoreOptions options) {
+  sqlite3* db = nullptr;
+  int rc = sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                           options.vfs_name.empty() ? nullptr : options.vfs_name.c_str());
+  if (rc != SQLITE_OK) {
+    Status s = SqliteStatus(rc, "opening effect database " + db_path, db);
+    sqlite3_close(db);
+    return s;
+  }
+  std::unique_ptr<EffectStore> store(new EffectStore(db, std::move(options)));
+  SF_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=DELETE"));
+  SF_RETURN_IF_ERROR(store->Exec("PRAGMA synchronous=EXTRA"));
+  const std::string key_column = store->options_.without_unique_key ? "Key TEXT NOT NULL"
+                                                                    : "Key TEXT NOT NULL UNIQUE";
+  SF_RETURN_IF_ERROR(store->Exec("CREATE TABLE IF NOT EXISTS Effects(Id INTEGER PRIMARY KEY "
+                                 "AUTOINCREMENT, " + key_column + ", Value TEXT NOT NULL)"));
+  return store;
+}
+
+EffectStore::~EffectStore() { sqlite3_close(db_); }
+
+Status EffectStore::Exec(const std::string& sql) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
+  sqlite3_free(err);
+  if (rc != SQLITE_OK) return SqliteStatus(rc, "executing '" + sql + "'", db_);
+  return Status::Ok();
+}
+
+Result<EffectRow> EffectStore::Apply(const std::string& key, const std::string& value) {
+  Probe* probe = options_.probe != nullptr ? options_.probe : NullProbe();
+  SF_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  const char* sql = options_.without_unique_key
+                        ? "INSERT INTO Effects(Key, Value) VALUES(?1, ?2)"
+                        : "INSERT INTO Effects(Key, Value) VALUES(?1, ?2) ON CONFLICT(Key) DO NOTHING";
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
+  if (rc == SQLITE_OK) {
+    sqlite3_bind_text(stmt, 1, key.c_str(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_text(stmt, 2, value.c_str(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_OK) {
+    Status s = SqliteStatus(rc, "inserting effect " + key, db_);
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return s;
+  }
+  probe->Hit("effect.commit.before");
+  Status commit = Exec("COMMIT");
+  if (!commit.ok()) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return commit;
+  }
+  probe->Hit("effect.commit.after");
+  SF_ASSIGN_OR_RETURN(std::vector<EffectRow> rows, All());
+  for (const EffectRow& r : rows) {
+    if (r.key == key) return r;
+  }
+  return Status::Internal("effect " + key + " vanished after its commit");
+}
+
+Result<std::vector<EffectRow>> EffectStore::All() {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, "SELECT Id, Key, Value FROM Effects ORDER BY Id", -1, &stmt, nullptr);
+  if (rc != SQLITE_OK) return SqliteStatus(rc, "reading effects", db_);
+  std::vector<EffectRow> rows;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    EffectRow r;
+    r.id = sqlite3_column_int64(stmt, 0);
+    r.key = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
+    r.value = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 2));
+    rows.push_back(std::move(r));
+  }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE) return SqliteStatus(rc, "reading effects", db_);
+  return rows;
+}
+
+}  // namespace stepfault::scenarios

@@ -1,0 +1,54 @@
+// Pieces every host shares: opening the durable checkpoint store of a scenario directory with the
+// configured store mutants, driving a run to its halt while recording the trace (and applying the
+// observer-cancel variation), and the ancestry oracle (INV-ANCESTRY) over a checkpoint directory.
+// Thread-safety: as the scenario's life.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/file_store.h"
+#include "engine/run.h"
+#include "engine/workflow_spec.h"
+#include "scenarios/scenario.h"
+
+namespace stepfault::scenarios {
+
+Result<std::unique_ptr<FileCheckpointStore>> OpenCheckpointStore(const HostEnv& env,
+                                                                 const std::string& subdir);
+
+// RunOptions for a life: the env's profile, probe and seed, and `manager`.
+RunOptions LifeRunOptions(const HostEnv& env, CheckpointManager* manager);
+
+// Watches `run` until it halts; every event goes to the report's trace and to `on_event` (which may
+// answer requests from inside the loop). Under the observer-cancel variation the first watcher is
+// cancelled after its first event, the run is driven on without a watcher and a second watcher
+// collects the rest; the facts record whether the run survived that (INV-OBSERVER).
+void Drive(StreamingRun& run, const HostEnv& env, LifeReport* report,
+           const std::function<void(const WorkflowEvent&)>& on_event = nullptr);
+
+// INV-ANCESTRY over the checkpoint store in `subdir`: every checkpoint after a session's first names
+// a parent; a child's step is its parent's step + 1; a stored checkpoint never changes (checked
+// against the memo across lives).
+void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& session_id,
+                   std::vector<Violation>* out);
+
+// INV-OBSERVER and INV-TOPOLOGY facts every host records, checked alike for every scenario.
+void CheckHostFacts(const std::vector<LifeReport>& lives, std::vector<Violation>* out);
+
+}  // namespace stepfault::scenarios
+
+namespace stepfault::scenarios {
+
+// Resumes `checkpoint` as a host does, and applies the topology variation first when the life has
+// one: the resume is tried with the mutated workflow, as a careless rebuild would; the facts record
+// whether it was rejected (topology_rejected) and whether the mutated workflow stayed usable
+// (workflow_reusable). A strict engine rejects it and the host goes on with the faithful rebuild;
+// an engine that accepts it (a hazard) runs on with the mutated workflow.
+Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const WorkflowSpec& spec,
+                                                   const CheckpointInfo& checkpoint,
+                                                   CheckpointManager* manager, LifeReport* report);
+
+}  // namespace stepfault::scenarios

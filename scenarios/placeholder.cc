@@ -1,1 +1,0 @@
-// Placeholder translation unit so the folder library links before its code lands.

@@ -86,6 +86,10 @@ Result<std::unique_ptr<ApprovalStore>> ApprovalStore::Open(const std::string& db
                                                            ApprovalStoreOptions options) {
   sqlite3* db = nullptr;
   const char* vfs = options.vfs_name.empty() ? nullptr : options.vfs_name.c_str();
+  if (vfs != nullptr && sqlite3_vfs_find(vfs) == nullptr) {
+    return Status::InvalidArgument("no SQLite VFS named '" + options.vfs_name +
+                                   "' is registered; register it before opening the store");
+  }
   int rc = sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs);
   if (rc != SQLITE_OK) {
     Status s = sql::ErrorStatus(db, rc, "opening business database '" + db_path + "'");

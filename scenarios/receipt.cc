@@ -121,10 +121,6 @@ Result<WaitingReceipt> DecodeReceipt(std::string_view bytes) {
   }
   auto body = doc.find("body");
   if (body == doc.end() || !body->is_object()) return Damaged("has no body object");
-  if (body->size() != kFields.size()) {
-    return Damaged("body has " + std::to_string(body->size()) + " members, expected " +
-                   std::to_string(kFields.size()));
-  }
   WaitingReceipt receipt;
   for (const Field& field : kFields) {
     auto value = body->find(field.name);
@@ -133,6 +129,10 @@ Result<WaitingReceipt> DecodeReceipt(std::string_view bytes) {
       return Damaged(std::string("field '") + field.name + "' is not a non-empty string");
     }
     receipt.*field.member = value->get<std::string>();
+  }
+  if (body->size() != kFields.size()) {
+    return Damaged("body has " + std::to_string(body->size()) + " members, expected " +
+                   std::to_string(kFields.size()));
   }
   return receipt;
 }

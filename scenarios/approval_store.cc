@@ -116,8 +116,8 @@ Result<std::unique_ptr<ApprovalStore>> ApprovalStore::Open(const std::string& db
   Transaction txn(db);
   SF_RETURN_IF_ERROR(txn.Begin());
   SF_RETURN_IF_ERROR(sql::Exec(db, kCreateApprovals));
-  SF_RETURN_IF_ERROR(sql::Exec(
-      db, store->options_.hazard_no_unique_key ? kCreateItemsNoUnique : kCreateItems));
+  SF_RETURN_IF_ERROR(
+      sql::Exec(db, store->options_.hazard_no_unique_key ? kCreateItemsNoUnique : kCreateItems));
   SF_RETURN_IF_ERROR(txn.Commit());
   return store;
 }
@@ -177,10 +177,10 @@ Status ApprovalStore::RecordDecisionLocked(const std::string& op_id, const std::
           " with comment " + Quote(comment) + ")");
     }
     Statement update;
-    SF_RETURN_IF_ERROR(update.Prepare(
-        db_,
-        "UPDATE Approvals SET Status = ?1, Decision = ?2, Comment = ?3 "
-        "WHERE OperationId = ?4 AND Status = 'Waiting'"));
+    SF_RETURN_IF_ERROR(
+        update.Prepare(db_,
+                       "UPDATE Approvals SET Status = ?1, Decision = ?2, Comment = ?3 "
+                       "WHERE OperationId = ?4 AND Status = 'Waiting'"));
     const ApprovalStatus next =
         choice == kChoiceApprove ? ApprovalStatus::kApproved : ApprovalStatus::kRejected;
     SF_RETURN_IF_ERROR(update.BindText(1, ApprovalStatusName(next)));
@@ -203,8 +203,8 @@ Result<ApplyResult> ApprovalStore::Apply(const std::string& op_id, const std::st
     Transaction txn(db_);
     SF_RETURN_IF_ERROR(txn.Begin());
     Statement insert;
-    SF_RETURN_IF_ERROR(insert.Prepare(
-        db_, options_.hazard_no_unique_key ? kInsertItemNoUnique : kInsertItem));
+    SF_RETURN_IF_ERROR(
+        insert.Prepare(db_, options_.hazard_no_unique_key ? kInsertItemNoUnique : kInsertItem));
     SF_RETURN_IF_ERROR(insert.BindText(1, FormatUtc(clock_->NowMicros())));
     SF_RETURN_IF_ERROR(insert.BindText(2, op_id));
     SF_RETURN_IF_ERROR(insert.Run());

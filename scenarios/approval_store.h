@@ -10,8 +10,9 @@
 // Durability: rollback journal (journal_mode=DELETE) and synchronous=FULL; the database is opened
 // through the VFS named in the options, so the simulated file system can stand under it unseen.
 // Thread-safety: one store is safe to share between threads (calls are serialised by a mutex);
-// several stores on one file are safe too (SQLite file locks, BEGIN IMMEDIATE, a bounded busy wait).
-// A probe may throw to simulate a crash; open transactions and statements are released by RAII.
+// several stores on one file are safe too (SQLite file locks, BEGIN IMMEDIATE, a bounded busy
+// wait). A probe may throw to simulate a crash; open transactions and statements are released by
+// RAII.
 #pragma once
 
 #include <cstdint>

@@ -14,16 +14,18 @@ Status ErrorStatus(sqlite3* db, int rc, std::string_view context) {
     case SQLITE_FULL:
       return Status::NoSpace(message + "; free space on the device and retry");
     case SQLITE_IOERR:
-      return Status::IOError(message + "; check the device and retry (the journal rolls back a "
-                                       "half-written transaction on the next open)");
+      return Status::IOError(message +
+                             "; check the device and retry (the journal rolls back a "
+                             "half-written transaction on the next open)");
     case SQLITE_CANTOPEN:
     case SQLITE_READONLY:
     case SQLITE_PERM:
       return Status::IOError(message + "; check that the directory exists and is writable");
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-      return Status::Corruption(message + "; the business database is damaged: keep the "
-                                          "directory for inspection and use a fresh one");
+      return Status::Corruption(message +
+                                "; the business database is damaged: keep the "
+                                "directory for inspection and use a fresh one");
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return Status::Busy(message + "; another connection holds the database, retry later");
@@ -51,8 +53,8 @@ Status Statement::Prepare(sqlite3* db, std::string_view sql) {
 }
 
 Status Statement::BindText(int index, std::string_view text) {
-  int rc = sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT,
-                               SQLITE_UTF8);
+  int rc =
+      sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
   if (rc != SQLITE_OK) return ErrorStatus(db_, rc, "binding parameter " + std::to_string(index));
   return Status::Ok();
 }

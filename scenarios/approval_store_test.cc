@@ -10,6 +10,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,8 @@
 #include <fstream>
 #include <stdexcept>
 #include <thread>
+
+#include "scenarios/approval_store_sql.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -58,14 +61,13 @@ TEST(ValidateDecisionTest, CommentOfZeroOneFiveHundredAndFiveHundredOneAsciiChar
 }
 
 TEST(ValidateDecisionTest, MultiByteCharactersCountAsOneEach) {
-  const std::string e_acute = "\xC3\xA9";         // U+00E9, 2 bytes
-  const std::string euro = "\xE2\x82\xAC";        // U+20AC, 3 bytes
-  const std::string emoji = "\xF0\x9F\x98\x80";   // U+1F600, 4 bytes
+  const std::string e_acute = "\xC3\xA9";        // U+00E9, 2 bytes
+  const std::string euro = "\xE2\x82\xAC";       // U+20AC, 3 bytes
+  const std::string emoji = "\xF0\x9F\x98\x80";  // U+1F600, 4 bytes
   for (const std::string& unit : {e_acute, euro, emoji}) {
     EXPECT_TRUE(ValidateDecision("reject", unit).ok());
     EXPECT_TRUE(ValidateDecision("reject", Repeat(unit, 500)).ok()) << unit;
-    EXPECT_EQ(CodeOf(ValidateDecision("reject", Repeat(unit, 501))),
-              StatusCode::kInvalidArgument)
+    EXPECT_EQ(CodeOf(ValidateDecision("reject", Repeat(unit, 501))), StatusCode::kInvalidArgument)
         << unit;
   }
   // 499 ASCII + one emoji is 500 characters although it is 503 bytes.
@@ -87,15 +89,15 @@ TEST(ValidateDecisionTest, BlankCommentsAreRefused) {
 
 TEST(ValidateDecisionTest, InvalidUtf8IsRefused) {
   for (const std::string& bad : {
-           std::string("\xFF"),                // never valid
-           std::string("ok\x80"),              // stray continuation byte
-           std::string("\xC3"),                // truncated 2-byte sequence
-           std::string("\xE2\x82"),            // truncated 3-byte sequence
-           std::string("\xC0\xAF"),            // overlong '/'
-           std::string("\xE0\x80\xAF"),        // overlong, 3 bytes
-           std::string("\xED\xA0\x80"),        // surrogate U+D800
-           std::string("\xF4\x90\x80\x80"),    // U+110000, beyond Unicode
-           std::string("\xC3(x"),              // lead byte followed by a non-continuation
+           std::string("\xFF"),              // never valid
+           std::string("ok\x80"),            // stray continuation byte
+           std::string("\xC3"),              // truncated 2-byte sequence
+           std::string("\xE2\x82"),          // truncated 3-byte sequence
+           std::string("\xC0\xAF"),          // overlong '/'
+           std::string("\xE0\x80\xAF"),      // overlong, 3 bytes
+           std::string("\xED\xA0\x80"),      // surrogate U+D800
+           std::string("\xF4\x90\x80\x80"),  // U+110000, beyond Unicode
+           std::string("\xC3(x"),            // lead byte followed by a non-continuation
        }) {
     Status s = ValidateDecision("approve", bad);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
@@ -223,8 +225,7 @@ TEST_F(ApprovalStoreTest, InvalidOrUnknownDecisionsChangeNothing) {
   auto store = OpenStore();
   ASSERT_TRUE(store->RegisterProposal("op-1", "draft").ok());
   EXPECT_EQ(store->RecordDecision("op-1", "Approve", "c").code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(store->RecordDecision("op-1", "approve", "   ").code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->RecordDecision("op-1", "approve", "   ").code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(store->Apply("op-1", "approve", "").status().code(), StatusCode::kInvalidArgument);
   Status unknown = store->RecordDecision("op-2", "approve", "c");
   EXPECT_EQ(unknown.code(), StatusCode::kNotFound);
@@ -268,9 +269,9 @@ TEST_F(ApprovalStoreTest, ApplyTwiceReturnsTheSameItemIdAndLeavesExactlyOneRow) 
   auto second = store->Apply("op-1", "approve", "External business decision.");
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(*second, *first);
-  EXPECT_THAT(probe.hits, ElementsAre("decision.record.after", "effect.commit.before",
-                                      "effect.commit.after", "effect.commit.before",
-                                      "effect.commit.after"));
+  EXPECT_THAT(probe.hits,
+              ElementsAre("decision.record.after", "effect.commit.before", "effect.commit.after",
+                          "effect.commit.before", "effect.commit.after"));
 
   auto items = store->Items();
   ASSERT_TRUE(items.ok());
@@ -473,6 +474,28 @@ TEST_F(ApprovalStoreTest, SqliteErrorsBecomeTypedStatuses) {
   auto no_vfs = ApprovalStore::Open((dir_ / "x.db").string(), {.vfs_name = "no-such-vfs"});
   ASSERT_FALSE(no_vfs.ok());
   EXPECT_EQ(no_vfs.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(SqliteErrorMappingTest, EveryFamilyOfResultCodesGetsItsStatusCode) {
+  const std::vector<std::pair<int, StatusCode>> cases = {
+      {SQLITE_FULL, StatusCode::kNoSpace},
+      {SQLITE_IOERR, StatusCode::kIOError},
+      {SQLITE_IOERR_FSYNC, StatusCode::kIOError},
+      {SQLITE_IOERR_SHORT_READ, StatusCode::kIOError},
+      {SQLITE_CORRUPT, StatusCode::kCorruption},
+      {SQLITE_NOTADB, StatusCode::kCorruption},
+      {SQLITE_BUSY, StatusCode::kBusy},
+      {SQLITE_LOCKED, StatusCode::kBusy},
+      {SQLITE_CONSTRAINT_UNIQUE, StatusCode::kAlreadyExists},
+      {SQLITE_CANTOPEN, StatusCode::kIOError},
+      {SQLITE_ERROR, StatusCode::kInternal},
+  };
+  for (const auto& [rc, code] : cases) {
+    Status s = sql::ErrorStatus(nullptr, rc, "doing X");
+    EXPECT_EQ(s.code(), code) << rc;
+    EXPECT_THAT(s.message(), HasSubstr("doing X: "));
+    EXPECT_THAT(s.message(), HasSubstr(sqlite3_errstr(rc)));
+  }
 }
 
 TEST(ApprovalStatusTest, NamesMatchTheStoredStrings) {

@@ -4,9 +4,8 @@
 
 #include <array>
 #include <memory>
-#include <utility>
-
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "engine/crc32c.h"
 
@@ -114,10 +113,10 @@ Result<WaitingReceipt> DecodeReceipt(std::string_view bytes) {
     return Damaged("has no integer version");
   }
   if (version->get<int64_t>() != kReceiptVersion) {
-    return Status::Incompatible("waiting receipt format version " +
-                                std::to_string(version->get<int64_t>()) +
-                                " is not supported (this build reads version " +
-                                std::to_string(kReceiptVersion) + "); resume with a matching build");
+    return Status::Incompatible(
+        "waiting receipt format version " + std::to_string(version->get<int64_t>()) +
+        " is not supported (this build reads version " + std::to_string(kReceiptVersion) +
+        "); resume with a matching build");
   }
   auto body = doc.find("body");
   if (body == doc.end() || !body->is_object()) return Damaged("has no body object");

@@ -11,7 +11,6 @@
 
 #include <filesystem>
 #include <functional>
-
 #include <nlohmann/json.hpp>
 
 #include "engine/crc32c.h"
@@ -242,8 +241,7 @@ TEST(ReceiptDecodeTest, WellSealedButMalformedDocumentsAreCorruption) {
   };
   const std::vector<Case> cases = {
       {"missing field", [](Json& d) { d["body"].erase("request_id"); }, "'request_id'"},
-      {"extra body field",
-       [](Json& d) { d["body"]["extra"] = "x"; }, "members"},
+      {"extra body field", [](Json& d) { d["body"]["extra"] = "x"; }, "members"},
       {"empty field", [](Json& d) { d["body"]["session_id"] = ""; }, "'session_id'"},
       {"non-string field", [](Json& d) { d["body"]["checkpoint_id"] = 3; }, "'checkpoint_id'"},
       {"wrong format", [](Json& d) { d["format"] = "other"; }, "format"},

@@ -98,6 +98,13 @@ class Scenario {
     (void)point;
     return "";
   }
+  // The label of a window given the label of the window before it in the same life ("" for the
+  // first), so a scenario can label phases that only the order of points tells apart.
+  virtual std::string BusinessWindowAfter(const std::string& command, const std::string& point,
+                                          const std::string& previous) const {
+    (void)previous;
+    return BusinessWindow(command, point);
+  }
   // Which recovery-side variations make sense for this scenario.
   virtual std::vector<faults::FaultAction> RecoveryActions() const { return {}; }
 

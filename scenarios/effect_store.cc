@@ -90,8 +90,12 @@ Result<std::vector<EffectRow>> EffectStore::All() {
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
     EffectRow r;
     r.id = sqlite3_column_int64(stmt, 0);
-    r.key = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
-    r.value = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 2));
+    auto text = [&](int col) {
+      const unsigned char* t = sqlite3_column_text(stmt, col);
+      return t == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(t));
+    };
+    r.key = text(1);
+    r.value = text(2);
     rows.push_back(std::move(r));
   }
   sqlite3_finalize(stmt);

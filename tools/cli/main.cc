@@ -1,7 +1,4 @@
-// stepfault: the command line. Subcommands are added as their capabilities land.
-#include <cstdio>
+// stepfault: the command line. Everything lives in stepfault_cli; this only dispatches.
+#include "tools/cli/cli.h"
 
-int main() {
-  std::puts("stepfault: no commands yet");
-  return 0;
-}
+int main(int argc, char** argv) { return stepfault::cli::RunCli(argc, argv); }

@@ -1,0 +1,95 @@
+// The parsed arguments of every command and the functions that register and run them.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace stepfault::cli {
+
+struct ExploreArgs {
+  std::string scenario;
+  bool all = false;
+  std::vector<std::string> actions;
+  int depth = 1;
+  std::string profile = "strict";
+  std::vector<std::string> hazards;
+  uint64_t seed = 0;
+  int jobs = 1;
+  std::string shard;
+  double min_coverage = 0;
+  int64_t depth2_max_pairs = 200;
+  bool with_mutants = false;
+  bool quiet = false;
+  std::string out;
+};
+
+struct MutantsArgs {
+  int jobs = 1;
+  uint64_t seed = 0;
+  std::vector<std::string> only;
+  bool quiet = false;
+  std::string out;
+};
+
+struct ReplayArgs {
+  std::string scenario;
+  std::string plan;
+  uint64_t seed = 0;
+  std::string profile = "strict";
+  std::vector<std::string> hazards;
+  std::string params;
+  bool trace = false;
+};
+
+struct CheckArgs {
+  std::string scenario;
+  int cases = 100;
+  uint64_t seed = 0;
+  std::string profile = "strict";
+  std::vector<std::string> hazards;
+  std::string out;
+};
+
+struct ApprovalArgs {
+  std::string dir;
+  std::string draft = "Regional pilot proposal";
+  std::string choice;
+  std::string comment;
+  bool fail_after_write = false;
+  std::string crash_at;
+  uint64_t seed = 0;
+};
+
+struct ReportArgs {
+  std::vector<std::string> inputs;
+  std::string report;
+  std::string out;
+};
+
+struct CommandState {
+  std::string argv_line;
+  ExploreArgs explore;
+  MutantsArgs mutants;
+  ReplayArgs replay;
+  CheckArgs check;
+  ApprovalArgs approval;
+  ReportArgs report;
+  std::string list_what;
+  std::function<int()> run;  // set by the chosen subcommand's callback
+};
+
+void AddExploreCommand(CLI::App& app, CommandState& state);
+void AddMutantsCommand(CLI::App& app, CommandState& state);
+void AddReplayCommand(CLI::App& app, CommandState& state);
+void AddCheckCommand(CLI::App& app, CommandState& state);
+void AddListCommand(CLI::App& app, CommandState& state);
+void AddReportCommand(CLI::App& app, CommandState& state);
+void AddApprovalCommand(CLI::App& app, CommandState& state);
+void AddDemoCommand(CLI::App& app, CommandState& state);
+
+int RunExplore(const ExploreArgs& args, const std::string& command_line);
+
+}  // namespace stepfault::cli

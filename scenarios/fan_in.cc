@@ -5,6 +5,10 @@
 // those buffered contributions must survive a crash and a resume (MAF #6372). The two barriers
 // (sink and audit) share their sources, so adding them in swapped order is a topology a careless
 // rebuild produces and a strict engine must reject (MAF's IsMatch accepts it).
+// The last contribution comes from a request port ("merge-approval" -> "approver"), the shape of
+// MAF's Checkpoint_Resume_PreservesFanInBarrierBufferedMessages tests: the start command runs until
+// every worker has contributed and the request is pending, then the process ends; the resume
+// command answers the re-emitted request and the barriers release.
 // Host: one durable file checkpoint store and effects.db in the scenario directory; each life
 // resumes the session's latest intact checkpoint (falling back to older ones when it is damaged)
 // or starts the run; the job is done when the effect row exists and the run halted.
@@ -28,8 +32,10 @@ std::string Payload(const std::string& worker, int bytes) {
   return out;
 }
 
+constexpr const char* kApproval = "approved";
+
 std::string ExpectedValue(int width, int bytes) {
-  std::vector<std::string> parts;
+  std::vector<std::string> parts{std::string("approver=") + kApproval};
   for (int i = 0; i < width; ++i) {
     const std::string id = "w" + std::to_string(i);
     parts.push_back(id + "=" + Payload(id, bytes));
@@ -48,8 +54,15 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
   spec.executors.push_back(FunctionExecutor("dispatch", "Dispatch", {"Job"},
                                             [](const Message& m, WorkflowContext& ctx) {
                                               ctx.SendMessage(Message{"Work", m.body});
+                                              ctx.SendMessage(Message{"MergeRequest", m.body});
                                               return Status::Ok();
                                             }));
+  spec.executors.push_back(FunctionExecutor(
+      "approver", "Approver", {"MergeDecision"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.SendMessage(Message{"Part", Json{{"from", "approver"}, {"data", m.body.value("decision", std::string())}}});
+        return Status::Ok();
+      }));
+  spec.ports.push_back({"merge-approval", "MergeRequest", "MergeDecision"});
   for (int i = 0; i < width; ++i) {
     const std::string id = workers[i];
     spec.executors.push_back(FunctionExecutor(
@@ -68,7 +81,7 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
       "sink", "Sink", {"Part"}, [width, effects](const Message& m, WorkflowContext& ctx) {
         Json parts = ctx.ReadState("parts").value_or(Json::array());
         parts.push_back(m.body["from"].get<std::string>() + "=" + m.body["data"].get<std::string>());
-        if (static_cast<int>(parts.size()) < width) {
+        if (static_cast<int>(parts.size()) < width + 1) {
           ctx.QueueStateUpdate("parts", parts);
           return Status::Ok();
         }
@@ -84,13 +97,17 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
   spec.executors.push_back(FunctionExecutor(
       "audit", "Audit", {"Part"}, [width](const Message&, WorkflowContext& ctx) {
         int seen = ctx.ReadState("seen").value_or(Json(0)).get<int>() + 1;
-        ctx.QueueStateUpdate("seen", seen == width ? Json(0) : Json(seen));
-        if (seen == width) ctx.YieldOutput(Message{"Audited", Json{{"parts", seen}}});
+        ctx.QueueStateUpdate("seen", seen == width + 1 ? Json(0) : Json(seen));
+        if (seen == width + 1) ctx.YieldOutput(Message{"Audited", Json{{"parts", seen}}});
         return Status::Ok();
       }));
   spec.edges.insert(spec.edges.begin(), {EdgeKind::kFanOut, {"dispatch"}, workers, nullptr, nullptr});
-  spec.edges.push_back({EdgeKind::kFanIn, workers, {"sink"}, nullptr, nullptr});
-  spec.edges.push_back({EdgeKind::kFanIn, workers, {"audit"}, nullptr, nullptr});
+  spec.edges.push_back({EdgeKind::kDirect, {"dispatch"}, {"merge-approval"}, nullptr, nullptr});
+  spec.edges.push_back({EdgeKind::kDirect, {"merge-approval"}, {"approver"}, nullptr, nullptr});
+  std::vector<std::string> sources = workers;
+  sources.push_back("approver");
+  spec.edges.push_back({EdgeKind::kFanIn, sources, {"sink"}, nullptr, nullptr});
+  spec.edges.push_back({EdgeKind::kFanIn, sources, {"audit"}, nullptr, nullptr});
   spec.outputs = {"sink", "audit"};
   return spec;
 }
@@ -114,6 +131,7 @@ class FanInScenario final : public Scenario {
             FaultAction::Topology(TopologyMutation::kSwapFanIn),
             FaultAction::Topology(TopologyMutation::kRenameExecutor),
             FaultAction::Topology(TopologyMutation::kRemoveEdge),
+            FaultAction::Topology(TopologyMutation::kChangePortType),
             FaultAction::Of(faults::FaultActionKind::kObserverCancel)};
   }
   std::string BusinessWindow(const std::string& command, const std::string& point) const override {
@@ -193,7 +211,14 @@ class FanInScenario final : public Scenario {
     }
     std::vector<std::string> outputs;
     Status error;
+    StreamingRun* live = run.get();
+    const bool answer = report->command == "resume";
     Drive(*run, env, report, [&](const WorkflowEvent& e) {
+      // The start command leaves the request pending (the process ends); resume answers it.
+      if (answer && e.kind == EventKind::kRequestInfo) {
+        SF_CHECK(live->SendResponse({e.request_id, "merge-approval",
+                                     Message{"MergeDecision", Json{{"decision", kApproval}}}}).ok());
+      }
       if (e.kind == EventKind::kWorkflowOutput && e.executor_id == "sink") {
         outputs.push_back(e.message->body["value"].get<std::string>());
       }
@@ -212,7 +237,9 @@ class FanInScenario final : public Scenario {
     report->completed = run->status() == RunStatus::kIdle &&
                         std::any_of(rows->begin(), rows->end(),
                                     [](const EffectRow& r) { return r.key == kOperation; });
-    if (!report->completed) report->status = Status::FailedPrecondition("the effect is not there yet");
+    if (!report->completed && !(report->command == "start" && run->status() == RunStatus::kPendingRequests)) {
+      report->status = Status::FailedPrecondition("the effect is not there yet");
+    }
   }
 
   void Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,

@@ -1,0 +1,195 @@
+// Goal: the command line keeps its contract in real, separate processes: Demo320's exercise
+// (start; resume with --fail-after-write exits 1 yet the item is stored; the same resume returns the
+// same ItemId with one row; an edited comment fails; a refusal creates no row; a second host is
+// refused; --crash-at at every business window followed by resume ends Completed with one row),
+// and the exit statuses 0/1/2/3 of the exploring commands.
+// Method: run build/bin/stepfault with popen/system in scratch directories and read business.db
+// with SQLite directly.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "engine/env.h"
+
+namespace stepfault::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct ProcessRun {
+  int exit_code;  // -signal when killed
+  std::string out;
+};
+
+std::string Binary() {
+  const char* dir = std::getenv("STEPFAULT_BIN_DIR");
+  return std::string(dir != nullptr ? dir : "build/bin") + "/stepfault";
+}
+
+ProcessRun Stepfault(const std::string& args) {
+  std::string cmd = Binary() + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  EXPECT_NE(p, nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  int status = ::pclose(p);
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : (WIFSIGNALED(status) ? -WTERMSIG(status) : -1);
+  // popen runs a shell: a child killed by a signal shows as 128+N from the shell.
+  if (code > 128) code = -(code - 128);
+  return {code, out};
+}
+
+std::string Scratch(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("sf_cli_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(dir);
+  return dir.string();
+}
+
+int RowCount(const std::string& dir) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2((dir + "/business.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return -1;
+  }
+  sqlite3_stmt* st = nullptr;
+  int n = -1;
+  if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM ApprovedBacklogItems", -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW) {
+    n = sqlite3_column_int(st, 0);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return n;
+}
+
+const char* kComment = "\"External business decision.\"";
+
+TEST(ApprovalCliTest, Demo320ExerciseAcrossProcesses) {
+  const std::string dir = Scratch("demo320");
+  ProcessRun start = Stepfault("approval start --dir " + dir);
+  ASSERT_EQ(start.exit_code, 0) << start.out;
+  EXPECT_NE(start.out.find("OperationId: "), std::string::npos);
+  EXPECT_NE(start.out.find("RequestId: "), std::string::npos);
+  EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Waiting"), std::string::npos);
+
+  ProcessRun failed = Stepfault("approval resume --dir " + dir + " approve " + kComment + " --fail-after-write");
+  EXPECT_EQ(failed.exit_code, 1) << failed.out;
+  ProcessRun status = Stepfault("approval status --dir " + dir);
+  EXPECT_NE(status.out.find("Status: Completed"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("StoredItem: 1"), std::string::npos) << status.out;
+
+  ProcessRun replay = Stepfault("approval resume --dir " + dir + " approve " + kComment);
+  EXPECT_EQ(replay.exit_code, 0) << replay.out;
+  EXPECT_NE(replay.out.find("ItemId: 1"), std::string::npos) << replay.out;
+  EXPECT_EQ(RowCount(dir), 1);
+
+  ProcessRun edited = Stepfault("approval resume --dir " + dir + " approve \"An edited comment.\"");
+  EXPECT_EQ(edited.exit_code, 2) << edited.out;
+  EXPECT_NE(edited.out.find("must repeat it exactly"), std::string::npos) << edited.out;
+  EXPECT_EQ(RowCount(dir), 1);
+
+  // A refusal on another operation is final and creates no row.
+  const std::string other = Scratch("refusal");
+  ASSERT_EQ(Stepfault("approval start --dir " + other + " --draft \"Another proposal\"").exit_code, 0);
+  ProcessRun refused = Stepfault("approval resume --dir " + other + " reject \"Not this quarter.\"");
+  EXPECT_EQ(refused.exit_code, 0) << refused.out;
+  EXPECT_NE(Stepfault("approval status --dir " + other).out.find("Status: Rejected"), std::string::npos);
+  EXPECT_EQ(RowCount(other), 0);
+  EXPECT_EQ(Stepfault("approval resume --dir " + other + " approve " + kComment).exit_code, 2);
+  EXPECT_EQ(RowCount(other), 0);
+  fs::remove_all(dir);
+  fs::remove_all(other);
+}
+
+TEST(ApprovalCliTest, ASecondHostOnTheSameDirectoryIsRefused) {
+  const std::string dir = Scratch("lease");
+  ASSERT_EQ(Stepfault("approval start --dir " + dir).exit_code, 0);
+  auto lease = PosixEnv()->LockFile(dir + "/host.lease");  // this test is the first host
+  ASSERT_TRUE(lease.ok());
+  ProcessRun second = Stepfault("approval resume --dir " + dir + " approve " + kComment);
+  EXPECT_EQ(second.exit_code, 2) << second.out;
+  EXPECT_NE(second.out.find("another host"), std::string::npos) << second.out;
+  lease.value().reset();
+  EXPECT_EQ(RowCount(dir), 0);
+  EXPECT_EQ(Stepfault("approval resume --dir " + dir + " approve " + kComment).exit_code, 0);
+  fs::remove_all(dir);
+}
+
+TEST(ApprovalCliTest, BadInputExitsTwoAndChangesNothing) {
+  const std::string dir = Scratch("bad");
+  ASSERT_EQ(Stepfault("approval start --dir " + dir).exit_code, 0);
+  const std::string before = *PosixEnv()->ReadFile(dir + "/waiting.json");
+  EXPECT_EQ(Stepfault("approval resume --dir " + dir + " maybe " + kComment).exit_code, 2);
+  EXPECT_EQ(Stepfault("approval resume --dir " + dir + " approve \"   \"").exit_code, 2);
+  EXPECT_EQ(Stepfault("approval resume --dir " + dir + " approve \"" + std::string(501, 'x') + "\"").exit_code, 2);
+  EXPECT_EQ(Stepfault("approval start --dir " + dir).exit_code, 2);  // already holds an operation
+  EXPECT_EQ(Stepfault("approval status --dir " + dir + "-missing").exit_code, 2);
+  EXPECT_EQ(Stepfault("approval start --dir " + dir + " --crash-at \"bad point\"").exit_code, 2);
+  EXPECT_EQ(*PosixEnv()->ReadFile(dir + "/waiting.json"), before);
+  EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Waiting"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(ApprovalCliTest, CrashAtEveryBusinessWindowThenResumeEndsCompletedWithOneRow) {
+  struct Case {
+    const char* command;
+    const char* point;
+  };
+  const Case cases[] = {
+      {"start", "checkpoint.commit.after#1"}, {"start", "receipt.publish.before"},
+      {"start", "fs.rename[receipt]"},        {"start", "receipt.publish.after"},
+      {"resume", "host.resume"},              {"resume", "decision.record.after"},
+      {"resume", "effect.commit.before"},     {"resume", "effect.commit.after"},
+      {"resume", "checkpoint.commit.after#2"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.command) + " --crash-at " + c.point);
+    const std::string dir = Scratch("crash");
+    const std::string crash = std::string(" --crash-at '") + c.point + "'";
+    const std::string resume = "approval resume --dir " + dir + " approve " + kComment;
+    if (std::string(c.command) == "start") {
+      ProcessRun killed = Stepfault("approval start --dir " + dir + crash);
+      EXPECT_EQ(killed.exit_code, -SIGKILL) << killed.out;
+      ProcessRun again = Stepfault("approval start --dir " + dir);
+      // Killed after the receipt was published: the directory already holds the operation.
+      EXPECT_TRUE(again.exit_code == 0 || again.out.find("already holds") != std::string::npos) << again.out;
+    } else {
+      ASSERT_EQ(Stepfault("approval start --dir " + dir).exit_code, 0);
+      ProcessRun killed = Stepfault(resume + crash);
+      EXPECT_EQ(killed.exit_code, -SIGKILL) << killed.out;
+    }
+    ProcessRun done = Stepfault(resume);
+    EXPECT_EQ(done.exit_code, 0) << done.out;
+    EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Completed"), std::string::npos);
+    EXPECT_EQ(RowCount(dir), 1);
+    fs::remove_all(dir);
+  }
+}
+
+TEST(ExploreCliTest, ExitStatusesFollowTheContract) {
+  const std::string out = Scratch("explore");
+  EXPECT_EQ(Stepfault("explore --scenario nope --out " + out).exit_code, 2);
+  EXPECT_EQ(Stepfault("explore --all --scenario fan-in --out " + out).exit_code, 2);
+  EXPECT_EQ(Stepfault("explore --scenario fan-in --hazard no-such --out " + out).exit_code, 2);
+  ProcessRun bad_plan = Stepfault("replay fan-in --plan 'crash@fs.rename[checkpoint]'");
+  EXPECT_EQ(bad_plan.exit_code, 2);
+  EXPECT_NE(bad_plan.out.find("position"), std::string::npos) << bad_plan.out;
+  ProcessRun pass = Stepfault("explore --scenario fan-in --actions crash --quiet --out " + out);
+  EXPECT_EQ(pass.exit_code, 0) << pass.out;
+  EXPECT_TRUE(fs::exists(out + "/report.json") && fs::exists(out + "/report.html") &&
+              fs::exists(out + "/summary.md") && fs::exists(out + "/junit.xml"));
+  ProcessRun low = Stepfault("explore --scenario fan-in --actions crash --shard 1/2 --min-coverage 90 --quiet --out " + out);
+  EXPECT_EQ(low.exit_code, 3) << low.out;
+  ProcessRun compat = Stepfault("explore --scenario fan-in --actions topology --profile maf-compat --quiet --out " + out);
+  EXPECT_EQ(compat.exit_code, 1) << compat.out;
+  fs::remove_all(out);
+}
+
+}  // namespace
+}  // namespace stepfault::cli

@@ -13,7 +13,8 @@
 // private scope, a fresh slice of the byte pool per (executor, step).
 //
 // The run is rebuilt (Reset) when the checkpoints it retains reach a budget, so memory stays
-// bounded; benchmarks call Reset with timing paused. Every reset warms up `warm_steps` steps.
+// bounded; benchmarks call Reset with timing paused. Every reset warms up `warm_steps` steps (at
+// least `width` for the ring, so every executor's state is in every timed checkpoint).
 // Thread-safety: single-threaded.
 #pragma once
 
@@ -59,7 +60,9 @@ class StepHarness {
   bool Exhausted() const;
   void Reset();
 
-  // Encoded size of the last checkpoint (0 without checkpointing). Not for timed regions.
+  // Encoded size of the last checkpoint (0 without checkpointing), read back through the manager
+  // and checked: its step, and (once warm) that it carries exactly TotalStateBytes. Not for timed
+  // regions.
   size_t LastCheckpointBytes();
   StreamingRun& run() { return *run_; }
   CheckpointManager* manager() { return manager_.get(); }

@@ -71,7 +71,9 @@ void RunStep(benchmark::State& state, const Mode& mode, const StepConfig& config
   }
 }
 
-void RegisterStepBenchmarks() {
+}  // namespace
+
+void RegisterStepFamily() {
   const std::vector<size_t> states = {100, 10240, 1048576};
   for (const Mode& mode : Modes()) {
     std::vector<StepConfig> configs;
@@ -102,9 +104,5 @@ void RegisterStepBenchmarks() {
     }
   }
 }
-
-}  // namespace
-
-void RegisterStepFamily() { RegisterStepBenchmarks(); }
 
 }  // namespace stepfault::bench

@@ -48,8 +48,8 @@ void Decode(benchmark::State& state, size_t size) {
 }  // namespace
 
 void RegisterCodecFamily() {
-  for (const char* family : {"BM_Encode", "BM_Decode"}) {
-    const bool encode = family[3] == 'E';
+  for (const bool encode : {true, false}) {
+    const char* family = encode ? "BM_Encode" : "BM_Decode";
     for (size_t size : CodecSizes()) {
       auto prepare = [size] {
         Limits::Global().Seconds(LimitKind::kMemcpy, GetCodecFixture(size).encoded.size());

@@ -171,7 +171,9 @@ size_t StepHarness::LastCheckpointBytes() {
   Result<std::shared_ptr<const Checkpoint>> c = manager_->Lookup(*run_->last_checkpoint());
   SF_CHECK(c.ok());
   SF_CHECK((*c)->step_number + 1 == run_->next_step_number());
-  if (steps_ > config_.width + 1) {
+  // Every executor holds state once the ring went round once / the workers ran (step 1).
+  const bool all_written = config_.shape == Shape::kLinear ? steps_ >= config_.width : steps_ >= 2;
+  if (all_written) {
     size_t state_bytes = 0;
     for (const auto& [scope, values] : (*c)->state) {
       for (const auto& [key, value] : values) state_bytes += value.get_ref<const std::string&>().size();

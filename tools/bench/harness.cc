@@ -1,0 +1,186 @@
+// The benchmark workflows and StepHarness.
+#include "tools/bench/harness.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "engine/random.h"
+#include "tools/bench/bench_common.h"
+
+namespace stepfault::bench {
+
+namespace {
+
+// Rewrites the executor's private "blob" with a fresh slice for this step.
+void WriteState(WorkflowContext& ctx, size_t bytes, uint64_t id_hash) {
+  const uint64_t salt = id_hash ^ Mix64(static_cast<uint64_t>(ctx.step_number()));
+  ctx.QueueStateUpdate("blob", Json(std::string(PoolSlice(bytes, salt))));
+}
+
+Message Msg(const char* type) { return Message{type, Json::object()}; }
+
+// The fan-in hub: answers every step's deliveries with one Go, and writes its state once per step.
+class Hub final : public Executor {
+ public:
+  explicit Hub(size_t bytes)
+      : Executor("hub", "BenchHub", {"Start", "Kick", "Part"}), bytes_(bytes), id_hash_(Hash64("hub")) {}
+  Status Handle(const Message& m, WorkflowContext& ctx) override {
+    if (m.type == "Start") ctx.SendMessage(Msg("Kick"));
+    return Status::Ok();
+  }
+  void OnDeliveryFinished(WorkflowContext& ctx) override {
+    WriteState(ctx, bytes_, id_hash_);
+    ctx.SendMessage(Msg("Go"));
+  }
+
+ private:
+  size_t bytes_;
+  uint64_t id_hash_;
+};
+
+ExecutorBinding StatefulForwarder(const std::string& id, std::vector<std::string> types,
+                                  const char* out_type, size_t bytes) {
+  const uint64_t id_hash = Hash64(id);
+  return FunctionExecutor(id, "BenchNode", std::move(types),
+                          [bytes, id_hash, out_type](const Message&, WorkflowContext& ctx) {
+                            WriteState(ctx, bytes, id_hash);
+                            ctx.SendMessage(Msg(out_type));
+                            return Status::Ok();
+                          });
+}
+
+}  // namespace
+
+int StatefulExecutors(const StepConfig& config) {
+  return config.shape == Shape::kLinear ? config.width : config.width + 1;
+}
+
+size_t TotalStateBytes(const StepConfig& config) {
+  return static_cast<size_t>(StatefulExecutors(config)) * config.state_bytes;
+}
+
+std::shared_ptr<Workflow> BuildWorkflow(const StepConfig& config) {
+  SF_CHECK(config.width >= 1);
+  Result<std::shared_ptr<Workflow>> wf = Status::Internal("unbuilt");
+  if (config.shape == Shape::kLinear) {
+    auto id = [](int i) { return "e" + std::to_string(i); };
+    WorkflowBuilder b(StatefulForwarder(id(0), {"Start", "Token"}, "Token", config.state_bytes));
+    for (int i = 1; i < config.width; ++i) {
+      b.AddExecutor(StatefulForwarder(id(i), {"Token"}, "Token", config.state_bytes));
+    }
+    for (int i = 0; i < config.width; ++i) b.AddEdge(id(i), id((i + 1) % config.width));
+    wf = b.Build();
+  } else {
+    const size_t bytes = config.state_bytes;
+    WorkflowBuilder b(ExecutorBinding{"hub", "BenchHub", {"Start", "Kick", "Part"},
+                                      [bytes] { return std::make_unique<Hub>(bytes); }});
+    std::vector<std::string> workers;
+    for (int i = 0; i < config.width; ++i) {
+      char id[16];
+      std::snprintf(id, sizeof(id), "w%03d", i);
+      workers.push_back(id);
+      b.AddExecutor(StatefulForwarder(id, {"Go"}, "Part", bytes));
+    }
+    b.AddFanOutEdge("hub", workers);
+    b.AddEdge("hub", "hub", [](const Message& m) { return m.type == "Kick"; });
+    b.AddFanInBarrierEdge(workers, "hub");
+    wf = b.Build();
+  }
+  SF_CHECK(wf.ok());
+  return *wf;
+}
+
+StepHarness::StepHarness(const Mode& mode, StepConfig config, int warm_steps)
+    : mode_(mode),
+      config_(config),
+      // A ring carries every executor's state only once the token has gone round once.
+      warm_steps_(config.shape == Shape::kLinear ? std::max(warm_steps, config.width) : warm_steps),
+      workflow_(BuildWorkflow(config)) {
+  const size_t per_step = TotalStateBytes(config) + 1;
+  max_steps_ = std::max<int64_t>(8, std::min<int64_t>(kMaxStepsPerRun,
+                                                      static_cast<int64_t>(kRetainedBytesBudget / per_step)));
+  Reset();
+}
+
+StepHarness::~StepHarness() { TearDown(); }
+
+void StepHarness::TearDown() {
+  stream_.reset();
+  run_.reset();  // gives the workflow back
+  manager_.reset();
+  store_.reset();
+  if (!dir_.empty()) RemoveScratchDir(dir_);
+  dir_.clear();
+}
+
+void StepHarness::Reset() {
+  TearDown();
+  switch (mode_.manager) {
+    case ManagerKind::kNone:
+      break;
+    case ManagerKind::kInMemory:
+      manager_ = std::make_unique<InMemoryCheckpointManager>(7);
+      break;
+    case ManagerKind::kStore:
+      SF_CHECK(mode_.factory != nullptr);
+      dir_ = mode_.on_disk ? MakeScratchDir(mode_.name) : std::string();
+      store_ = mode_.factory(mode_.on_disk ? dir_ : "/bench/" + mode_.name);
+      SF_CHECK(store_ != nullptr);
+      manager_ = std::make_unique<StoreCheckpointManager>(store_.get());
+      break;
+  }
+  RunOptions options;
+  options.checkpoints = manager_.get();
+  options.seed = 42;
+  options.session_id = "bench";
+  Result<std::unique_ptr<StreamingRun>> run =
+      StreamingRun::Start(workflow_, Message{"Start", Json::object()}, options);
+  SF_CHECK(run.ok());
+  run_ = std::move(run).value();
+  Result<EventStream> stream = run_->Watch();
+  SF_CHECK(stream.ok());
+  stream_.emplace(std::move(stream).value());
+  steps_ = 0;
+  for (int i = 0; i < warm_steps_; ++i) Step();
+}
+
+void StepHarness::Step() {
+  // Bounded: a step of the widest workflow emits a few hundred events.
+  for (int i = 0; i < 1'000'000; ++i) {
+    std::optional<WorkflowEvent> e = stream_->Next();
+    SF_CHECK(e.has_value());  // the benchmark workflows never halt
+    if (e->kind == EventKind::kWorkflowError || e->kind == EventKind::kExecutorFailed) {
+      std::fprintf(stderr, "stepfault-bench: the run failed in step %lld: %s\n",
+                   static_cast<long long>(e->step), e->error.ToString().c_str());
+      SF_CHECK(false);
+    }
+    if (e->kind == EventKind::kSuperStepCompleted) {
+      ++steps_;
+      return;
+    }
+  }
+  SF_CHECK(false);
+}
+
+bool StepHarness::Exhausted() const { return steps_ >= max_steps_; }
+
+size_t StepHarness::LastCheckpointBytes() {
+  if (manager_ == nullptr || !run_->last_checkpoint()) return 0;
+  // Through the manager, so a store mode decodes what it stored: a benchmark of a store that
+  // loses or mangles state must not report a number.
+  Result<std::shared_ptr<const Checkpoint>> c = manager_->Lookup(*run_->last_checkpoint());
+  SF_CHECK(c.ok());
+  SF_CHECK((*c)->step_number + 1 == run_->next_step_number());
+  // Every executor holds state once the ring went round once / the workers ran (step 1).
+  const bool all_written = config_.shape == Shape::kLinear ? steps_ >= config_.width : steps_ >= 2;
+  if (all_written) {
+    size_t state_bytes = 0;
+    for (const auto& [scope, values] : (*c)->state) {
+      for (const auto& [key, value] : values) state_bytes += value.get_ref<const std::string&>().size();
+    }
+    SF_CHECK(state_bytes == TotalStateBytes(config_));
+  }
+  return EncodeCheckpoint(**c).size();
+}
+
+}  // namespace stepfault::bench

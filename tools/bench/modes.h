@@ -1,0 +1,70 @@
+// The checkpointing modes a step benchmark runs under, as one table: no checkpointing, the
+// in-memory manager, and StoreCheckpointManager over any CheckpointStore built by a factory.
+//
+// A store mode is one row: a name (the `mode:` label), a factory that builds a fresh store in an
+// empty scratch directory, the physical limit its steps are compared against, and whether it
+// touches a disk (disk modes run a reduced matrix, see step_bench.cc). Durable stores are added in
+// AddDurableStoreModes (modes.cc; see stores_pending.md).
+// Thread-safety: the table is built once, before benchmarks run, and then only read.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/checkpoint_store.h"
+#include "tools/bench/limits.h"
+
+namespace stepfault::bench {
+
+// Builds a store over an empty directory that outlives the store. The store must keep alive
+// anything it needs (a simulated file system, an Env).
+using StoreFactory = std::function<std::unique_ptr<CheckpointStore>(const std::string& dir)>;
+
+enum class ManagerKind { kNone, kInMemory, kStore };
+
+struct Mode {
+  std::string name;
+  ManagerKind manager = ManagerKind::kNone;
+  StoreFactory factory;                    // kStore only
+  LimitKind limit = LimitKind::kNone;      // what `ratio` divides by
+  bool on_disk = false;                    // reduced matrix; a scratch dir per harness
+};
+
+// A store that keeps alive what its inner store runs on (a simulated file system, an Env), so a
+// factory can return one object. Forwards the store calls, and restoration notices when the inner
+// store is a RestorationObserver.
+class OwningStore final : public CheckpointStore, public RestorationObserver {
+ public:
+  OwningStore(std::shared_ptr<void> owned, std::unique_ptr<CheckpointStore> inner)
+      : owned_(std::move(owned)), inner_(std::move(inner)) {}
+  ~OwningStore() override { inner_.reset(); }  // the store goes before what it runs on
+  Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
+                                const std::optional<CheckpointInfo>& parent) override {
+    return inner_->Commit(session_id, bytes, parent);
+  }
+  Result<std::string> Retrieve(const CheckpointInfo& info) override { return inner_->Retrieve(info); }
+  Result<std::vector<StoreEntry>> Index(const std::string& session_id,
+                                        const std::optional<CheckpointInfo>& with_parent) override {
+    return inner_->Index(session_id, with_parent);
+  }
+  Status OnRestorationCompleted(const CheckpointInfo& restored) override {
+    auto* observer = dynamic_cast<RestorationObserver*>(inner_.get());
+    return observer != nullptr ? observer->OnRestorationCompleted(restored) : Status::Ok();
+  }
+
+ private:
+  std::shared_ptr<void> owned_;
+  std::unique_ptr<CheckpointStore> inner_;
+};
+
+// none, memory, bytes, then the durable store modes.
+const std::vector<Mode>& Modes();
+
+// The hook where the durable stores are registered (stores_pending.md).
+void AddDurableStoreModes(std::vector<Mode>* modes);
+
+}  // namespace stepfault::bench

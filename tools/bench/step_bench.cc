@@ -1,0 +1,108 @@
+// BM_Step: the per-super-step cost of the benchmark workflows (harness.h) under every mode of the
+// mode table (modes.h). One iteration is one super-step; rebuilding a run whose retained
+// checkpoints reached the budget happens with timing paused.
+//
+// Matrix: linear ring of length 8 and fanin of width 1, 8 and 64, each with 100 B, 10 KB and 1 MB
+// of state per executor; fanin 64 x 1 MB (65 MB of state per step) is left out. Disk modes run
+// only fanin widths 1 and 8.
+// Counters: state_bytes (what a checkpoint carries), checkpoint_bytes (its encoded size, measured
+// on the last checkpoint; 0 without checkpointing), bytes_per_second (checkpoint bytes per second,
+// kIsRate), limit_ns (the mode's limit for this size, limits.h) and ratio = step time / limit_ns.
+// The limit is memcpy of state_bytes for memory modes, and the file limits on checkpoint_bytes
+// for disk modes.
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tools/bench/bench_common.h"
+#include "tools/bench/harness.h"
+#include "tools/bench/limits.h"
+#include "tools/bench/modes.h"
+
+namespace stepfault::bench {
+namespace {
+
+// The encoded checkpoint size of a config, found once by a short in-memory run (disk limits
+// need it before any benchmark starts).
+size_t ProbeCheckpointBytes(const StepConfig& config) {
+  static std::map<std::tuple<int, int, size_t>, size_t>* cache =
+      new std::map<std::tuple<int, int, size_t>, size_t>();
+  const auto key = std::make_tuple(static_cast<int>(config.shape), config.width, config.state_bytes);
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second;
+  Mode memory{"memory", ManagerKind::kInMemory, nullptr, LimitKind::kMemcpy, false};
+  StepHarness probe(memory, config);
+  const size_t bytes = probe.LastCheckpointBytes();
+  (*cache)[key] = bytes;
+  return bytes;
+}
+
+size_t LimitBytes(const Mode& mode, const StepConfig& config) {
+  return mode.limit == LimitKind::kMemcpy ? TotalStateBytes(config) : ProbeCheckpointBytes(config);
+}
+
+void RunStep(benchmark::State& state, const Mode& mode, const StepConfig& config) {
+  StepHarness harness(mode, config);
+  for (auto _ : state) {
+    if (harness.Exhausted()) {
+      state.PauseTiming();
+      harness.Reset();
+      state.ResumeTiming();
+    }
+    harness.Step();
+  }
+  const double checkpoint_bytes = static_cast<double>(harness.LastCheckpointBytes());
+  const double iterations = static_cast<double>(state.iterations());
+  state.counters["state_bytes"] = static_cast<double>(TotalStateBytes(config));
+  state.counters["checkpoint_bytes"] = checkpoint_bytes;
+  if (checkpoint_bytes > 0) {
+    state.counters["bytes_per_second"] =
+        benchmark::Counter(checkpoint_bytes * iterations, benchmark::Counter::kIsRate);
+  }
+  if (mode.limit != LimitKind::kNone) {
+    const double limit_s = Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
+    state.counters["limit_ns"] = limit_s * 1e9;
+    state.counters["ratio"] = benchmark::Counter(limit_s * iterations,
+                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  }
+}
+
+}  // namespace
+
+void RegisterStepFamily() {
+  const std::vector<size_t> states = {100, 10240, 1048576};
+  for (const Mode& mode : Modes()) {
+    std::vector<StepConfig> configs;
+    if (!mode.on_disk) {
+      for (size_t s : states) configs.push_back({Shape::kLinear, 8, s});
+    }
+    for (int width : {1, 8, 64}) {
+      if (mode.on_disk && width > 8) continue;
+      for (size_t s : states) {
+        if (width == 64 && s == 1048576) continue;  // 65 MB of state per step: left out
+        configs.push_back({Shape::kFanIn, width, s});
+      }
+    }
+    for (const StepConfig& config : configs) {
+      const bool linear = config.shape == Shape::kLinear;
+      const std::string name = BenchName(
+          "BM_Step", {{"mode", mode.name},
+                      {"shape", linear ? "linear" : "fanin"},
+                      {linear ? "length" : "width", std::to_string(config.width)},
+                      {"state", std::to_string(config.state_bytes)}});
+      auto prepare = [mode, config] {
+        if (mode.limit != LimitKind::kNone) Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
+      };
+      Registry::Global()
+          .Add(name, [mode, config](benchmark::State& s) { RunStep(s, mode, config); }, prepare,
+               /*real_time=*/mode.on_disk)
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+}
+
+}  // namespace stepfault::bench

@@ -1,6 +1,10 @@
 // The mode table.
 #include "tools/bench/modes.h"
 
+#include "engine/file_store.h"
+#include "engine/sqlite_store.h"
+#include "faults/sim_fs.h"
+
 #include "tools/bench/bytes_store.h"
 
 namespace stepfault::bench {
@@ -20,14 +24,34 @@ const std::vector<Mode>& Modes() {
 }
 
 void AddDurableStoreModes(std::vector<Mode>* modes) {
-  (void)modes;
-  // PENDING (stores_pending.md): the lead registers the durable stores here, e.g.
-  //   modes->push_back(Mode{"file", ManagerKind::kStore, <factory: FileCheckpointStore on
-  //                         PosixEnv() in dir, fsync on>, LimitKind::kAtomicFile, true});
-  //   modes->push_back(Mode{"sqlite", ManagerKind::kStore, <factory: SqliteCheckpointStore at
-  //                         dir + "/checkpoints.db">, LimitKind::kAppendSync, true});
-  //   modes->push_back(Mode{"simfs", ManagerKind::kStore, <factory: FileCheckpointStore on a
-  //                         faults::SimFs owned by the store wrapper>, LimitKind::kMemcpy, false});
+  // File store on the real disk: every checkpoint is temp write, fsync, rename, directory fsync.
+  modes->push_back(Mode{"file", ManagerKind::kStore,
+                        [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
+                          auto store = FileCheckpointStore::Open(PosixEnv(), dir);
+                          SF_CHECK(store.ok());
+                          return std::move(store).value();
+                        },
+                        LimitKind::kAtomicFile, /*on_disk=*/true});
+  // SQLite store on the real disk: WAL, synchronous=FULL.
+  modes->push_back(Mode{"sqlite", ManagerKind::kStore,
+                        [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
+                          auto store = SqliteCheckpointStore::Open(PosixEnv(), JoinPath(dir, "checkpoints.db"));
+                          SF_CHECK(store.ok());
+                          return std::move(store).value();
+                        },
+                        LimitKind::kAppendSync, /*on_disk=*/true});
+  // File store on the simulated file system: the store's own work without a disk.
+  modes->push_back(Mode{"simfs", ManagerKind::kStore,
+                        [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
+                          auto fs = std::make_shared<faults::SimFs>();
+                          // The store directory must exist with its parent, as on a disk.
+                          (void)fs->CreateDirIfMissing(DirName(dir));
+                          SF_CHECK(fs->CreateDirIfMissing(dir).ok());
+                          auto store = FileCheckpointStore::Open(fs.get(), dir);
+                          SF_CHECK(store.ok());
+                          return std::make_unique<OwningStore>(fs, std::move(store).value());
+                        },
+                        LimitKind::kMemcpy, /*on_disk=*/false});
 }
 
 }  // namespace stepfault::bench

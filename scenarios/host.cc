@@ -52,36 +52,61 @@ void Drive(StreamingRun& run, const HostEnv& env, LifeReport* report,
 
 void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& session_id,
                    std::vector<Violation>* out) {
-  auto store = OpenCheckpointStore(env, subdir);
-  if (!store.ok()) return;  // a store that cannot open fails the host's life, not this check
-  auto index = (*store)->Index(session_id);
-  if (!index.ok()) return;
+  // Reads the checkpoint files directly (commit order is the file name order), and remembers what
+  // it parsed by checksum in the memo, so each file is parsed once per run however many lives look.
+  const std::string dir = JoinPath(env.dir, subdir);
+  auto children = env.env->GetChildren(dir);
+  if (!children.ok()) return;
   Json& seen = (*env.oracle_memo)["checkpoint_crc"];
+  Json& parsed = (*env.oracle_memo)["checkpoint_parsed"];
   std::map<std::string, int64_t> steps;
-  for (size_t i = 0; i < index->size(); ++i) {
-    const StoreEntry& e = (*index)[i];
-    auto bytes = (*store)->Retrieve(e.info);
-    if (!bytes.ok()) continue;  // damaged files are INV-CORRUPT's business
+  bool first = true;
+  for (const std::string& name : *children) {
+    if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
+    auto bytes = env.env->ReadFile(JoinPath(dir, name));
+    if (!bytes.ok()) continue;
     const std::string crc = Crc32cTag(*bytes);
-    if (seen.contains(e.info.checkpoint_id) && seen[e.info.checkpoint_id] != crc) {
-      out->push_back({"INV-ANCESTRY", "stored checkpoint " + e.info.checkpoint_id +
-                                          " changed after it was committed"});
+    if (!parsed.contains(crc)) {
+      Json info = nullptr;
+      Json envelope = Json::parse(*bytes, nullptr, false);
+      // Only a file whose own seal holds counts: injected damage is INV-CORRUPT's business.
+      bool sealed = false;
+      if (!envelope.is_discarded() && envelope.is_object() && envelope.contains("checksum")) {
+        Json unsealed = envelope;
+        unsealed.erase("checksum");
+        sealed = envelope["checksum"] == Crc32cTag(unsealed.dump());
+      }
+      if (sealed && envelope.contains("checkpoint") &&
+          envelope["checkpoint"].is_object() && envelope["checkpoint"].contains("body")) {
+        auto cp = CheckpointBodyFromJson(envelope["checkpoint"]["body"]);
+        if (cp.ok()) {
+          info = Json{{"session", cp->session_id},
+                      {"id", envelope.value("checkpoint_id", std::string())},
+                      {"step", cp->step_number},
+                      {"parent", cp->parent ? Json(cp->parent->checkpoint_id) : Json(nullptr)}};
+        }
+      }
+      parsed[crc] = info;  // null: damaged or not a checkpoint file (INV-CORRUPT's business)
     }
-    seen[e.info.checkpoint_id] = crc;
-    auto cp = DecodeCheckpoint(*bytes);
-    if (!cp.ok()) continue;
-    steps[e.info.checkpoint_id] = cp->step_number;
-    if (i > 0 && !cp->parent) {
-      out->push_back({"INV-ANCESTRY", "checkpoint " + e.info.checkpoint_id + " (step " +
-                                          std::to_string(cp->step_number) +
+    const Json& info = parsed[crc];
+    if (info.is_null() || info["session"] != session_id) continue;
+    const std::string id = info["id"].get<std::string>();
+    if (seen.contains(id) && seen[id] != crc) {
+      out->push_back({"INV-ANCESTRY", "stored checkpoint " + id + " changed after it was committed"});
+    }
+    seen[id] = crc;
+    const int64_t step = info["step"].get<int64_t>();
+    steps[id] = step;
+    if (!first && info["parent"].is_null()) {
+      out->push_back({"INV-ANCESTRY", "checkpoint " + id + " (step " + std::to_string(step) +
                                           ") is not its session's first yet has no parent link"});
     }
-    if (cp->parent) {
-      auto parent_step = steps.find(cp->parent->checkpoint_id);
-      if (parent_step != steps.end() && parent_step->second + 1 != cp->step_number) {
-        out->push_back({"INV-ANCESTRY", "checkpoint " + e.info.checkpoint_id + " is step " +
-                                            std::to_string(cp->step_number) + " but its parent is step " +
-                                            std::to_string(parent_step->second)});
+    first = false;
+    if (!info["parent"].is_null()) {
+      auto parent_step = steps.find(info["parent"].get<std::string>());
+      if (parent_step != steps.end() && parent_step->second + 1 != step) {
+        out->push_back({"INV-ANCESTRY", "checkpoint " + id + " is step " + std::to_string(step) +
+                                            " but its parent is step " + std::to_string(parent_step->second)});
       }
     }
   }

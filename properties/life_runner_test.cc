@@ -21,6 +21,9 @@ TEST(LifeRunnerTest, EveryBuiltinScenarioCompletesFaultFreeWithoutViolationsDete
     EXPECT_GT(a.lives.front().windows.size(), 5u) << scenario->name();
     Execution b = RunPlan(*scenario, faults::Plan{}, config);
     EXPECT_EQ(a.trace, b.trace) << scenario->name();
+    // The windows of the fault-free run are the same list on every run.
+    ASSERT_EQ(a.lives.size(), b.lives.size());
+    for (size_t i = 0; i < a.lives.size(); ++i) EXPECT_EQ(a.lives[i].windows, b.lives[i].windows);
   }
 }
 

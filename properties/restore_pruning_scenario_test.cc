@@ -8,6 +8,7 @@
 // a violation with the expected invariant id.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -109,6 +110,7 @@ TEST(RestorePruningScenarioTest, EverySingleFaultAtEveryWindowKeepsEveryInvarian
       faults::FaultAction::IOError(faults::IOErrorKind::kENOSPC)};
   for (const faults::FaultAction& a : scenario->RecoveryActions()) actions.push_back(a);
   int runs = 0, deaths = 0;
+  size_t max_lives = 0;
   for (size_t life = 0; life < ref.lives.size(); ++life) {
     for (const faults::Window& w : ref.lives[life].windows) {
       for (const faults::FaultAction& action : actions) {
@@ -119,6 +121,7 @@ TEST(RestorePruningScenarioTest, EverySingleFaultAtEveryWindowKeepsEveryInvarian
         Execution ex = RunPlan(*scenario, plan, config);
         ++runs;
         deaths += ex.lives[life].death.empty() ? 0 : 1;
+        max_lives = std::max(max_lives, ex.lives.size());
         ASSERT_TRUE(ex.violations.empty() && ex.completed)
             << ReplayCommand(scenario->name(), plan, config) << "\n" << ex.trace;
       }
@@ -126,6 +129,38 @@ TEST(RestorePruningScenarioTest, EverySingleFaultAtEveryWindowKeepsEveryInvarian
   }
   EXPECT_GT(runs, 300);
   EXPECT_GT(deaths, 100);
+  // One retry at most: an explorer running this scenario needs lives_max >= 7.
+  EXPECT_LE(max_lives, 7u);
+}
+
+// STEPFAULT_LONG=1: every action the explorer tries at every window (corruptions included), not
+// only the four the default sweep covers.
+TEST(RestorePruningScenarioTest, EveryApplicableActionAtEveryWindowKeepsEveryInvariantLong) {
+  if (std::getenv("STEPFAULT_LONG") == nullptr) GTEST_SKIP() << "set STEPFAULT_LONG=1";
+  auto scenario = scenarios::MakeRestorePruningScenario();
+  const RunConfig config = StrictConfig();
+  Execution ref = RunPlan(*scenario, faults::Plan{}, config);
+  ASSERT_TRUE(ref.completed) << ref.trace;
+  const std::vector<faults::FaultAction> recovery = scenario->RecoveryActions();
+  int runs = 0;
+  for (size_t life = 0; life < ref.lives.size(); ++life) {
+    for (const faults::Window& w : ref.lives[life].windows) {
+      for (const faults::FaultAction& action : faults::ApplicableFaultActions(w.point)) {
+        if (faults::IsRecoverySide(action) &&
+            std::find(recovery.begin(), recovery.end(), action) == recovery.end()) {
+          continue;
+        }
+        auto fault = faults::FaultAtWindow(action, w);
+        ASSERT_TRUE(fault.ok()) << fault.status().ToString();
+        const faults::Plan plan = PlanAt(life, *fault);
+        Execution ex = RunPlan(*scenario, plan, config);
+        ++runs;
+        EXPECT_TRUE(ex.violations.empty())
+            << ReplayCommand(scenario->name(), plan, config) << "\n" << ex.trace;
+      }
+    }
+  }
+  EXPECT_GT(runs, 300);
 }
 
 // A crash or power loss between two deletes of a prune leaves a store whose ancestry still holds,
@@ -148,7 +183,14 @@ TEST(RestorePruningScenarioTest, ADeathInTheMiddleOfPruningLeavesAConsistentStor
     EXPECT_TRUE(ex.violations.empty()) << ex.trace;
     // The rerun of case 5 pruned what the dead life had not.
     EXPECT_EQ(ex.lives[case5 + 1].report.command, ref.lives[case5].report.command) << ex.trace;
-    EXPECT_FALSE(ex.lives[case5 + 1].report.facts["restores"].empty()) << ex.trace;
+    const Json& rerun = ex.lives[case5 + 1].report.facts["restores"];
+    ASSERT_EQ(rerun.size(), 1u) << ex.trace;
+    // The dead life deleted the oldest (crash) or nothing durable (power loss, no dirsync yet);
+    // the rerun deletes the rest: the newest ancestors, a suffix of the fault-free prune.
+    const std::set<std::string> all = Removed(ref.lives[case5].report.facts["restores"][0]);
+    const std::set<std::string> rest = Removed(rerun[0]);
+    EXPECT_EQ(rest.size(), kind == faults::FaultActionKind::kCrash ? all.size() - 1 : all.size());
+    EXPECT_TRUE(std::equal(rest.rbegin(), rest.rend(), all.rbegin())) << ex.trace;
   }
 }
 

@@ -1,6 +1,8 @@
 // The restore-pruning scenario: its life (open, dispatch to the host) and its oracle.
 #include "scenarios/restore_pruning.h"
 
+#include <set>
+
 #include "engine/random.h"
 #include "scenarios/host.h"
 #include "scenarios/restore_pruning_host.h"
@@ -66,6 +68,43 @@ void CheckLifeFacts(const Json& facts, const std::string& life, const std::strin
     if (reemitted != 1) {
       out->push_back({"INV-REQID", life + ", case 5: request " + id.get<std::string>() + " was re-emitted " +
                                        std::to_string(reemitted) + " times after the restore, not once"});
+    }
+  }
+}
+
+// INV-ANCESTRY over the durable directory: pruning deletes oldest first, so going up from any
+// stored checkpoint, once an ancestor is gone every older one is gone too. A gap means a prune
+// deleted out of order (or a death left one half-done in a way a re-prune cannot finish: the
+// walk up the parent links stops at the gap). Parent links are remembered in the memo across
+// lives, since the files that carried them may be gone.
+void CheckNoGaps(HostEnv& env, const std::string& session_id, std::vector<Violation>* out) {
+  auto view = ReadRestorePruningView(env.env, JoinPath(env.dir, kRestorePruningStoreDir));
+  if (!view.ok()) return;
+  Json& parents = (*env.oracle_memo)["restore_pruning_parents"];
+  std::set<std::string> on_disk;  // by file name, damaged files included
+  for (const RestorePruningFile& f : view->files) {
+    const size_t dash = f.name.find('-');
+    on_disk.insert(f.name.substr(dash + 1, f.name.size() - dash - 1 - std::string(".json").size()));
+    if (f.envelope_ok && f.entry.info.session_id == session_id) {
+      parents[f.entry.info.checkpoint_id] =
+          f.entry.parent_checkpoint_id ? Json(*f.entry.parent_checkpoint_id) : Json(nullptr);
+    }
+  }
+  for (const RestorePruningFile& f : view->files) {
+    if (!f.envelope_ok || f.entry.info.session_id != session_id) continue;
+    std::string missing;
+    Json cursor = parents[f.entry.info.checkpoint_id];
+    for (size_t hops = 0; hops <= parents.size() && cursor.is_string(); ++hops) {
+      const std::string id = cursor.get<std::string>();
+      if (on_disk.count(id) == 0) {
+        if (missing.empty()) missing = id;
+      } else if (!missing.empty()) {
+        out->push_back({"INV-ANCESTRY", "checkpoint " + id + " is still stored but " + missing +
+                                            ", between it and its descendant " +
+                                            f.entry.info.checkpoint_id + ", is gone: a prune deleted out of order"});
+        break;
+      }
+      cursor = parents.contains(id) ? parents[id] : Json(nullptr);
     }
   }
 }
@@ -152,6 +191,7 @@ class RestorePruningScenario final : public Scenario {
     HostEnv reader = env;
     reader.store.prune_on_read = false;
     CheckAncestry(reader, kRestorePruningStoreDir, SessionId(env), out);
+    CheckNoGaps(env, SessionId(env), out);
     CheckHostFacts(lives, out);
   }
 };

@@ -62,7 +62,8 @@ TEST(RestorePruningScenarioTest, FaultFreeRunCompletesEveryCaseWithoutViolations
   const size_t expected_attempts[] = {4, 3, 1, 2, 0, 0};
   for (size_t i = 0; i < 6; ++i) {
     EXPECT_EQ(a.lives[i].report.facts.value("attempts", Json::array()).size(), expected_attempts[i])
-        << "life " << i + 1 << "\n" << a.trace;
+        << "life " << i + 1 << "\n"
+        << a.trace;
   }
   // Case 3 compared a live run whose restore target differs from it, so a half-restore shows.
   const Json& case3 = a.lives[2].report.facts["attempts"][0];
@@ -90,8 +91,10 @@ TEST(RestorePruningScenarioTest, WindowsAreLabelledByCaseAndPruning) {
       labels.insert(scenario->BusinessWindow(life.report.command, w.point));
     }
   }
-  EXPECT_TRUE(labels.count("case 3: executor fails during restore")) << ::testing::PrintToString(labels);
-  EXPECT_TRUE(labels.count("pruning after a successful restore")) << ::testing::PrintToString(labels);
+  EXPECT_TRUE(labels.count("case 3: executor fails during restore"))
+      << ::testing::PrintToString(labels);
+  EXPECT_TRUE(labels.count("pruning after a successful restore"))
+      << ::testing::PrintToString(labels);
   EXPECT_TRUE(labels.count("building the checkpoint chain")) << ::testing::PrintToString(labels);
   EXPECT_FALSE(labels.count("")) << ::testing::PrintToString(labels);
 }
@@ -123,7 +126,8 @@ TEST(RestorePruningScenarioTest, EverySingleFaultAtEveryWindowKeepsEveryInvarian
         deaths += ex.lives[life].death.empty() ? 0 : 1;
         max_lives = std::max(max_lives, ex.lives.size());
         ASSERT_TRUE(ex.violations.empty() && ex.completed)
-            << ReplayCommand(scenario->name(), plan, config) << "\n" << ex.trace;
+            << ReplayCommand(scenario->name(), plan, config) << "\n"
+            << ex.trace;
       }
     }
   }
@@ -155,8 +159,8 @@ TEST(RestorePruningScenarioTest, EveryApplicableActionAtEveryWindowKeepsEveryInv
         const faults::Plan plan = PlanAt(life, *fault);
         Execution ex = RunPlan(*scenario, plan, config);
         ++runs;
-        EXPECT_TRUE(ex.violations.empty())
-            << ReplayCommand(scenario->name(), plan, config) << "\n" << ex.trace;
+        EXPECT_TRUE(ex.violations.empty()) << ReplayCommand(scenario->name(), plan, config) << "\n"
+                                           << ex.trace;
       }
     }
   }
@@ -165,16 +169,19 @@ TEST(RestorePruningScenarioTest, EveryApplicableActionAtEveryWindowKeepsEveryInv
 
 // A crash or power loss between two deletes of a prune leaves a store whose ancestry still holds,
 // and the rerun of the case finishes the prune.
-TEST(RestorePruningScenarioTest, ADeathInTheMiddleOfPruningLeavesAConsistentStoreThatIsPrunedAgain) {
+TEST(RestorePruningScenarioTest,
+     ADeathInTheMiddleOfPruningLeavesAConsistentStoreThatIsPrunedAgain) {
   auto scenario = scenarios::MakeRestorePruningScenario();
   const RunConfig config = StrictConfig();
   Execution ref = RunPlan(*scenario, faults::Plan{}, config);
   const size_t case5 = 4;
   int deletes = 0;
-  for (const faults::Window& w : ref.lives[case5].windows) deletes += w.point == "fs.unlink[checkpoint]";
+  for (const faults::Window& w : ref.lives[case5].windows)
+    deletes += w.point == "fs.unlink[checkpoint]";
   ASSERT_GE(deletes, 3) << "case 5 must prune several ancestors";
   for (auto kind : {faults::FaultActionKind::kCrash, faults::FaultActionKind::kPowerLoss}) {
-    auto fault = faults::FaultAtWindow(faults::FaultAction::Of(kind), faults::Window{"fs.unlink[checkpoint]", 2});
+    auto fault = faults::FaultAtWindow(faults::FaultAction::Of(kind),
+                                       faults::Window{"fs.unlink[checkpoint]", 2});
     ASSERT_TRUE(fault.ok());
     Execution ex = RunPlan(*scenario, PlanAt(case5, *fault), config);
     ASSERT_GE(ex.lives.size(), case5 + 2) << ex.trace;
@@ -209,7 +216,8 @@ TEST(RestorePruningScenarioTest, NonAtomicRestoreMutantLeavesAHalfRestoredLiveRu
   Execution ex = RunPlan(*scenario, faults::Plan{}, config);
   EXPECT_TRUE(InvariantsOf(ex).count("INV-ATOMIC")) << ex.trace;
   bool case3 = false;
-  for (const auto& v : ex.violations) case3 = case3 || v.message.find("case 3") != std::string::npos;
+  for (const auto& v : ex.violations)
+    case3 = case3 || v.message.find("case 3") != std::string::npos;
   EXPECT_TRUE(case3) << ex.trace;
 }
 

@@ -13,12 +13,15 @@ namespace {
 bool StartsWith(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
 bool IsTypedDataError(const std::string& code) {
-  return code == StatusCodeName(StatusCode::kCorruption) || code == StatusCodeName(StatusCode::kNotFound) ||
+  return code == StatusCodeName(StatusCode::kCorruption) ||
+         code == StatusCodeName(StatusCode::kNotFound) ||
          code == StatusCodeName(StatusCode::kIncompatible) ||
          code == StatusCodeName(StatusCode::kInvalidArgument);
 }
 
-std::string SessionId(const HostEnv& env) { return DeriveId(env.root_seed, "restore-pruning|session"); }
+std::string SessionId(const HostEnv& env) {
+  return DeriveId(env.root_seed, "restore-pruning|session");
+}
 
 // The rules over one life's facts.
 void CheckLifeFacts(const Json& facts, const std::string& life, const std::string& session_id,
@@ -27,7 +30,8 @@ void CheckLifeFacts(const Json& facts, const std::string& life, const std::strin
     const std::string what = life + ", case " + std::to_string(a["case"].get<int>()) + ": " +
                              a["what"].get<std::string>();
     if (!a["rejected"].get<bool>()) {
-      out->push_back({a["invariant"].get<std::string>(), what + " was accepted; it must be rejected"});
+      out->push_back(
+          {a["invariant"].get<std::string>(), what + " was accepted; it must be rejected"});
       continue;  // an accepted restore may prune: the ancestry rules below are for failed ones
     }
     if (a["invariant"] == "INV-CORRUPT" && !IsTypedDataError(a["code"].get<std::string>())) {
@@ -40,17 +44,19 @@ void CheckLifeFacts(const Json& facts, const std::string& life, const std::strin
     }
     if (a.contains("run_before") && a["run_before"] != a["run_after"]) {
       out->push_back({"INV-ATOMIC", what + " failed but left the live run changed: before " +
-                                        a["run_before"].dump() + ", after " + a["run_after"].dump()});
+                                        a["run_before"].dump() + ", after " +
+                                        a["run_after"].dump()});
     }
   }
   for (const Json& r : facts.value("restores", Json::array())) {
-    const std::string diff = RestorePruningPrunedExactly(
-        r["before_index"], r["before"], r["after"], session_id, r["target"].get<std::string>(),
-        r["observer_ok"].get<bool>());
+    const std::string diff =
+        RestorePruningPrunedExactly(r["before_index"], r["before"], r["after"], session_id,
+                                    r["target"].get<std::string>(), r["observer_ok"].get<bool>());
     if (!diff.empty()) {
-      out->push_back({"INV-ANCESTRY", life + ", case " + std::to_string(r["case"].get<int>()) +
-                                          ": the successful restore of " + r["target"].get<std::string>() +
-                                          " did not prune exactly its obsolete ancestors: " + diff});
+      out->push_back(
+          {"INV-ANCESTRY", life + ", case " + std::to_string(r["case"].get<int>()) +
+                               ": the successful restore of " + r["target"].get<std::string>() +
+                               " did not prune exactly its obsolete ancestors: " + diff});
     }
   }
   if (facts.contains("stale_response")) {
@@ -61,13 +67,15 @@ void CheckLifeFacts(const Json& facts, const std::string& life, const std::strin
     bool pending = false;
     for (const Json& r : s["pending_after"]) pending = pending || r == id;
     if (!pending) {
-      out->push_back({"INV-REQID", life + ", case 5: a response queued before the live restore was "
-                                          "applied after it; request " +
-                                          id.get<std::string>() + " is no longer pending"});
+      out->push_back({"INV-REQID", life +
+                                       ", case 5: a response queued before the live restore was "
+                                       "applied after it; request " +
+                                       id.get<std::string>() + " is no longer pending"});
     }
     if (reemitted != 1) {
-      out->push_back({"INV-REQID", life + ", case 5: request " + id.get<std::string>() + " was re-emitted " +
-                                       std::to_string(reemitted) + " times after the restore, not once"});
+      out->push_back({"INV-REQID", life + ", case 5: request " + id.get<std::string>() +
+                                       " was re-emitted " + std::to_string(reemitted) +
+                                       " times after the restore, not once"});
     }
   }
 }
@@ -90,6 +98,7 @@ void CheckNoGaps(HostEnv& env, const std::string& session_id, std::vector<Violat
           f.entry.parent_checkpoint_id ? Json(*f.entry.parent_checkpoint_id) : Json(nullptr);
     }
   }
+  std::set<std::string> reported;  // one violation per stranded checkpoint
   for (const RestorePruningFile& f : view->files) {
     if (!f.envelope_ok || f.entry.info.session_id != session_id) continue;
     std::string missing;
@@ -99,9 +108,11 @@ void CheckNoGaps(HostEnv& env, const std::string& session_id, std::vector<Violat
       if (on_disk.count(id) == 0) {
         if (missing.empty()) missing = id;
       } else if (!missing.empty()) {
+        if (!reported.insert(id).second) break;
         out->push_back({"INV-ANCESTRY", "checkpoint " + id + " is still stored but " + missing +
                                             ", between it and its descendant " +
-                                            f.entry.info.checkpoint_id + ", is gone: a prune deleted out of order"});
+                                            f.entry.info.checkpoint_id +
+                                            ", is gone: a prune deleted out of order"});
         break;
       }
       cursor = parents.contains(id) ? parents[id] : Json(nullptr);
@@ -119,7 +130,8 @@ class RestorePruningScenario final : public Scenario {
            "obsolete ancestors";
   }
   std::vector<std::string> invariants() const override {
-    return {"INV-ANCESTRY", "INV-ATOMIC", "INV-REQID", "INV-CORRUPT", "INV-TOPOLOGY", "INV-OBSERVER"};
+    return {"INV-ANCESTRY", "INV-ATOMIC",   "INV-REQID",
+            "INV-CORRUPT",  "INV-TOPOLOGY", "INV-OBSERVER"};
   }
   std::vector<faults::FaultAction> RecoveryActions() const override {
     using faults::FaultAction;
@@ -145,7 +157,8 @@ class RestorePruningScenario final : public Scenario {
     return command;
   }
 
-  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous, LifeReport* report) const override {
+  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
+               LifeReport* report) const override {
     (void)previous;
     auto progress = ReadRestorePruningProgress(env.env, env.dir);
     if (!progress.ok()) {
@@ -180,7 +193,7 @@ class RestorePruningScenario final : public Scenario {
 
   void Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,
              std::vector<Violation>* out) const override {
-    (void)final;
+    (void) final;
     // Facts are checked for the newest life only: earlier lives were checked after they ran.
     if (!lives.empty()) {
       const LifeReport& last = lives.back();

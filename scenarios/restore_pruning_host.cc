@@ -25,7 +25,8 @@ class GuardedReviewer final : public Executor {
   }
   Status OnCheckpointRestored(WorkflowContext&) override {
     auto progress = ReadRestorePruningProgress(env_, dir_);
-    if (!progress.ok()) return progress.status().WithContext("review: reading progress.json on restore");
+    if (!progress.ok())
+      return progress.status().WithContext("review: reading progress.json on restore");
     if (progress->restore_hook_fails) {
       return Status::FailedPrecondition(
           "review cannot re-attach to its review service after the restore (restore_hook_fails is "
@@ -43,7 +44,9 @@ CheckpointInfo Info(const RestorePruningLife& life, const std::string& id) {
   return CheckpointInfo{life.session_id, id};
 }
 
-RunOptions Options(const RestorePruningLife& life) { return LifeRunOptions(*life.env, life.manager); }
+RunOptions Options(const RestorePruningLife& life) {
+  return LifeRunOptions(*life.env, life.manager);
+}
 
 void Note(RestorePruningLife& life, const std::string& text) {
   life.report->trace.push_back("host: " + text);
@@ -55,11 +58,13 @@ Result<RestorePruningView> View(const RestorePruningLife& life) {
 
 Json RunShape(const StreamingRun& run) {
   Json pending = Json::array();
-  for (const PendingRequest& r : run.pending_requests()) pending.push_back(r.request_id + "@" + r.port_id);
-  return Json{{"next_step", run.next_step_number()},
-              {"last_checkpoint", run.last_checkpoint() ? run.last_checkpoint()->checkpoint_id : ""},
-              {"pending", pending},
-              {"status", std::string(RunStatusName(run.status()))}};
+  for (const PendingRequest& r : run.pending_requests())
+    pending.push_back(r.request_id + "@" + r.port_id);
+  return Json{
+      {"next_step", run.next_step_number()},
+      {"last_checkpoint", run.last_checkpoint() ? run.last_checkpoint()->checkpoint_id : ""},
+      {"pending", pending},
+      {"status", std::string(RunStatusName(run.status()))}};
 }
 
 Status ResumeStatus(Result<std::unique_ptr<StreamingRun>> run) {
@@ -69,17 +74,20 @@ Status ResumeStatus(Result<std::unique_ptr<StreamingRun>> run) {
 // Runs `attempt`, a restore or resume that must be rejected, between two views of the checkpoint
 // directory (and two shapes of `live`, when the attempt is a live restore), and records them.
 // `invariant` names what an accepted attempt violates. Fails only when a view cannot be read.
-Status Attempt(RestorePruningLife& life, int case_no, const std::string& what, const char* invariant,
-               const StreamingRun* live, const std::function<Status()>& attempt,
-               bool* rejected = nullptr) {
+Status Attempt(RestorePruningLife& life, int case_no, const std::string& what,
+               const char* invariant, const StreamingRun* live,
+               const std::function<Status()>& attempt, bool* rejected = nullptr) {
   SF_ASSIGN_OR_RETURN(RestorePruningView before, View(life));
   const Json run_before = live != nullptr ? RunShape(*live) : Json();
   const Status s = attempt();
   SF_ASSIGN_OR_RETURN(RestorePruningView after, View(life));
-  Json fact{{"case", case_no},       {"what", what},
-            {"invariant", invariant}, {"rejected", !s.ok()},
+  Json fact{{"case", case_no},
+            {"what", what},
+            {"invariant", invariant},
+            {"rejected", !s.ok()},
             {"code", std::string(StatusCodeName(s.code()))},
-            {"before", before.ToJson()}, {"after", after.ToJson()}};
+            {"before", before.ToJson()},
+            {"after", after.ToJson()}};
   if (live != nullptr) {
     fact["run_before"] = run_before;
     fact["run_after"] = RunShape(*live);
@@ -112,7 +120,8 @@ Result<Checkpoint> ChainCheckpoint(const RestorePruningLife& life, const std::st
   SF_ASSIGN_OR_RETURN(RestorePruningView view, View(life));
   const RestorePruningFile* file = view.Find(id);
   if (file == nullptr || !file->checkpoint) {
-    return Status::Corruption("chain checkpoint " + id + " is damaged or missing; the cases cannot go on");
+    return Status::Corruption("chain checkpoint " + id +
+                              " is damaged or missing; the cases cannot go on");
   }
   return *file->checkpoint;
 }
@@ -140,19 +149,20 @@ Status BuildChain(RestorePruningLife& life) {
     SF_ASSIGN_OR_RETURN(std::shared_ptr<Workflow> wf, life.spec.Build());
     RunOptions options = Options(life);
     options.session_id = life.session_id;
-    SF_ASSIGN_OR_RETURN(run, StreamingRun::Start(wf, Message{"Job", Json{{"title", "q3 report"}}},
-                                                 options));
+    SF_ASSIGN_OR_RETURN(
+        run, StreamingRun::Start(wf, Message{"Job", Json{{"title", "q3 report"}}}, options));
     Note(life, "started the run");
   } else if (latest->checkpoint->outstanding.empty()) {
     life.env->probe->Hit("host.resume");
-    SF_ASSIGN_OR_RETURN(run, ResumeAsHost(*life.env, life.spec, latest->entry.info, life.manager,
-                                          life.report));
+    SF_ASSIGN_OR_RETURN(
+        run, ResumeAsHost(*life.env, life.spec, latest->entry.info, life.manager, life.report));
     Note(life, "resumed the half-built chain at " + latest->entry.info.checkpoint_id);
   }
   if (run) {
     SF_RETURN_IF_ERROR(DriveToHalt(*run, life));
     if (run->status() != RunStatus::kPendingRequests) {
-      return Status::FailedPrecondition("the run halted as " + std::string(RunStatusName(run->status())) +
+      return Status::FailedPrecondition("the run halted as " +
+                                        std::string(RunStatusName(run->status())) +
                                         " instead of waiting for approval");
     }
   }
@@ -187,7 +197,10 @@ Status IncompatibleWorkflow(RestorePruningLife& life) {
     SF_RETURN_IF_ERROR(Attempt(
         life, 1, "resume with " + std::string(faults::TopologyMutationName(m)), "INV-TOPOLOGY",
         nullptr,
-        [&] { return ResumeStatus(StreamingRun::Resume(wf, Info(life, life.progress.pending_id), Options(life))); },
+        [&] {
+          return ResumeStatus(
+              StreamingRun::Resume(wf, Info(life, life.progress.pending_id), Options(life)));
+        },
         &rejected));
     if (rejected && wf->owned()) all_reusable = false;
   }
@@ -214,8 +227,9 @@ Status MalformedCheckpoint(RestorePruningLife& life) {
       {"a correctly sealed body that is not a checkpoint", resealed.dump()},
   };
   for (const auto& [what, bytes] : junk) {
-    SF_ASSIGN_OR_RETURN(CheckpointInfo info,
-                        life.store->Commit(life.session_id, bytes, Info(life, life.progress.pending_id)));
+    SF_ASSIGN_OR_RETURN(
+        CheckpointInfo info,
+        life.store->Commit(life.session_id, bytes, Info(life, life.progress.pending_id)));
     SF_RETURN_IF_ERROR(Attempt(life, 2, "resume of " + what, "INV-CORRUPT", nullptr, [&] {
       auto wf = life.spec.Build();
       return wf.ok() ? ResumeStatus(StreamingRun::Resume(*wf, info, Options(life))) : wf.status();
@@ -235,8 +249,8 @@ Status ExecutorFailsDuringRestore(RestorePruningLife& life) {
                                    life.manager, life.report));
   life.progress.restore_hook_fails = true;
   SF_RETURN_IF_ERROR(WriteRestorePruningProgress(life.env->env, life.env->dir, life.progress));
-  SF_RETURN_IF_ERROR(Attempt(life, 3, "live restore while review's restore hook fails", "INV-ATOMIC",
-                             live.get(),
+  SF_RETURN_IF_ERROR(Attempt(life, 3, "live restore while review's restore hook fails",
+                             "INV-ATOMIC", live.get(),
                              [&] { return live->Restore(Info(life, life.progress.pending_id)); }));
   life.progress.restore_hook_fails = false;  // published with the case's completion
   return Status::Ok();
@@ -249,14 +263,15 @@ Status StateImportFails(RestorePruningLife& life) {
   bad.parent = Info(life, life.progress.pending_id);
   bad.edge_state[kDirectEdgeDraftToReview] =
       std::make_shared<const FanInState>(FanInState{{"draft"}, {"draft"}, {}});
-  SF_ASSIGN_OR_RETURN(CheckpointInfo info, life.store->Commit(life.session_id, EncodeCheckpoint(bad),
-                                                              Info(life, life.progress.pending_id)));
-  SF_RETURN_IF_ERROR(Attempt(life, 4, "fresh resume of a checkpoint with fan-in state on a direct edge",
-                             "INV-TOPOLOGY", nullptr, [&] {
-                               auto wf = life.spec.Build();
-                               return wf.ok() ? ResumeStatus(StreamingRun::Resume(*wf, info, Options(life)))
-                                              : wf.status();
-                             }));
+  SF_ASSIGN_OR_RETURN(CheckpointInfo info,
+                      life.store->Commit(life.session_id, EncodeCheckpoint(bad),
+                                         Info(life, life.progress.pending_id)));
+  SF_RETURN_IF_ERROR(Attempt(
+      life, 4, "fresh resume of a checkpoint with fan-in state on a direct edge", "INV-TOPOLOGY",
+      nullptr, [&] {
+        auto wf = life.spec.Build();
+        return wf.ok() ? ResumeStatus(StreamingRun::Resume(*wf, info, Options(life))) : wf.status();
+      }));
   SF_ASSIGN_OR_RETURN(std::unique_ptr<StreamingRun> live,
                       ResumeAsHost(*life.env, life.spec, Info(life, life.progress.first_id),
                                    life.manager, life.report));
@@ -278,10 +293,11 @@ Status StaleResponse(RestorePruningLife& life) {
   SF_ASSIGN_OR_RETURN(std::unique_ptr<StreamingRun> live,
                       ResumeAsHost(*life.env, life.spec, pending, life.manager, life.report));
   bool observer_ok = live->observer_status().ok();
-  SF_RETURN_IF_ERROR(live->SendResponse(
-      ExternalResponse{life.progress.request_id, kPort, Message{"Decision", Json{{"approved", true}}}}));
+  SF_RETURN_IF_ERROR(live->SendResponse(ExternalResponse{
+      life.progress.request_id, kPort, Message{"Decision", Json{{"approved", true}}}}));
   Status restored = live->Restore(pending);
-  if (!restored.ok()) return restored.WithContext("case 5: live restore of " + pending.checkpoint_id);
+  if (!restored.ok())
+    return restored.WithContext("case 5: live restore of " + pending.checkpoint_id);
   observer_ok = observer_ok && live->observer_status().ok();
   SF_RETURN_IF_ERROR(RecordRestore(life, 5, pending.checkpoint_id, before, observer_ok));
   Json reemitted = Json::array();
@@ -290,8 +306,9 @@ Status StaleResponse(RestorePruningLife& life) {
   }));
   Json still_pending = Json::array();
   for (const PendingRequest& r : live->pending_requests()) still_pending.push_back(r.request_id);
-  life.report->facts["stale_response"] = Json{
-      {"request_id", life.progress.request_id}, {"reemitted", reemitted}, {"pending_after", still_pending}};
+  life.report->facts["stale_response"] = Json{{"request_id", life.progress.request_id},
+                                              {"reemitted", reemitted},
+                                              {"pending_after", still_pending}};
   return ObserverOutcome(observer_ok, *live);
 }
 
@@ -312,21 +329,24 @@ Status RestoreNonLatest(RestorePruningLife& life) {
   SF_ASSIGN_OR_RETURN(std::unique_ptr<StreamingRun> live,
                       ResumeAsHost(*life.env, life.spec, Info(life, life.progress.pending_id),
                                    life.manager, life.report));
-  SF_RETURN_IF_ERROR(live->SendResponse(
-      ExternalResponse{life.progress.request_id, kPort, Message{"Decision", Json{{"approved", true}}}}));
+  SF_RETURN_IF_ERROR(live->SendResponse(ExternalResponse{
+      life.progress.request_id, kPort, Message{"Decision", Json{{"approved", true}}}}));
   std::vector<CheckpointInfo> committed;
   SF_RETURN_IF_ERROR(DriveToHalt(*live, life, [&](const WorkflowEvent& e) {
-    if (e.kind == EventKind::kSuperStepCompleted && e.checkpoint) committed.push_back(*e.checkpoint);
+    if (e.kind == EventKind::kSuperStepCompleted && e.checkpoint)
+      committed.push_back(*e.checkpoint);
   }));
   if (committed.size() < 2) {
-    return Status::FailedPrecondition("answering the request committed " + std::to_string(committed.size()) +
+    return Status::FailedPrecondition("answering the request committed " +
+                                      std::to_string(committed.size()) +
                                       " checkpoints; case 6 needs one that is not the latest");
   }
   life.progress.case6_target = committed.front().checkpoint_id;
   SF_RETURN_IF_ERROR(WriteRestorePruningProgress(life.env->env, life.env->dir, life.progress));
   SF_ASSIGN_OR_RETURN(view, View(life));
   Status restored = live->Restore(committed.front());
-  if (!restored.ok()) return restored.WithContext("case 6: live restore of " + committed.front().checkpoint_id);
+  if (!restored.ok())
+    return restored.WithContext("case 6: live restore of " + committed.front().checkpoint_id);
   const bool observer_ok = live->observer_status().ok();
   SF_RETURN_IF_ERROR(RecordRestore(life, 6, committed.front().checkpoint_id, view, observer_ok));
   return ObserverOutcome(observer_ok, *live);
@@ -356,24 +376,28 @@ std::string RestorePruningCommand(int cases_done) {
 WorkflowSpec RestorePruningSpec(Env* env, const std::string& dir) {
   WorkflowSpec spec;
   spec.start_id = "intake";
-  spec.executors.push_back(FunctionExecutor("intake", "Intake", {"Job"}, [](const Message& m, WorkflowContext& ctx) {
-    ctx.QueueStateUpdate("job", m.body);
-    ctx.SendMessage(Message{"Draft", m.body});
-    return Status::Ok();
-  }));
-  spec.executors.push_back(FunctionExecutor("draft", "Draft", {"Draft"}, [](const Message& m, WorkflowContext& ctx) {
-    const int revision = ctx.ReadState("revision").value_or(Json(0)).get<int>() + 1;
-    ctx.QueueStateUpdate("revision", revision);
-    ctx.SendMessage(Message{"Review", Json{{"title", m.body.value("title", "")}, {"revision", revision}}});
-    return Status::Ok();
-  }));
+  spec.executors.push_back(
+      FunctionExecutor("intake", "Intake", {"Job"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.QueueStateUpdate("job", m.body);
+        ctx.SendMessage(Message{"Draft", m.body});
+        return Status::Ok();
+      }));
+  spec.executors.push_back(
+      FunctionExecutor("draft", "Draft", {"Draft"}, [](const Message& m, WorkflowContext& ctx) {
+        const int revision = ctx.ReadState("revision").value_or(Json(0)).get<int>() + 1;
+        ctx.QueueStateUpdate("revision", revision);
+        ctx.SendMessage(
+            Message{"Review", Json{{"title", m.body.value("title", "")}, {"revision", revision}}});
+        return Status::Ok();
+      }));
   spec.executors.push_back(ExecutorBinding{"review", "GuardedReview", {"Review"}, [env, dir] {
                                              return std::make_unique<GuardedReviewer>(env, dir);
                                            }});
-  spec.executors.push_back(FunctionExecutor("apply", "Apply", {"Decision"}, [](const Message& m, WorkflowContext& ctx) {
-    ctx.YieldOutput(Message{"Applied", m.body});
-    return Status::Ok();
-  }));
+  spec.executors.push_back(
+      FunctionExecutor("apply", "Apply", {"Decision"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.YieldOutput(Message{"Applied", m.body});
+        return Status::Ok();
+      }));
   spec.ports.push_back(RequestPortSpec{kPort, "Ticket", "Decision"});
   spec.edges.push_back({EdgeKind::kDirect, {"intake"}, {"draft"}, nullptr, nullptr});
   spec.edges.push_back({EdgeKind::kDirect, {"draft"}, {"review"}, nullptr, nullptr});

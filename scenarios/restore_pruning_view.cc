@@ -10,7 +10,8 @@ namespace stepfault::scenarios {
 namespace {
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // "<digits>-<id>.json": a checkpoint file of the FileCheckpointStore.
@@ -105,9 +106,12 @@ Json RestorePruningIndexJson(const RestorePruningView& view, const std::string& 
 }
 
 Json RestorePruningProgress::ToJson() const {
-  return Json{{"cases_done", cases_done},          {"first_id", first_id},
-              {"pending_id", pending_id},          {"request_id", request_id},
-              {"restore_hook_fails", restore_hook_fails}, {"case6_target", case6_target}};
+  return Json{{"cases_done", cases_done},
+              {"first_id", first_id},
+              {"pending_id", pending_id},
+              {"request_id", request_id},
+              {"restore_hook_fails", restore_hook_fails},
+              {"case6_target", case6_target}};
 }
 
 Result<RestorePruningProgress> ReadRestorePruningProgress(Env* env, const std::string& dir) {
@@ -132,7 +136,8 @@ Result<RestorePruningProgress> ReadRestorePruningProgress(Env* env, const std::s
 
 Status WriteRestorePruningProgress(Env* env, const std::string& dir,
                                    const RestorePruningProgress& progress) {
-  return WriteFileAtomically(env, dir, kRestorePruningProgressFile, progress.ToJson().dump() + "\n");
+  return WriteFileAtomically(env, dir, kRestorePruningProgressFile,
+                             progress.ToJson().dump() + "\n");
 }
 
 std::string RestorePruningUnchanged(const Json& before, const Json& after) {
@@ -163,7 +168,8 @@ std::string RestorePruningPrunedExactly(const Json& before_index, const Json& be
     index.push_back(std::move(entry));
   }
   std::vector<std::string> victims;
-  for (const CheckpointInfo& v : ObsoleteBeforeRestored(index, CheckpointInfo{session_id, target})) {
+  for (const CheckpointInfo& v :
+       ObsoleteBeforeRestored(index, CheckpointInfo{session_id, target})) {
     victims.push_back(name_by_id[v.checkpoint_id]);
   }
   std::string out;

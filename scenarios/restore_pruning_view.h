@@ -23,15 +23,15 @@ namespace stepfault::scenarios {
 
 // One checkpoint file as read from the directory.
 struct RestorePruningFile {
-  std::string name;  // file name, "<seq>-<id>.json"
-  std::string crc;   // Crc32cTag of the whole file
+  std::string name;          // file name, "<seq>-<id>.json"
+  std::string crc;           // Crc32cTag of the whole file
   bool envelope_ok = false;  // the store's envelope parsed (else the file counts as damaged)
   StoreEntry entry;          // when envelope_ok
   std::optional<Checkpoint> checkpoint;  // when the document inside decodes
 };
 
 struct RestorePruningView {
-  std::vector<RestorePruningFile> files;  // checkpoint files in commit order
+  std::vector<RestorePruningFile> files;           // checkpoint files in commit order
   std::map<std::string, std::string> crc_by_name;  // every file but LOCK and temps
 
   // The session's entries whose envelope parsed, in commit order (the store's index).

@@ -24,8 +24,8 @@ using faults::FaultAction;
 using faults::FaultActionKind;
 
 const scenarios::Scenario& Scenario() {
-  static const auto* scenario = new std::shared_ptr<const scenarios::Scenario>(
-      scenarios::MakeArtifactBoundaryScenario());
+  static const auto* scenario =
+      new std::shared_ptr<const scenarios::Scenario>(scenarios::MakeArtifactBoundaryScenario());
   return **scenario;
 }
 
@@ -48,7 +48,8 @@ bool HasViolation(const Execution& ex, const std::string& invariant) {
 
 // The executors the events of `trace` (JSON lines and host notes) invoked after the first line
 // that starts with `marker` (from the start when `marker` is empty).
-std::vector<std::string> InvokedAfter(const std::vector<std::string>& trace, const std::string& marker) {
+std::vector<std::string> InvokedAfter(const std::vector<std::string>& trace,
+                                      const std::string& marker) {
   std::vector<std::string> out;
   bool on = marker.empty();
   for (const std::string& line : trace) {
@@ -68,7 +69,9 @@ std::vector<FaultAction> SweepActions(const std::string& point) {
   std::vector<FaultAction> out;
   const auto recovery = Scenario().RecoveryActions();
   for (const FaultAction& a : faults::ApplicableFaultActions(point)) {
-    if (faults::IsRecoverySide(a) && std::find(recovery.begin(), recovery.end(), a) == recovery.end()) continue;
+    if (faults::IsRecoverySide(a) &&
+        std::find(recovery.begin(), recovery.end(), a) == recovery.end())
+      continue;
     out.push_back(a);
   }
   return out;
@@ -79,7 +82,8 @@ std::vector<FaultAction> SweepActions(const std::string& point) {
 int SweepLife(const std::vector<std::string>& prefix, const RunConfig& config) {
   std::string head;
   for (const std::string& f : prefix) head += f + ";";
-  Execution reference = RunPlan(Scenario(), Plan(head.empty() ? "" : head.substr(0, head.size() - 1)), config);
+  Execution reference =
+      RunPlan(Scenario(), Plan(head.empty() ? "" : head.substr(0, head.size() - 1)), config);
   EXPECT_TRUE(reference.completed) << reference.trace;
   EXPECT_TRUE(reference.violations.empty()) << reference.trace;
   if (reference.lives.size() <= prefix.size()) {
@@ -94,15 +98,18 @@ int SweepLife(const std::vector<std::string>& prefix, const RunConfig& config) {
       const faults::Plan plan = Plan(head + fault->Print());
       Execution ex = RunPlan(Scenario(), plan, config);
       ++plans;
-      EXPECT_TRUE(ex.completed) << ReplayCommand(Scenario().name(), plan, config) << "\n" << ex.trace;
-      EXPECT_TRUE(ex.violations.empty()) << ReplayCommand(Scenario().name(), plan, config) << "\n" << ex.trace;
+      EXPECT_TRUE(ex.completed) << ReplayCommand(Scenario().name(), plan, config) << "\n"
+                                << ex.trace;
+      EXPECT_TRUE(ex.violations.empty()) << ReplayCommand(Scenario().name(), plan, config) << "\n"
+                                         << ex.trace;
       if (::testing::Test::HasFailure()) return plans;  // one replayable failure is enough
     }
   }
   return plans;
 }
 
-TEST(ArtifactBoundaryScenarioTest, FaultFreeRunCompletesInOneLifeWithoutViolationsAndIdenticalTraces) {
+TEST(ArtifactBoundaryScenarioTest,
+     FaultFreeRunCompletesInOneLifeWithoutViolationsAndIdenticalTraces) {
   Execution a = RunPlan(Scenario(), faults::Plan{}, Config());
   Execution b = RunPlan(Scenario(), faults::Plan{}, Config());
   EXPECT_TRUE(a.completed) << a.trace;
@@ -126,7 +133,8 @@ TEST(ArtifactBoundaryScenarioTest, LiveRestoreAfterTheAcceptedBoundaryRunsOnlySy
   // The boundary ran in step 4; the guide's rule selects the checkpoint of step 4, not step 3.
   EXPECT_EQ(life.facts.value("selected_checkpoint_step", -1), 4) << ex.trace;
   // The restored segment: synthesis alone, one terminal output, no provider call.
-  EXPECT_EQ(InvokedAfter(life.trace, "host: restoring"), std::vector<std::string>{"synthesis"}) << ex.trace;
+  EXPECT_EQ(InvokedAfter(life.trace, "host: restoring"), std::vector<std::string>{"synthesis"})
+      << ex.trace;
   EXPECT_EQ(life.facts.value("restored_outputs", -1), 1);
   EXPECT_EQ(life.facts.value("provider_calls_after_restore", -1), 0);
   // At-least-once: two outputs observed, the second only counted.
@@ -145,7 +153,8 @@ TEST(ArtifactBoundaryScenarioTest, ANewProcessRecoversOneTerminalOutputWithoutCa
     EXPECT_EQ(ex.lives[0].death, action);
     const scenarios::LifeReport& life = ex.lives[1].report;
     EXPECT_EQ(life.command, "recover") << ex.trace;
-    EXPECT_EQ(InvokedAfter(life.trace, ""), (std::vector<std::string>{"dispatch", "synthesis"})) << ex.trace;
+    EXPECT_EQ(InvokedAfter(life.trace, ""), (std::vector<std::string>{"dispatch", "synthesis"}))
+        << ex.trace;
     EXPECT_EQ(life.facts.value("outputs", 0), 1) << ex.trace;
     EXPECT_EQ(life.facts.value("duplicate_outputs", 0), 0) << ex.trace;
     EXPECT_EQ(life.facts.value("provider_calls_after_acceptance", -1), 0) << ex.trace;
@@ -220,7 +229,9 @@ TEST(ArtifactBoundaryScenarioTest, EverySingleFaultInARecoveryLifeKeepsEveryInva
 
 // Beyond single faults: plans of up to three faults, each drawn from the windows of the life it
 // strikes (recorded by running the plan so far), over several seeds. Sampled, deterministic from
-// the test's seed; STEPFAULT_LONG=1 draws many more.
+// the test's seed; STEPFAULT_LONG=1 draws many more. (Known: the long run currently finds
+// 'crash@fs.write[journal]#22;powerloss@fs.fsync[db]#1' --seed 4, a SimVfs deviation from the unix
+// VFS: a reused journal opened with SQLITE_OPEN_CREATE gets no directory sync at its first sync.)
 TEST(ArtifactBoundaryScenarioTest, SampledMultiFaultPlansKeepEveryInvariant) {
   const bool long_run = std::getenv("STEPFAULT_LONG") != nullptr;
   const int samples = long_run ? 1500 : 40;
@@ -246,7 +257,8 @@ TEST(ArtifactBoundaryScenarioTest, SampledMultiFaultPlansKeepEveryInvariant) {
     const faults::Plan plan = Plan(text);
     Execution ex = RunPlan(Scenario(), plan, config);
     EXPECT_TRUE(ex.completed) << ReplayCommand(Scenario().name(), plan, config) << "\n" << ex.trace;
-    EXPECT_TRUE(ex.violations.empty()) << ReplayCommand(Scenario().name(), plan, config) << "\n" << ex.trace;
+    EXPECT_TRUE(ex.violations.empty()) << ReplayCommand(Scenario().name(), plan, config) << "\n"
+                                       << ex.trace;
   }
 }
 

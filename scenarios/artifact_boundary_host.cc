@@ -22,7 +22,7 @@ struct Segment {
   Status error;
   bool boundary_completed = false;  // the guide's flag, reset when a checkpoint is selected
   bool boundary_seen = false;
-  std::optional<CheckpointInfo> after_boundary;   // the guide's selection
+  std::optional<CheckpointInfo> after_boundary;  // the guide's selection
   int64_t after_boundary_step = -1;
   std::optional<CheckpointInfo> before_boundary;  // the latest checkpoint before it (the mutant's)
   int64_t before_boundary_step = -1;
@@ -89,12 +89,14 @@ class HostLife {
       return Finish(**run, original.error.ok() ? ended : original.error);
     }
     const bool too_early = env_.hazards.boundary_checkpoint_too_early;
-    const std::optional<CheckpointInfo>& selected = too_early ? original.before_boundary : original.after_boundary;
+    const std::optional<CheckpointInfo>& selected =
+        too_early ? original.before_boundary : original.after_boundary;
     if (!selected) {
-      return Finish(**run, Status::Internal("no checkpoint was committed after the accepted artifact boundary"));
+      return Finish(**run, Status::Internal(
+                               "no checkpoint was committed after the accepted artifact boundary"));
     }
-    report_->facts["selected_checkpoint_step"] = too_early ? original.before_boundary_step
-                                                           : original.after_boundary_step;
+    report_->facts["selected_checkpoint_step"] =
+        too_early ? original.before_boundary_step : original.after_boundary_step;
     auto calls_before = ProviderCallCount();
     if (!calls_before.ok()) return Finish(**run, calls_before.status());
     segment_name_ = "restored";
@@ -218,14 +220,17 @@ class HostLife {
       const Committed& c = committed_[i];
       auto cp = manager_.Lookup(c.info);
       SF_CHECK(cp.ok());
-      const std::string where = "step " + std::to_string(c.step) + " (" + c.info.checkpoint_id + ")";
-      if (EncodeCheckpoint(**cp) != c.encoded) report_->facts["checkpoints_changed_after_commit"].push_back(where);
+      const std::string where =
+          "step " + std::to_string(c.step) + " (" + c.info.checkpoint_id + ")";
+      if (EncodeCheckpoint(**cp) != c.encoded)
+        report_->facts["checkpoints_changed_after_commit"].push_back(where);
       if (i > 0 && !(*cp)->parent) {
         report_->facts["ancestry_errors"].push_back(where + " has no parent link");
       } else if ((*cp)->parent) {
         auto parent = steps.find((*cp)->parent->checkpoint_id);
         if (parent == steps.end() || parent->second + 1 != c.step) {
-          report_->facts["ancestry_errors"].push_back(where + " names parent " + (*cp)->parent->checkpoint_id +
+          report_->facts["ancestry_errors"].push_back(where + " names parent " +
+                                                      (*cp)->parent->checkpoint_id +
                                                       " which is not the step before");
         }
       }
@@ -239,8 +244,9 @@ class HostLife {
     if (!published.ok()) return Fail(published.status());
     report_->completed = published->has_value() && run.status() == RunStatus::kIdle;
     if (!report_->completed) {
-      Fail(!publish_error_.ok() ? publish_error_
-                                : Status::FailedPrecondition("the terminal output is not published yet"));
+      Fail(!publish_error_.ok()
+               ? publish_error_
+               : Status::FailedPrecondition("the terminal output is not published yet"));
     }
   }
 
@@ -263,7 +269,9 @@ class HostLife {
 
 }  // namespace
 
-std::string ArtifactJobId(uint64_t root_seed) { return DeriveId(root_seed, "artifact-boundary|job"); }
+std::string ArtifactJobId(uint64_t root_seed) {
+  return DeriveId(root_seed, "artifact-boundary|job");
+}
 
 void RunArtifactBoundaryLife(HostEnv& env, LifeReport* report) { HostLife(env, report).Run(); }
 

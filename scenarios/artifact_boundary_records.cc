@@ -16,7 +16,8 @@ bool StartsWith(const std::string& s, std::string_view prefix) {
 }  // namespace
 
 Result<std::unique_ptr<ArtifactLedger>> ArtifactLedger::Open(const std::string& dir,
-                                                             const std::string& vfs_name, Probe* probe) {
+                                                             const std::string& vfs_name,
+                                                             Probe* probe) {
   EffectStoreOptions options;
   options.vfs_name = vfs_name;
   options.probe = probe;
@@ -25,7 +26,8 @@ Result<std::unique_ptr<ArtifactLedger>> ArtifactLedger::Open(const std::string& 
   return std::unique_ptr<ArtifactLedger>(new ArtifactLedger(std::move(store)));
 }
 
-Result<int> ArtifactLedger::RecordProviderCall(const std::string& phase, const std::string& segment) {
+Result<int> ArtifactLedger::RecordProviderCall(const std::string& phase,
+                                               const std::string& segment) {
   SF_ASSIGN_OR_RETURN(std::vector<ProviderCall> calls, ProviderCalls());
   int attempt = 1;
   for (const ProviderCall& c : calls) {
@@ -44,12 +46,14 @@ Result<std::vector<ProviderCall>> ArtifactLedger::ProviderCalls() {
   for (const EffectRow& r : rows) {
     if (!StartsWith(r.key, kCallPrefix)) continue;
     const Json j = Json::parse(r.value, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object() || !j.contains("phase") || !j["phase"].is_string() || !j.contains("attempt") ||
-        !j["attempt"].is_number_integer() || !j.contains("segment") || !j["segment"].is_string()) {
+    if (!j.is_object() || !j.contains("phase") || !j["phase"].is_string() ||
+        !j.contains("attempt") || !j["attempt"].is_number_integer() || !j.contains("segment") ||
+        !j["segment"].is_string()) {
       return Status::Corruption("provider call row '" + r.key + "' holds '" + r.value +
                                 "', not a provider call record; the ledger is damaged");
     }
-    out.push_back({j["phase"].get<std::string>(), j["attempt"].get<int>(), j["segment"].get<std::string>()});
+    out.push_back(
+        {j["phase"].get<std::string>(), j["attempt"].get<int>(), j["segment"].get<std::string>()});
   }
   return out;
 }
@@ -114,8 +118,9 @@ Result<std::optional<AcceptedArtifact>> ReadAcceptedArtifact(Env* env, const std
   SF_ASSIGN_OR_RETURN(std::string bytes, env->ReadFile(path));
   const Json j = Json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
-    return Status::Corruption(path + " is not JSON; the accepted artifact is damaged: restore it from "
-                                     "a backup or remove it to produce the artifact again");
+    return Status::Corruption(path +
+                              " is not JSON; the accepted artifact is damaged: restore it from "
+                              "a backup or remove it to produce the artifact again");
   }
   Result<AcceptedArtifact> artifact = AcceptedArtifact::FromJson(j);
   if (!artifact.ok()) return artifact.status().WithContext(path);

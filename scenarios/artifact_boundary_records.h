@@ -45,8 +45,8 @@ struct PublishOutcome {
 class ArtifactLedger {
  public:
   // Opens (creating) dir/ledger.db. `probe` may be null (the oracle's read-only use).
-  static Result<std::unique_ptr<ArtifactLedger>> Open(const std::string& dir, const std::string& vfs_name,
-                                                      Probe* probe);
+  static Result<std::unique_ptr<ArtifactLedger>> Open(const std::string& dir,
+                                                      const std::string& vfs_name, Probe* probe);
 
   // Records a provider call of `phase` as its next attempt (1 + the attempts recorded so far) and
   // returns that attempt. Committed (durable) when it returns ok.

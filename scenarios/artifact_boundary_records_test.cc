@@ -23,7 +23,9 @@ class ArtifactRecordsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (fs::temp_directory_path() / ("sf_artifact_" + std::to_string(::getpid()) + "_" + info->name())).string();
+    dir_ = (fs::temp_directory_path() /
+            ("sf_artifact_" + std::to_string(::getpid()) + "_" + info->name()))
+               .string();
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -36,8 +38,11 @@ class ArtifactRecordsTest : public ::testing::Test {
   }
 
   static Json Manifest(int attempt_a, int attempt_b) {
-    return Json{{kProducerAId, {{"attempt", attempt_a}, {"content", ProducerContent(5, kProducerAId, attempt_a)}}},
-                {kProducerBId, {{"attempt", attempt_b}, {"content", ProducerContent(5, kProducerBId, attempt_b)}}}};
+    return Json{
+        {kProducerAId,
+         {{"attempt", attempt_a}, {"content", ProducerContent(5, kProducerAId, attempt_a)}}},
+        {kProducerBId,
+         {{"attempt", attempt_b}, {"content", ProducerContent(5, kProducerBId, attempt_b)}}}};
   }
 
   std::string dir_;
@@ -107,17 +112,20 @@ TEST_F(ArtifactRecordsTest, EveryTruncationOrShapeErrorOfTheArtifactIsCorruption
     auto read = ReadAcceptedArtifact(PosixEnv(), dir_);
     EXPECT_EQ(read.status().code(), StatusCode::kCorruption) << n;
   }
-  for (const char* text : {"[]", "{\"artifact_id\":1,\"manifest\":{},\"provider_calls_at_acceptance\":2}",
-                           "{\"artifact_id\":\"x\",\"manifest\":[],\"provider_calls_at_acceptance\":2}",
-                           "{\"artifact_id\":\"x\",\"manifest\":{}}"}) {
+  for (const char* text :
+       {"[]", "{\"artifact_id\":1,\"manifest\":{},\"provider_calls_at_acceptance\":2}",
+        "{\"artifact_id\":\"x\",\"manifest\":[],\"provider_calls_at_acceptance\":2}",
+        "{\"artifact_id\":\"x\",\"manifest\":{}}"}) {
     write(text);
-    EXPECT_EQ(ReadAcceptedArtifact(PosixEnv(), dir_).status().code(), StatusCode::kCorruption) << text;
+    EXPECT_EQ(ReadAcceptedArtifact(PosixEnv(), dir_).status().code(), StatusCode::kCorruption)
+        << text;
   }
 }
 
 TEST(ArtifactBoundaryValidationTest, AcceptsExactlyWhatTheProvidersAnswered) {
-  const Json good = Json{{kProducerAId, {{"attempt", 2}, {"content", ProducerContent(5, kProducerAId, 2)}}},
-                         {kProducerBId, {{"attempt", 1}, {"content", ProducerContent(5, kProducerBId, 1)}}}};
+  const Json good =
+      Json{{kProducerAId, {{"attempt", 2}, {"content", ProducerContent(5, kProducerAId, 2)}}},
+           {kProducerBId, {{"attempt", 1}, {"content", ProducerContent(5, kProducerBId, 1)}}}};
   EXPECT_TRUE(ValidateManifest(5, good).ok());
   EXPECT_FALSE(ValidateManifest(6, good).ok());  // another run's answers
   Json missing = good;
@@ -137,8 +145,9 @@ TEST(ArtifactBoundaryValidationTest, AcceptsExactlyWhatTheProvidersAnswered) {
 }
 
 TEST(ArtifactBoundaryValidationTest, SynthesisNamesTheArtifactAndBothContents) {
-  AcceptedArtifact a{"id-7", Json{{kProducerAId, {{"attempt", 1}, {"content", "A"}}},
-                                  {kProducerBId, {{"attempt", 1}, {"content", "B"}}}},
+  AcceptedArtifact a{"id-7",
+                     Json{{kProducerAId, {{"attempt", 1}, {"content", "A"}}},
+                          {kProducerBId, {{"attempt", 1}, {"content", "B"}}}},
                      2};
   EXPECT_EQ(Synthesize(a), "synthesis of id-7: A B");
 }

@@ -9,11 +9,13 @@ namespace {
 
 // A provider call of `phase`: recorded durably first, as diagnostics middleware records each call
 // that actually runs, then answered.
-Status CallProvider(const ArtifactWorkflowDeps& deps, const std::string& phase, WorkflowContext& ctx) {
+Status CallProvider(const ArtifactWorkflowDeps& deps, const std::string& phase,
+                    WorkflowContext& ctx) {
   SF_ASSIGN_OR_RETURN(int attempt, deps.ledger->RecordProviderCall(phase, *deps.segment));
-  ctx.SendMessage(Message{"Artifact", Json{{"phase", phase},
-                                           {"attempt", attempt},
-                                           {"content", ProducerContent(deps.root_seed, phase, attempt)}}});
+  ctx.SendMessage(
+      Message{"Artifact", Json{{"phase", phase},
+                               {"attempt", attempt},
+                               {"content", ProducerContent(deps.root_seed, phase, attempt)}}});
   return Status::Ok();
 }
 
@@ -40,66 +42,69 @@ ExecutorBinding ProducerA(const ArtifactWorkflowDeps& deps) {
 // Thinks for one super-step before calling its provider, so the manifest barrier holds producer-a's
 // contribution across a checkpoint while producer-b is still working.
 ExecutorBinding ProducerB(const ArtifactWorkflowDeps& deps) {
-  return FunctionExecutor(kProducerBId, "Producer", {"Produce", "Think"},
-                          [deps](const Message& m, WorkflowContext& ctx) {
-                            if (m.type == "Produce") {
-                              ctx.SendMessage(Message{"Think", Json::object()}, std::string(kProducerBId));
-                              return Status::Ok();
-                            }
-                            return CallProvider(deps, kProducerBId, ctx);
-                          });
+  return FunctionExecutor(
+      kProducerBId, "Producer", {"Produce", "Think"},
+      [deps](const Message& m, WorkflowContext& ctx) {
+        if (m.type == "Produce") {
+          ctx.SendMessage(Message{"Think", Json::object()}, std::string(kProducerBId));
+          return Status::Ok();
+        }
+        return CallProvider(deps, kProducerBId, ctx);
+      });
 }
 
 // The all-settled manifest: collects one artifact per producer (the fan-in releases them together)
 // and forwards the manifest once every producer settled.
 ExecutorBinding Manifest() {
-  return FunctionExecutor(kManifestId, "Manifest", {"Artifact"}, [](const Message& m, WorkflowContext& ctx) {
-    Json settled = ctx.ReadState("settled").value_or(Json::object());
-    settled[m.body["phase"].get<std::string>()] =
-        Json{{"attempt", m.body["attempt"]}, {"content", m.body["content"]}};
-    if (settled.size() < 2) {
-      ctx.QueueStateUpdate("settled", settled);
-      return Status::Ok();
-    }
-    ctx.QueueStateUpdate("settled", std::nullopt);
-    ctx.SendMessage(Message{"Manifest", settled});
-    return Status::Ok();
-  });
+  return FunctionExecutor(
+      kManifestId, "Manifest", {"Artifact"}, [](const Message& m, WorkflowContext& ctx) {
+        Json settled = ctx.ReadState("settled").value_or(Json::object());
+        settled[m.body["phase"].get<std::string>()] =
+            Json{{"attempt", m.body["attempt"]}, {"content", m.body["content"]}};
+        if (settled.size() < 2) {
+          ctx.QueueStateUpdate("settled", settled);
+          return Status::Ok();
+        }
+        ctx.QueueStateUpdate("settled", std::nullopt);
+        ctx.SendMessage(Message{"Manifest", settled});
+        return Status::Ok();
+      });
 }
 
 // Deterministic validation, then durable acceptance under a stable identity. A manifest that was
 // already accepted (a replay) forwards the stored artifact: the first acceptance wins.
 ExecutorBinding Boundary(const ArtifactWorkflowDeps& deps) {
-  return FunctionExecutor(kBoundaryId, "AcceptedArtifactBoundary", {"Manifest"},
-                          [deps](const Message& m, WorkflowContext& ctx) -> Status {
-                            SF_RETURN_IF_ERROR(ValidateManifest(deps.root_seed, m.body));
-                            SF_ASSIGN_OR_RETURN(std::optional<AcceptedArtifact> existing,
-                                                ReadAcceptedArtifact(deps.env, deps.dir));
-                            AcceptedArtifact accepted;
-                            if (existing) {
-                              accepted = *existing;
-                            } else {
-                              SF_ASSIGN_OR_RETURN(std::vector<ProviderCall> calls,
-                                                  deps.ledger->ProviderCalls());
-                              accepted.artifact_id = ArtifactIdOf(deps.root_seed, m.body);
-                              accepted.manifest = m.body;
-                              accepted.provider_calls_at_acceptance = static_cast<int64_t>(calls.size());
-                              SF_RETURN_IF_ERROR(EnsureArtifactsDir(deps.env, deps.dir));
-                              SF_RETURN_IF_ERROR(PublishAcceptedArtifact(deps.env, deps.dir, accepted));
-                            }
-                            ctx.SendMessage(Message{"Accepted", accepted.ToJson()});
-                            return Status::Ok();
-                          });
+  return FunctionExecutor(
+      kBoundaryId, "AcceptedArtifactBoundary", {"Manifest"},
+      [deps](const Message& m, WorkflowContext& ctx) -> Status {
+        SF_RETURN_IF_ERROR(ValidateManifest(deps.root_seed, m.body));
+        SF_ASSIGN_OR_RETURN(std::optional<AcceptedArtifact> existing,
+                            ReadAcceptedArtifact(deps.env, deps.dir));
+        AcceptedArtifact accepted;
+        if (existing) {
+          accepted = *existing;
+        } else {
+          SF_ASSIGN_OR_RETURN(std::vector<ProviderCall> calls, deps.ledger->ProviderCalls());
+          accepted.artifact_id = ArtifactIdOf(deps.root_seed, m.body);
+          accepted.manifest = m.body;
+          accepted.provider_calls_at_acceptance = static_cast<int64_t>(calls.size());
+          SF_RETURN_IF_ERROR(EnsureArtifactsDir(deps.env, deps.dir));
+          SF_RETURN_IF_ERROR(PublishAcceptedArtifact(deps.env, deps.dir, accepted));
+        }
+        ctx.SendMessage(Message{"Accepted", accepted.ToJson()});
+        return Status::Ok();
+      });
 }
 
 ExecutorBinding Synthesis() {
-  return FunctionExecutor(kSynthesisId, "Synthesis", {"Accepted"},
-                          [](const Message& m, WorkflowContext& ctx) -> Status {
-                            SF_ASSIGN_OR_RETURN(AcceptedArtifact accepted, AcceptedArtifact::FromJson(m.body));
-                            ctx.YieldOutput(Message{"Synthesis", Json{{"artifact_id", accepted.artifact_id},
-                                                                      {"text", Synthesize(accepted)}}});
-                            return Status::Ok();
-                          });
+  return FunctionExecutor(
+      kSynthesisId, "Synthesis", {"Accepted"},
+      [](const Message& m, WorkflowContext& ctx) -> Status {
+        SF_ASSIGN_OR_RETURN(AcceptedArtifact accepted, AcceptedArtifact::FromJson(m.body));
+        ctx.YieldOutput(Message{"Synthesis", Json{{"artifact_id", accepted.artifact_id},
+                                                  {"text", Synthesize(accepted)}}});
+        return Status::Ok();
+      });
 }
 
 }  // namespace
@@ -108,7 +113,8 @@ WorkflowSpec BuildArtifactBoundarySpec(const ArtifactWorkflowDeps& deps) {
   SF_CHECK(deps.env != nullptr && deps.ledger != nullptr && deps.segment != nullptr);
   WorkflowSpec spec;
   spec.start_id = kDispatchId;
-  spec.executors = {Dispatch(), ProducerA(deps), ProducerB(deps), Manifest(), Boundary(deps), Synthesis()};
+  spec.executors = {Dispatch(), ProducerA(deps), ProducerB(deps),
+                    Manifest(), Boundary(deps),  Synthesis()};
   spec.edges = {
       {EdgeKind::kFanOut, {kDispatchId}, {kProducerAId, kProducerBId}, nullptr, nullptr},
       {EdgeKind::kDirect, {kProducerBId}, {kProducerBId}, nullptr, nullptr},
@@ -136,10 +142,11 @@ Status ValidateManifest(uint64_t root_seed, const Json& manifest) {
       return Status::FailedPrecondition(std::string("the manifest lacks ") + phase + "'s artifact");
     }
     const Json& entry = manifest[phase];
-    if (!entry.contains("attempt") || !entry["attempt"].is_number_integer() || !entry.contains("content") ||
+    if (!entry.contains("attempt") || !entry["attempt"].is_number_integer() ||
+        !entry.contains("content") ||
         entry["content"] != ProducerContent(root_seed, phase, entry["attempt"].get<int>())) {
-      return Status::FailedPrecondition(std::string("the artifact of ") + phase + " ('" + entry.dump() +
-                                        "') is not what its provider call returned");
+      return Status::FailedPrecondition(std::string("the artifact of ") + phase + " ('" +
+                                        entry.dump() + "') is not what its provider call returned");
     }
   }
   return Status::Ok();

@@ -114,7 +114,11 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
     return env;
   };
 
-  for (int life = 1; life <= config.lives_max; ++life) {
+  int faults_in_plan = 0;
+  for (const faults::Fault& f : plan.faults) faults_in_plan += f.is_none() ? 0 : 1;
+  const int lives_max = config.lives_max > 0 ? config.lives_max
+                                             : scenario.fault_free_lives() + 2 * faults_in_plan + 1;
+  for (int life = 1; life <= lives_max; ++life) {
     LifeRecord record;
     record.fault = plan.ForLife(life);
     if (record.fault && record.fault->is_none()) record.fault.reset();
@@ -169,7 +173,7 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
       LogicalClock clock;
       scenarios::HostEnv env = make_env(world.get(), vfs.name(), NullProbe(), &clock, life);
       env.oracle_memo = &memo;
-      const bool last = record.report.completed || record.report.final || life == config.lives_max;
+      const bool last = record.report.completed || record.report.final || life == lives_max;
       scenario.Check(env, reports, last, &ex.violations);
     }
     if (record.report.final) {
@@ -190,8 +194,7 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
     }
   }
   if (!ex.completed && (ex.lives.empty() || !ex.lives.back().report.final)) {
-    ex.violations.push_back({"INV-LIVENESS", "not completed within " +
-                                                 std::to_string(config.lives_max) + " lives"});
+    ex.violations.push_back({"INV-LIVENESS", "not completed within " + std::to_string(lives_max) + " lives"});
   }
 
   for (size_t i = 0; i < ex.lives.size(); ++i) {

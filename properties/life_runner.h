@@ -31,7 +31,8 @@ struct RunConfig {
   EngineProfile profile;
   scenarios::ScenarioHazards hazards;
   scenarios::StoreHazards store;
-  int lives_max = 6;
+  // 0: the scenario's fault-free lives, plus two per fault of the plan, plus one.
+  int lives_max = 0;
   Json params;  // null: the scenario's defaults
 };
 

@@ -76,9 +76,11 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
         unsealed.erase("checksum");
         sealed = envelope["checksum"] == Crc32cTag(unsealed.dump());
       }
-      if (sealed && envelope.contains("checkpoint") &&
-          envelope["checkpoint"].is_object() && envelope["checkpoint"].contains("body")) {
-        auto cp = CheckpointBodyFromJson(envelope["checkpoint"]["body"]);
+      const Json* doc = sealed && envelope.contains("checkpoint") ? &envelope["checkpoint"] : nullptr;
+      // The checkpoint's own seal must hold too (a planted malformed checkpoint is not ancestry).
+      if (doc != nullptr && doc->is_object() && doc->contains("body") && doc->contains("checksum") &&
+          (*doc)["checksum"] == Crc32cTag((*doc)["body"].dump())) {
+        auto cp = CheckpointBodyFromJson((*doc)["body"]);
         if (cp.ok()) {
           info = Json{{"session", cp->session_id},
                       {"id", envelope.value("checkpoint_id", std::string())},

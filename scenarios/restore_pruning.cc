@@ -123,6 +123,7 @@ void CheckNoGaps(HostEnv& env, const std::string& session_id, std::vector<Violat
 class RestorePruningScenario final : public Scenario {
  public:
   std::string name() const override { return "restore-pruning"; }
+  int fault_free_lives() const override { return 6; }
   std::string description() const override {
     return "the pruning PR's cases: incompatible workflow, malformed checkpoint, executor failure "
            "during restore, failure inside state import, stale response, restoring a non-latest "

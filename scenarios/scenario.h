@@ -90,6 +90,9 @@ class Scenario {
   virtual std::string description() const = 0;
   // The invariant ids it declares (DESIGN.md §6); the harness adds INV-LIVENESS and INV-DETERMINISM.
   virtual std::vector<std::string> invariants() const = 0;
+  // How many lives the fault-free run takes; the harness allows this plus two per injected fault
+  // (and one more) before it calls a run not live (INV-LIVENESS).
+  virtual int fault_free_lives() const { return 2; }
   // The default parameters of the fault-free reference run.
   virtual Json default_params() const { return Json::object(); }
   // The business window a fault point falls in, for a life running `command` ("" when none).

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "engine/env.h"
+#include "faults/points.h"
 #include "properties/life_runner.h"
 #include "scenarios/json_scenario.h"
 
@@ -27,13 +28,15 @@ std::shared_ptr<const scenarios::Scenario> Example(const std::string& file) {
   return *scenario;
 }
 
-// Plans that put `action` at one window of one life of `reference`, leaving earlier lives alone.
+// Plans that put one action at one window of one life of `reference`, leaving earlier lives
+// alone; `actions` empty: every action that applies at the window.
 std::vector<faults::Plan> SingleFaultPlans(const Execution& reference,
                                            const std::vector<faults::FaultAction>& actions) {
   std::vector<faults::Plan> plans;
   for (size_t life = 0; life < reference.lives.size(); ++life) {
     for (const faults::Window& w : reference.lives[life].windows) {
-      for (const faults::FaultAction& action : actions) {
+      for (const faults::FaultAction& action :
+           actions.empty() ? faults::ApplicableFaultActions(w.point) : actions) {
         auto fault = faults::FaultAtWindow(action, w);
         SF_CHECK(fault.ok());
         faults::Plan plan;
@@ -86,6 +89,23 @@ TEST_P(JsonScenarioExplorationTest, EveryWindowTimesCrashAndPowerLossHasNoViolat
     for (const LifeRecord& l : ex.lives) fired += l.fired ? 1 : 0;
   }
   EXPECT_EQ(fired, static_cast<int>(plans.size()));  // every plan really struck its window
+}
+
+TEST_P(JsonScenarioExplorationTest, EveryApplicableSingleFaultAtEveryWindowHasNoViolationUnderStrict) {
+  auto scenario = Example(GetParam());
+  RunConfig config;
+  config.seed = 5;
+  const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
+  ASSERT_TRUE(reference.completed) << reference.trace;
+  const auto plans = SingleFaultPlans(reference, {});
+  std::set<std::string> kinds;
+  for (const faults::Plan& plan : plans) {
+    kinds.insert(std::string(faults::FaultActionKindName(plan.faults.back().action.kind)));
+    Execution ex = RunPlan(*scenario, plan, config);
+    ASSERT_TRUE(ex.violations.empty()) << faults::PrintPlan(plan) << "\n" << ex.trace;
+  }
+  // ioerror, corrupt and fail-after-write windows exist in both examples.
+  for (const char* kind : {"ioerror", "corrupt", "fail-after-write"}) EXPECT_EQ(kinds.count(kind), 1u) << kind;
 }
 
 TEST_P(JsonScenarioExplorationTest, EveryRecoveryActionAtEveryResumeHasNoViolationUnderStrict) {

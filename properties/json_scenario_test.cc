@@ -5,6 +5,8 @@
 // Method: run the fault-free reference, then one plan per (life, window, action) of that
 // reference, through the life runner; for the mutants, search the same sweep for a violation with
 // the expected invariant id.
+#include "scenarios/json_scenario.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -13,7 +15,6 @@
 #include "engine/env.h"
 #include "faults/points.h"
 #include "properties/life_runner.h"
-#include "scenarios/json_scenario.h"
 
 namespace stepfault::properties {
 namespace {
@@ -66,7 +67,8 @@ TEST_P(JsonScenarioExplorationTest, FaultFreeRunCompletesMeetsExpectAndIsDetermi
   EXPECT_TRUE(a.violations.empty()) << a.trace;
   std::vector<scenarios::LifeReport> reports;
   for (const LifeRecord& l : a.lives) reports.push_back(l.report);
-  EXPECT_EQ(scenarios::JsonScenarioObservedOutputs(reports), scenarios::JsonScenarioExpectedOutputs(*scenario))
+  EXPECT_EQ(scenarios::JsonScenarioObservedOutputs(reports),
+            scenarios::JsonScenarioExpectedOutputs(*scenario))
       << a.trace;
   Execution b = RunPlan(*scenario, faults::Plan{}, config);
   EXPECT_EQ(a.trace, b.trace);
@@ -78,8 +80,9 @@ TEST_P(JsonScenarioExplorationTest, EveryWindowTimesCrashAndPowerLossHasNoViolat
   config.seed = 5;
   const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
   ASSERT_TRUE(reference.completed) << reference.trace;
-  const auto plans = SingleFaultPlans(reference, {faults::FaultAction::Of(faults::FaultActionKind::kCrash),
-                                                  faults::FaultAction::Of(faults::FaultActionKind::kPowerLoss)});
+  const auto plans =
+      SingleFaultPlans(reference, {faults::FaultAction::Of(faults::FaultActionKind::kCrash),
+                                   faults::FaultAction::Of(faults::FaultActionKind::kPowerLoss)});
   ASSERT_GT(plans.size(), 50u);
   int fired = 0;
   for (const faults::Plan& plan : plans) {
@@ -91,7 +94,8 @@ TEST_P(JsonScenarioExplorationTest, EveryWindowTimesCrashAndPowerLossHasNoViolat
   EXPECT_EQ(fired, static_cast<int>(plans.size()));  // every plan really struck its window
 }
 
-TEST_P(JsonScenarioExplorationTest, EveryApplicableSingleFaultAtEveryWindowHasNoViolationUnderStrict) {
+TEST_P(JsonScenarioExplorationTest,
+       EveryApplicableSingleFaultAtEveryWindowHasNoViolationUnderStrict) {
   auto scenario = Example(GetParam());
   RunConfig config;
   config.seed = 5;
@@ -105,7 +109,8 @@ TEST_P(JsonScenarioExplorationTest, EveryApplicableSingleFaultAtEveryWindowHasNo
     ASSERT_TRUE(ex.violations.empty()) << faults::PrintPlan(plan) << "\n" << ex.trace;
   }
   // ioerror, corrupt and fail-after-write windows exist in both examples.
-  for (const char* kind : {"ioerror", "corrupt", "fail-after-write"}) EXPECT_EQ(kinds.count(kind), 1u) << kind;
+  for (const char* kind : {"ioerror", "corrupt", "fail-after-write"})
+    EXPECT_EQ(kinds.count(kind), 1u) << kind;
 }
 
 TEST_P(JsonScenarioExplorationTest, EveryRecoveryActionAtEveryResumeHasNoViolationUnderStrict) {
@@ -134,7 +139,8 @@ TEST_P(JsonScenarioExplorationTest, EveryRecoveryActionAtEveryResumeHasNoViolati
 INSTANTIATE_TEST_SUITE_P(Examples, JsonScenarioExplorationTest,
                          ::testing::Values("review-pipeline.json", "fan-in-effects.json"),
                          [](const auto& info) {
-                           return info.param == "review-pipeline.json" ? "ReviewPipeline" : "FanInEffects";
+                           return info.param == "review-pipeline.json" ? "ReviewPipeline"
+                                                                       : "FanInEffects";
                          });
 
 TEST(JsonScenarioTest, TheReviewPipelineFailsOnceByDesignAndRecoversInTheNextLife) {

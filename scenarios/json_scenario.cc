@@ -60,12 +60,15 @@ class JsonScenario final : public Scenario {
     return "";
   }
 
-  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous, LifeReport* report) const override;
+  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
+               LifeReport* report) const override;
   void Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,
              std::vector<Violation>* out) const override;
 
  private:
-  std::string Session(uint64_t root_seed) const { return DeriveId(root_seed, def_.name + "|session"); }
+  std::string Session(uint64_t root_seed) const {
+    return DeriveId(root_seed, def_.name + "|session");
+  }
   Result<std::unique_ptr<EffectStore>> OpenEffects(const HostEnv& env, Probe* probe) const {
     EffectStoreOptions eo;
     eo.vfs_name = env.vfs_name;
@@ -78,7 +81,8 @@ class JsonScenario final : public Scenario {
   Result<std::unique_ptr<StreamingRun>> ResumeLatest(HostEnv& env, const WorkflowSpec& spec,
                                                      FileCheckpointStore* store,
                                                      const std::vector<StoreEntry>& index,
-                                                     CheckpointManager* manager, LifeReport* report) const;
+                                                     CheckpointManager* manager,
+                                                     LifeReport* report) const;
   void Answer(StreamingRun& run, const WorkflowEvent& e, LifeReport* report) const;
 
   JsonScenarioDef def_;
@@ -99,12 +103,14 @@ Result<std::unique_ptr<StreamingRun>> JsonScenario::ResumeLatest(
     }
     auto resumed = ResumeAsHost(env, spec, it->info, manager, report);
     if (resumed.ok()) {
-      if (it != index.rbegin()) report->trace.push_back("host: fell back to " + it->info.checkpoint_id);
+      if (it != index.rbegin())
+        report->trace.push_back("host: fell back to " + it->info.checkpoint_id);
       report->facts["outstanding_at_resume"] = outstanding;
       return resumed;
     }
     last_error = resumed.status();
-    report->trace.push_back("host: cannot resume " + it->info.checkpoint_id + ": " + last_error.ToString());
+    report->trace.push_back("host: cannot resume " + it->info.checkpoint_id + ": " +
+                            last_error.ToString());
     if (last_error.code() != StatusCode::kCorruption) break;
   }
   return last_error;
@@ -123,7 +129,8 @@ void JsonScenario::Answer(StreamingRun& run, const WorkflowEvent& e, LifeReport*
     return;
   }
   Status s = run.SendResponse(ExternalResponse{e.request_id, e.executor_id, std::move(*response)});
-  if (!s.ok()) report->trace.push_back("host: response to " + e.request_id + " refused: " + s.ToString());
+  if (!s.ok())
+    report->trace.push_back("host: response to " + e.request_id + " refused: " + s.ToString());
 }
 
 void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
@@ -195,8 +202,9 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
   }
   std::set<std::string> keys;
   for (const EffectRow& r : *rows) keys.insert(r.key);
-  const bool all_effects = std::all_of(def_.expected_effects.begin(), def_.expected_effects.end(),
-                                       [&](const JsonExpectedEffect& e) { return keys.count(e.key) > 0; });
+  const bool all_effects =
+      std::all_of(def_.expected_effects.begin(), def_.expected_effects.end(),
+                  [&](const JsonExpectedEffect& e) { return keys.count(e.key) > 0; });
   report->completed = run->status() == RunStatus::kIdle && all_effects;
   if (!report->completed) {
     report->status = Status::FailedPrecondition(
@@ -215,7 +223,8 @@ void JsonScenario::Check(HostEnv& env, const std::vector<LifeReport>& lives, boo
       for (const EffectRow& r : *rows) by_key[r.key].push_back(r.value);
       for (const auto& [key, values] : by_key) {
         if (values.size() > 1) {
-          out->push_back({"INV-IDEM", std::to_string(values.size()) + " effect rows for key '" + key + "'"});
+          out->push_back(
+              {"INV-IDEM", std::to_string(values.size()) + " effect rows for key '" + key + "'"});
         }
       }
       for (const JsonExpectedEffect& e : def_.expected_effects) {
@@ -247,8 +256,9 @@ void JsonScenario::Check(HostEnv& env, const std::vector<LifeReport>& lives, boo
     const Json seen = facts.value("requests_seen", Json::array());
     for (const Json& id : facts["outstanding_at_resume"]) {
       if (std::find(seen.begin(), seen.end(), id) == seen.end()) {
-        out->push_back({"INV-REQID", "life " + std::to_string(lives.size()) + ": pending request " +
-                                         id.dump() + " of the resumed checkpoint was not re-emitted with its id"});
+        out->push_back({"INV-REQID",
+                        "life " + std::to_string(lives.size()) + ": pending request " + id.dump() +
+                            " of the resumed checkpoint was not re-emitted with its id"});
       }
     }
   }
@@ -267,7 +277,8 @@ Result<std::shared_ptr<const Scenario>> ParseJsonScenario(std::string_view text,
 Result<std::shared_ptr<const Scenario>> LoadJsonScenario(Env* env, const std::string& path) {
   auto text = env->ReadFile(path);
   if (!text.ok()) {
-    return Status(text.status().code(), "cannot read scenario file " + path + ": " + text.status().message());
+    return Status(text.status().code(),
+                  "cannot read scenario file " + path + ": " + text.status().message());
   }
   return ParseJsonScenario(*text, path);
 }

@@ -10,7 +10,8 @@
 //       {"id": "intake", "kind": "pass-through"},                 // forwards every message
 //       {"id": "tag", "kind": "transform", "emit": "Tagged", "set": {"stage": "review"}},
 //                                  // emits type "emit" with the body plus "set" (optional)
-//       {"id": "review", "kind": "request-port", "request_type": "Tagged", "response_type": "Verdict",
+//       {"id": "review", "kind": "request-port", "request_type": "Tagged", "response_type":
+//       "Verdict",
 //        "responses": [{"when": {"field": "id", "equals": "d7"}, "body": {"approved": true}}]},
 //                                  // the host answers each request with the first response whose
 //                                  // optional "when" matches the request body: the request body
@@ -24,7 +25,8 @@
 //     ],
 //     "edges": [
 //       {"kind": "direct", "from": "intake", "to": "tag"},
-//       {"kind": "direct", "from": "notify", "to": "publish", "when": {"field": "approved", "equals": true}},
+//       {"kind": "direct", "from": "notify", "to": "publish", "when": {"field": "approved",
+//       "equals": true}},
 //       {"kind": "fan-out", "from": "a", "to": ["b", "c"]},
 //       {"kind": "fan-in", "sources": ["b", "c"], "sink": "d"}
 //     ],                                        // "when" (optional) only on direct edges
@@ -61,10 +63,11 @@ Result<std::shared_ptr<const Scenario>> ParseJsonScenario(std::string_view text,
 // Reads `path` through `env` and parses it (source name: the path).
 Result<std::shared_ptr<const Scenario>> LoadJsonScenario(Env* env, const std::string& path);
 
-// The outputs observed across `lives` (unique, sorted) as {"executor", "type", "body"}, and the
-// ones the document expects, so a caller can compare a run's outcome with "expect".
+// The outputs the lives observed, unique and sorted, as {"executor", "type", "body"}. A fault-free
+// run observes exactly JsonScenarioExpectedOutputs; a faulty one a subset (an output emitted just
+// before a death may be lost with it), never anything else (INV-EXPECT).
 Json JsonScenarioObservedOutputs(const std::vector<LifeReport>& lives);
-// REQUIRES: `scenario` came from ParseJsonScenario / LoadJsonScenario.
+// expect.outputs, unique and sorted. REQUIRES: `scenario` came from Parse/LoadJsonScenario.
 Json JsonScenarioExpectedOutputs(const Scenario& scenario);
 
 }  // namespace stepfault::scenarios

@@ -35,11 +35,11 @@ struct JsonScriptedResponse {
 struct JsonExecutorDef {
   std::string id;
   JsonExecutorKind kind = JsonExecutorKind::kPassThrough;
-  std::string emit;               // transform, effect: the emitted message type
-  Json set = Json::object();      // transform: merged into the body
-  std::string key_template;       // effect: "{op}-{id}"
-  std::string request_type;       // request-port
-  std::string response_type;      // request-port
+  std::string emit;                             // transform, effect: the emitted message type
+  Json set = Json::object();                    // transform: merged into the body
+  std::string key_template;                     // effect: "{op}-{id}"
+  std::string request_type;                     // request-port
+  std::string response_type;                    // request-port
   std::vector<JsonScriptedResponse> responses;  // request-port
 };
 

@@ -1,7 +1,6 @@
 // Parsing and validation of JSON scenario documents. Every rejection names the JSON pointer of the
 // offending value and the reason, so an author can fix the file without reading this code.
 #include <algorithm>
-#include <set>
 
 #include "scenarios/json_scenario_def.h"
 
@@ -31,17 +30,20 @@ class Parser {
 
   bool ok() const { return error_.empty(); }
   Status status() const {
-    return Status::InvalidArgument(source_ + ": " + error_ + " (see the format in scenarios/json_scenario.h)");
+    return Status::InvalidArgument(source_ + ": " + error_ +
+                                   " (see the format in scenarios/json_scenario.h)");
   }
   void Fail(const std::string& path, const std::string& reason) {
     if (ok()) error_ = (path.empty() ? "/" : path) + ": " + reason;
   }
 
   // Rejects members outside `allowed` (typos would otherwise be ignored silently).
-  void OnlyKeys(const Json& j, const std::string& path, std::initializer_list<const char*> allowed) {
+  void OnlyKeys(const Json& j, const std::string& path,
+                std::initializer_list<const char*> allowed) {
     for (const auto& [key, value] : j.items()) {
       (void)value;
-      bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
+      bool known =
+          std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
       if (!known) {
         std::string list;
         for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
@@ -63,13 +65,15 @@ class Parser {
     }
     return &*it;
   }
-  std::string String(const Json& j, const std::string& path, const char* key, bool required = true) {
+  std::string String(const Json& j, const std::string& path, const char* key,
+                     bool required = true) {
     const Json* v = Member(j, path, key, Json::value_t::string, "a string", required);
     if (v == nullptr) return "";
     if (v->get<std::string>().empty()) Fail(path + "/" + key, "must not be empty");
     return v->get<std::string>();
   }
-  const Json* Object(const Json& j, const std::string& path, const char* key, bool required = true) {
+  const Json* Object(const Json& j, const std::string& path, const char* key,
+                     bool required = true) {
     return Member(j, path, key, Json::value_t::object, "an object", required);
   }
   const Json* Array(const Json& j, const std::string& path, const char* key, bool required = true) {
@@ -81,8 +85,10 @@ class Parser {
     if (a == nullptr) return out;
     if (a->empty()) Fail(path + "/" + key, "must name at least one executor");
     for (size_t i = 0; i < a->size() && ok(); ++i) {
-      if (!(*a)[i].is_string()) Fail(path + "/" + key + "/" + std::to_string(i), "expected a string");
-      else out.push_back((*a)[i].get<std::string>());
+      if (!(*a)[i].is_string())
+        Fail(path + "/" + key + "/" + std::to_string(i), "expected a string");
+      else
+        out.push_back((*a)[i].get<std::string>());
     }
     return out;
   }
@@ -93,7 +99,8 @@ class Parser {
     OnlyKeys(*c, p, {"field", "equals"});
     JsonCondition out;
     out.field = String(*c, p, "field");
-    if (ok() && !c->contains("equals")) Fail(p + "/equals", "missing; expected the value to compare with");
+    if (ok() && !c->contains("equals"))
+      Fail(p + "/equals", "missing; expected the value to compare with");
     if (ok()) out.equals = (*c)["equals"];
     return out;
   }
@@ -131,7 +138,8 @@ void ParseExecutor(Parser& p, const Json& e, const std::string& path, JsonExecut
       out->key_template = p.String(e, path, "key");
       out->emit = e.contains("emit") ? p.String(e, path, "emit") : "Effect";
       if (p.ok() && out->key_template.find('{') == std::string::npos) {
-        p.Fail(path + "/key", "a constant key makes every message one effect; name a field, e.g. \"{op}-{id}\"");
+        p.Fail(path + "/key",
+               "a constant key makes every message one effect; name a field, e.g. \"{op}-{id}\"");
       }
       break;
     case JsonExecutorKind::kRequestPort: {
@@ -139,7 +147,8 @@ void ParseExecutor(Parser& p, const Json& e, const std::string& path, JsonExecut
       out->request_type = p.String(e, path, "request_type");
       out->response_type = p.String(e, path, "response_type");
       if (p.ok() && out->request_type == out->response_type) {
-        p.Fail(path + "/response_type", "must differ from request_type '" + out->request_type + "'");
+        p.Fail(path + "/response_type",
+               "must differ from request_type '" + out->request_type + "'");
       }
       const Json* responses = p.Array(e, path, "responses");
       if (responses == nullptr) break;
@@ -147,7 +156,8 @@ void ParseExecutor(Parser& p, const Json& e, const std::string& path, JsonExecut
       for (size_t i = 0; i < responses->size() && p.ok(); ++i) {
         const std::string rp = path + "/responses/" + std::to_string(i);
         const Json& r = (*responses)[i];
-        if (!r.is_object()) return p.Fail(rp, "expected an object {\"body\": {...}, \"when\": {...}}");
+        if (!r.is_object())
+          return p.Fail(rp, "expected an object {\"body\": {...}, \"when\": {...}}");
         p.OnlyKeys(r, rp, {"body", "when"});
         JsonScriptedResponse response;
         response.when = p.Condition(r, rp);
@@ -181,12 +191,13 @@ void ParseEdge(Parser& p, const Json& e, const std::string& path, JsonEdgeDef* o
     out->sources = p.Ids(e, path, "sources");
     out->sinks = {p.String(e, path, "sink")};
   } else {
-    p.Fail(path + "/kind", "unknown edge kind '" + kind + "'; expected one of direct, fan-out, fan-in");
+    p.Fail(path + "/kind",
+           "unknown edge kind '" + kind + "'; expected one of direct, fan-out, fan-in");
   }
 }
 
 // Every id an edge names must be declared: reported at the member that names it.
-void CheckEdgeIds(Parser& p, const JsonScenarioDef& def, const Json& edges) {
+void CheckEdgeIds(Parser& p, const JsonScenarioDef& def) {
   for (size_t i = 0; i < def.edges.size() && p.ok(); ++i) {
     const JsonEdgeDef& e = def.edges[i];
     const std::string path = "/edges/" + std::to_string(i);
@@ -199,11 +210,12 @@ void CheckEdgeIds(Parser& p, const JsonScenarioDef& def, const Json& edges) {
     }
     for (size_t s = 0; s < e.sinks.size(); ++s) {
       if (def.Find(e.sinks[s]) != nullptr) continue;
-      p.Fail(fan_in ? path + "/sink" : fan_out ? path + "/to/" + std::to_string(s) : path + "/to",
+      p.Fail(fan_in    ? path + "/sink"
+             : fan_out ? path + "/to/" + std::to_string(s)
+                       : path + "/to",
              "unknown executor '" + e.sinks[s] + "'");
     }
   }
-  (void)edges;
 }
 
 void ParseExpect(Parser& p, const Json& root, JsonScenarioDef* def) {
@@ -218,11 +230,13 @@ void ParseExpect(Parser& p, const Json& root, JsonScenarioDef* def) {
     p.OnlyKeys(e, path, {"key", "value"});
     JsonExpectedEffect effect;
     effect.key = p.String(e, path, "key");
-    if (p.ok() && !e.contains("value")) p.Fail(path + "/value", "missing; expected the row's value");
+    if (p.ok() && !e.contains("value"))
+      p.Fail(path + "/value", "missing; expected the row's value");
     if (!p.ok()) return;
     effect.value = e["value"];
     for (const JsonExpectedEffect& other : def->expected_effects) {
-      if (other.key == effect.key) p.Fail(path + "/key", "duplicate effect key '" + effect.key + "'");
+      if (other.key == effect.key)
+        p.Fail(path + "/key", "duplicate effect key '" + effect.key + "'");
     }
     def->expected_effects.push_back(std::move(effect));
   }
@@ -230,7 +244,8 @@ void ParseExpect(Parser& p, const Json& root, JsonScenarioDef* def) {
   for (size_t i = 0; outputs != nullptr && i < outputs->size() && p.ok(); ++i) {
     const std::string path = "/expect/outputs/" + std::to_string(i);
     const Json& o = (*outputs)[i];
-    if (!o.is_object()) return p.Fail(path, "expected an object {\"executor\", \"type\", \"body\"}");
+    if (!o.is_object())
+      return p.Fail(path, "expected an object {\"executor\", \"type\", \"body\"}");
     p.OnlyKeys(o, path, {"executor", "type", "body"});
     const std::string executor = p.String(o, path, "executor");
     const std::string type = p.String(o, path, "type");
@@ -260,7 +275,8 @@ Json JsonOutputRecord(const std::string& executor, const Message& message) {
   return Json{{"executor", executor}, {"type", message.type}, {"body", message.body}};
 }
 
-Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text, const std::string& source_name) {
+Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
+                                             const std::string& source_name) {
   Parser p(source_name);
   Json root = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) {
@@ -269,10 +285,17 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text, const std::s
   }
   if (!root.is_object()) p.Fail("", "expected an object at the top level");
   if (!p.ok()) return p.status();
-  p.OnlyKeys(root, "", {"name", "description", "input", "start", "executors", "edges", "outputs", "expect"});
+  p.OnlyKeys(root, "",
+             {"name", "description", "input", "start", "executors", "edges", "outputs", "expect"});
   JsonScenarioDef def;
   def.source_name = source_name;
   def.name = p.String(root, "", "name");
+  // The name appears in replay commands and session ids: keep it shell- and file-name-safe.
+  if (p.ok() && !std::all_of(def.name.begin(), def.name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+      })) {
+    p.Fail("/name", "'" + def.name + "' may use only a-z, 0-9, '-', '_' and '.'");
+  }
   def.description = p.String(root, "", "description");
   if (const Json* input = p.Object(root, "", "input")) {
     p.OnlyKeys(*input, "/input", {"type", "body"});
@@ -282,17 +305,21 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text, const std::s
   }
   def.start = p.String(root, "", "start");
   const Json* executors = p.Array(root, "", "executors");
-  if (executors != nullptr && executors->empty()) p.Fail("/executors", "must declare at least one executor");
+  if (executors != nullptr && executors->empty())
+    p.Fail("/executors", "must declare at least one executor");
   for (size_t i = 0; executors != nullptr && i < executors->size() && p.ok(); ++i) {
     const std::string path = "/executors/" + std::to_string(i);
     JsonExecutorDef e;
     ParseExecutor(p, (*executors)[i], path, &e);
-    if (p.ok() && def.Find(e.id) != nullptr) p.Fail(path + "/id", "duplicate executor id '" + e.id + "'");
+    if (p.ok() && def.Find(e.id) != nullptr)
+      p.Fail(path + "/id", "duplicate executor id '" + e.id + "'");
     def.executors.push_back(std::move(e));
   }
-  if (p.ok() && def.Find(def.start) == nullptr) p.Fail("/start", "unknown executor '" + def.start + "'");
+  if (p.ok() && def.Find(def.start) == nullptr)
+    p.Fail("/start", "unknown executor '" + def.start + "'");
   if (p.ok() && def.Find(def.start)->kind == JsonExecutorKind::kRequestPort) {
-    p.Fail("/start", "request port '" + def.start + "' cannot start a run; start with an executor that sends to it");
+    p.Fail("/start", "request port '" + def.start +
+                         "' cannot start a run; start with an executor that sends to it");
   }
   const Json* edges = p.Array(root, "", "edges");
   for (size_t i = 0; edges != nullptr && i < edges->size() && p.ok(); ++i) {
@@ -300,7 +327,7 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text, const std::s
     ParseEdge(p, (*edges)[i], "/edges/" + std::to_string(i), &e);
     def.edges.push_back(std::move(e));
   }
-  if (p.ok()) CheckEdgeIds(p, def, *edges);
+  if (p.ok()) CheckEdgeIds(p, def);
   def.outputs = p.Ids(root, "", "outputs");
   for (size_t i = 0; i < def.outputs.size() && p.ok(); ++i) {
     if (def.Find(def.outputs[i]) == nullptr) {

@@ -2,7 +2,6 @@
 // request port is the engine's own port), edges in document order (so EdgeIds follow the file).
 // Every executor sends what it emits along its edges and also yields it as output (dropped unless
 // the executor is listed in "outputs").
-#include "engine/random.h"
 #include "scenarios/json_scenario_def.h"
 
 namespace stepfault::scenarios {
@@ -22,7 +21,8 @@ HandlerFn Handler(const JsonExecutorDef& def, const JsonRuntime* runtime) {
     case JsonExecutorKind::kTransform:
       return [id, emit = def.emit, set = def.set](const Message& m, WorkflowContext& ctx) {
         if (!m.body.is_object()) {
-          return Status::HandlerFailed("transform '" + id + "' needs an object body, got " + m.body.dump());
+          return Status::HandlerFailed("transform '" + id + "' needs an object body, got " +
+                                       m.body.dump());
         }
         Json body = m.body;
         body.update(set);
@@ -30,18 +30,21 @@ HandlerFn Handler(const JsonExecutorDef& def, const JsonRuntime* runtime) {
       };
     case JsonExecutorKind::kEffect:
       return [id, emit = def.emit, key_template = def.key_template, runtime](const Message& m,
-                                                                              WorkflowContext& ctx) {
+                                                                             WorkflowContext& ctx) {
         SF_CHECK(runtime != nullptr && runtime->effects != nullptr);
         if (!m.body.is_object()) {
-          return Status::HandlerFailed("effect '" + id + "' needs an object body, got " + m.body.dump());
+          return Status::HandlerFailed("effect '" + id + "' needs an object body, got " +
+                                       m.body.dump());
         }
         auto key = ExpandJsonKeyTemplate(key_template, m.body);
-        if (!key.ok()) return Status::HandlerFailed("effect '" + id + "': " + key.status().message());
+        if (!key.ok())
+          return Status::HandlerFailed("effect '" + id + "': " + key.status().message());
         SF_ASSIGN_OR_RETURN(EffectRow row, runtime->effects->Apply(*key, m.body.dump()));
         // A replay emits what the first attempt stored, not what it was given this time.
         Json stored = Json::parse(row.value, nullptr, /*allow_exceptions=*/false);
         if (!stored.is_object()) {
-          return Status::Corruption("effect row '" + row.key + "' does not hold a JSON object: " + row.value);
+          return Status::Corruption("effect row '" + row.key +
+                                    "' does not hold a JSON object: " + row.value);
         }
         stored["effect_key"] = row.key;
         return Emit(ctx, Message{emit, std::move(stored)});
@@ -50,13 +53,15 @@ HandlerFn Handler(const JsonExecutorDef& def, const JsonRuntime* runtime) {
       return [id, runtime](const Message& m, WorkflowContext& ctx) {
         SF_CHECK(runtime != nullptr && runtime->env != nullptr);
         const std::string marker = "fail-once-" + id + ".done";
-        SF_ASSIGN_OR_RETURN(bool failed_before, runtime->env->FileExists(JoinPath(runtime->dir, marker)));
+        SF_ASSIGN_OR_RETURN(bool failed_before,
+                            runtime->env->FileExists(JoinPath(runtime->dir, marker)));
         if (failed_before) return Emit(ctx, m);
-        // Durable before failing, so a recovery life (whatever the world kept) fails at most again
-        // when the marker was lost with the failure itself.
-        SF_RETURN_IF_ERROR(WriteFileAtomically(runtime->env, runtime->dir, marker, "failed once\n"));
-        return Status::HandlerFailed("fail-once '" + id +
-                                     "' fails its first invocation of the scenario run (by design)");
+        // The marker is durable before the failure is reported, so later lives pass. A life that
+        // dies before that never reported the failure; the next invocation fails instead.
+        SF_RETURN_IF_ERROR(
+            WriteFileAtomically(runtime->env, runtime->dir, marker, "failed once\n"));
+        return Status::HandlerFailed(
+            "fail-once '" + id + "' fails its first invocation of the scenario run (by design)");
       };
     case JsonExecutorKind::kRequestPort:
       break;
@@ -67,11 +72,16 @@ HandlerFn Handler(const JsonExecutorDef& def, const JsonRuntime* runtime) {
 
 const char* TypeName(JsonExecutorKind kind) {
   switch (kind) {
-    case JsonExecutorKind::kPassThrough: return "PassThrough";
-    case JsonExecutorKind::kTransform: return "Transform";
-    case JsonExecutorKind::kEffect: return "Effect";
-    case JsonExecutorKind::kFailOnce: return "FailOnce";
-    case JsonExecutorKind::kRequestPort: return "RequestPort";
+    case JsonExecutorKind::kPassThrough:
+      return "PassThrough";
+    case JsonExecutorKind::kTransform:
+      return "Transform";
+    case JsonExecutorKind::kEffect:
+      return "Effect";
+    case JsonExecutorKind::kFailOnce:
+      return "FailOnce";
+    case JsonExecutorKind::kRequestPort:
+      return "RequestPort";
   }
   return "";
 }

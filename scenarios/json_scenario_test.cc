@@ -91,33 +91,47 @@ struct Malformed {
 TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
   const std::vector<Malformed> table = {
       {"unknown executor kind", [](Json& j) { j["executors"][1]["kind"] = "pass-thru"; },
-       "/executors/1/kind: unknown kind 'pass-thru'; expected one of pass-through, transform, effect, "
+       "/executors/1/kind: unknown kind 'pass-thru'; expected one of pass-through, transform, "
+       "effect, "
        "request-port, fail-once"},
       {"edge to an unknown executor", [](Json& j) { j["edges"][0]["to"] = "x"; },
        "/edges/0/to: unknown executor 'x'"},
       {"edge from an unknown executor", [](Json& j) { j["edges"][0]["from"] = "y"; },
        "/edges/0/from: unknown executor 'y'"},
       {"fan-in from an unknown source",
-       [](Json& j) { j["edges"].push_back({{"kind", "fan-in"}, {"sources", {"a", "q"}}, {"sink", "b"}}); },
+       [](Json& j) {
+         j["edges"].push_back({{"kind", "fan-in"}, {"sources", {"a", "q"}}, {"sink", "b"}});
+       },
        "/edges/1/sources/1: unknown executor 'q'"},
       {"fan-out to an unknown sink",
-       [](Json& j) { j["edges"].push_back({{"kind", "fan-out"}, {"from", "a"}, {"to", {"b", "z"}}}); },
+       [](Json& j) {
+         j["edges"].push_back({{"kind", "fan-out"}, {"from", "a"}, {"to", {"b", "z"}}});
+       },
        "/edges/1/to/1: unknown executor 'z'"},
       {"topology error from the builder",
-       [](Json& j) { j["edges"].push_back({{"kind", "fan-in"}, {"sources", {"a", "a"}}, {"sink", "b"}}); },
+       [](Json& j) {
+         j["edges"].push_back({{"kind", "fan-in"}, {"sources", {"a", "a"}}, {"sink", "b"}});
+       },
        "/edges: invalid workflow topology:\n  - fan-in edge 2 into 'b' lists a source twice"},
       {"unknown edge kind", [](Json& j) { j["edges"][0]["kind"] = "direkt"; },
        "/edges/0/kind: unknown edge kind 'direkt'; expected one of direct, fan-out, fan-in"},
       {"condition on a fan-out edge",
        [](Json& j) {
-         j["edges"].push_back({{"kind", "fan-out"}, {"from", "a"}, {"to", {"b"}},
+         j["edges"].push_back({{"kind", "fan-out"},
+                               {"from", "a"},
+                               {"to", {"b"}},
                                {"when", {{"field", "op"}, {"equals", "x"}}}});
        },
        "/edges/1/when: unknown field; expected one of kind, from, to"},
-      {"condition without a value", [](Json& j) { j["edges"][0]["when"] = {{"field", "op"}}; },
+      {"condition without a value",
+       [](Json& j) {
+         j["edges"][0]["when"] = {{"field", "op"}};
+       },
        "/edges/0/when/equals: missing; expected the value to compare with"},
       {"missing name", [](Json& j) { j.erase("name"); }, "/name: missing; expected a string"},
       {"empty name", [](Json& j) { j["name"] = ""; }, "/name: must not be empty"},
+      {"name unsafe in a replay command", [](Json& j) { j["name"] = "my flow"; },
+       "/name: 'my flow' may use only a-z, 0-9, '-', '_' and '.'"},
       {"misspelt top-level field", [](Json& j) { j["ouputs"] = Json::array(); },
        "/ouputs: unknown field; expected one of name, description, input, start, executors, edges, "
        "outputs, expect"},
@@ -126,15 +140,22 @@ TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
       {"unknown start", [](Json& j) { j["start"] = "zz"; }, "/start: unknown executor 'zz'"},
       {"a request port as start", [](Json& j) { j["start"] = "p"; },
        "/start: request port 'p' cannot start a run; start with an executor that sends to it"},
-      {"duplicate executor id", [](Json& j) { j["executors"].push_back({{"id", "a"}, {"kind", "fail-once"}}); },
+      {"duplicate executor id",
+       [](Json& j) {
+         j["executors"].push_back({{"id", "a"}, {"kind", "fail-once"}});
+       },
        "/executors/3/id: duplicate executor id 'a'"},
       {"executor is not an object", [](Json& j) { j["executors"][0] = "a"; },
        "/executors/0: expected an object {\"id\", \"kind\", ...}"},
       {"misspelt executor field", [](Json& j) { j["executors"][1]["kee"] = "k"; },
        "/executors/1/kee: unknown field; expected one of id, kind, key, emit"},
       {"constant effect key", [](Json& j) { j["executors"][1]["key"] = "fixed"; },
-       "/executors/1/key: a constant key makes every message one effect; name a field, e.g. \"{op}-{id}\""},
-      {"transform without emit", [](Json& j) { j["executors"][0] = {{"id", "a"}, {"kind", "transform"}}; },
+       "/executors/1/key: a constant key makes every message one effect; name a field, e.g. "
+       "\"{op}-{id}\""},
+      {"transform without emit",
+       [](Json& j) {
+         j["executors"][0] = {{"id", "a"}, {"kind", "transform"}};
+       },
        "/executors/0/emit: missing; expected a string"},
       {"port with one type for both", [](Json& j) { j["executors"][2]["response_type"] = "Q"; },
        "/executors/2/response_type: must differ from request_type 'Q'"},
@@ -142,10 +163,12 @@ TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
        "/executors/2/responses: must script at least one response"},
       {"response without body", [](Json& j) { j["executors"][2]["responses"][0] = Json::object(); },
        "/executors/2/responses/0/body: missing; expected an object"},
-      {"unknown output executor", [](Json& j) { j["outputs"][0] = "nope"; }, "/outputs/0: unknown executor 'nope'"},
+      {"unknown output executor", [](Json& j) { j["outputs"][0] = "nope"; },
+       "/outputs/0: unknown executor 'nope'"},
       {"expected output of an undeclared output executor",
        [](Json& j) {
-         j["expect"]["outputs"].push_back({{"executor", "a"}, {"type", "In"}, {"body", Json::object()}});
+         j["expect"]["outputs"].push_back(
+             {{"executor", "a"}, {"type", "In"}, {"body", Json::object()}});
        },
        "/expect/outputs/0/executor: 'a' is not listed in /outputs"},
       {"expected effect without value", [](Json& j) { j["expect"]["effects"][0].erase("value"); },
@@ -153,7 +176,8 @@ TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
       {"duplicate expected effect key",
        [](Json& j) { j["expect"]["effects"].push_back(j["expect"]["effects"][0]); },
        "/expect/effects/1/key: duplicate effect key 'x-1'"},
-      {"top level not an object", [](Json& j) { j = Json::array(); }, "/: expected an object at the top level"},
+      {"top level not an object", [](Json& j) { j = Json::array(); },
+       "/: expected an object at the top level"},
   };
   for (const Malformed& m : table) {
     Json doc = ValidDocument();
@@ -170,7 +194,8 @@ TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
 TEST(JsonScenarioTest, TextThatIsNotJsonIsRejectedAtTheRoot) {
   auto scenario = ParseJsonScenario("{\"name\": ", "cut.json");
   ASSERT_FALSE(scenario.ok());
-  EXPECT_EQ(scenario.status().message(), "cut.json: /: not valid JSON (see the format in scenarios/json_scenario.h)");
+  EXPECT_EQ(scenario.status().message(),
+            "cut.json: /: not valid JSON (see the format in scenarios/json_scenario.h)");
 }
 
 }  // namespace

@@ -10,8 +10,8 @@
 //       {"id": "intake", "kind": "pass-through"},                 // forwards every message
 //       {"id": "tag", "kind": "transform", "emit": "Tagged", "set": {"stage": "review"}},
 //                                  // emits type "emit" with the body plus "set" (optional)
-//       {"id": "review", "kind": "request-port", "request_type": "Tagged", "response_type":
-//       "Verdict",
+//       {"id": "review", "kind": "request-port",
+//        "request_type": "Tagged", "response_type": "Verdict",
 //        "responses": [{"when": {"field": "id", "equals": "d7"}, "body": {"approved": true}}]},
 //                                  // the host answers each request with the first response whose
 //                                  // optional "when" matches the request body: the request body
@@ -25,8 +25,8 @@
 //     ],
 //     "edges": [
 //       {"kind": "direct", "from": "intake", "to": "tag"},
-//       {"kind": "direct", "from": "notify", "to": "publish", "when": {"field": "approved",
-//       "equals": true}},
+//       {"kind": "direct", "from": "notify", "to": "publish",
+//        "when": {"field": "approved", "equals": true}},
 //       {"kind": "fan-out", "from": "a", "to": ["b", "c"]},
 //       {"kind": "fan-in", "sources": ["b", "c"], "sink": "d"}
 //     ],                                        // "when" (optional) only on direct edges

@@ -4,8 +4,8 @@
 // strict profile; and the historical engine bugs each example exercises are caught.
 // Method: run the fault-free reference, then one plan per (life, window, action) of that
 // reference, through the life runner; for the mutants, search the same sweep for a violation with
-// the expected invariant id. The crash/powerloss sweep takes every window; the sweeps of the
-// other actions take every 5th window (all of them with STEPFAULT_LONG=1).
+// the expected invariant id. The crash/powerloss sweep takes every window; the other actions take
+// every 5th window (corrupt and fail-after-write every one; all of them with STEPFAULT_LONG=1).
 #include "scenarios/json_scenario.h"
 
 #include <gtest/gtest.h>

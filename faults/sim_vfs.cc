@@ -43,7 +43,7 @@ struct FileImpl {
   std::string path;      // empty for anonymous files
   std::string lock_key;  // path, or a unique name for anonymous files
   int lock = SQLITE_LOCK_NONE;
-  bool dirsync_on_sync = false;  // created by us: its name becomes durable at its first sync
+  bool dirsync_on_sync = false;  // opened with CREATE: its name becomes durable at its first sync
 };
 
 // The sqlite3_file SQLite allocates (szOsFile bytes); plain layout, the C++ state lives on the
@@ -223,7 +223,10 @@ int Open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, int*
           state->fs->OpenFile(impl->path, create, (flags & SQLITE_OPEN_EXCLUSIVE) != 0);
       if (!opened.ok()) return SQLITE_CANTOPEN;
       impl->file = std::move(*opened);
-      impl->dirsync_on_sync = create && !*existed;
+      // As SQLite's unix VFS does: a file opened with SQLITE_OPEN_CREATE syncs its directory at its
+      // first sync even when it already existed (a journal left behind by a crashed process is
+      // reused, and its name must be durable before the database is overwritten).
+      impl->dirsync_on_sync = create;
     }
     if (out_flags != nullptr) *out_flags = flags;
     reinterpret_cast<SimSqliteFile*>(file)->impl = impl.release();

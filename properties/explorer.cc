@@ -73,7 +73,7 @@ void AddViolations(const scenarios::Scenario& s, const ExploreOptions& o, const 
     rv.window = window;
     rv.action = action;
     rv.plan = faults::PrintPlan(plan);
-    rv.replay = ReplayCommand(s.name(), plan, o.config);
+    rv.replay = ReplayCommand(s.replay_name(), plan, o.config);
     rv.message = v.message;
     rv.seed = o.config.seed;
     out->push_back(std::move(rv));

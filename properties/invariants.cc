@@ -17,6 +17,7 @@ const std::vector<InvariantInfo>& AllInvariants() {
       {"INV-RECEIPT", "a receipt observed as published survives power loss intact"},
       {"INV-OBSERVER", "cancelling an event watcher does not cancel execution"},
       {"INV-LIVENESS", "with finitely many faults, recovery reaches completion within a bounded number of lives"},
+      {"INV-EXPECT", "every terminal output a JSON scenario observes is one its file expects"},
       {"INV-DETERMINISM", "the same scenario, seed and plan give a byte-identical event trace and final state"},
   };
   return *list;

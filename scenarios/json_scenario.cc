@@ -32,6 +32,7 @@ class JsonScenario final : public Scenario {
 
   const JsonScenarioDef& def() const { return def_; }
   std::string name() const override { return def_.name; }
+  std::string replay_name() const override { return def_.source_name; }
   std::string description() const override { return def_.description; }
   std::vector<std::string> invariants() const override {
     return {"INV-ALO",      "INV-IDEM",     "INV-REQID",   "INV-ANCESTRY",

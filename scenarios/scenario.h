@@ -88,6 +88,9 @@ class Scenario {
   virtual ~Scenario() = default;
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
+  // What `stepfault replay` and `explore --scenario` take to find this scenario again: its name, or
+  // the path of the file a user-defined scenario came from.
+  virtual std::string replay_name() const { return name(); }
   // The invariant ids it declares (DESIGN.md §6); the harness adds INV-LIVENESS and INV-DETERMINISM.
   virtual std::vector<std::string> invariants() const = 0;
   // How many lives the fault-free run takes; the harness allows this plus two per injected fault

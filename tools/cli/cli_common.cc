@@ -8,6 +8,7 @@
 #include "engine/env.h"
 #include "properties/mutants.h"
 #include "reports/report_writer.h"
+#include "scenarios/json_scenario.h"
 
 namespace stepfault::cli {
 
@@ -52,9 +53,15 @@ Result<properties::RunConfig> MakeRunConfig(const std::string& profile, const st
 
 Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::string& name) {
   if (auto s = scenarios::FindScenario(name)) return s;
+  std::error_code ec;
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) {
+    if (!std::filesystem::exists(name, ec)) return Status::InvalidArgument("scenario file '" + name + "' does not exist");
+    return scenarios::LoadJsonScenario(PosixEnv(), name);
+  }
   std::string names;
   for (const auto& s : scenarios::BuiltinScenarios()) names += (names.empty() ? "" : ", ") + s->name();
-  return Status::InvalidArgument("unknown scenario '" + name + "'; the scenarios are: " + names);
+  return Status::InvalidArgument("unknown scenario '" + name + "'; the scenarios are: " + names +
+                                 ", or the path of a JSON scenario file (scenarios/examples/*.json)");
 }
 
 Status WriteReports(const std::string& dir, const reports::Report& report) {

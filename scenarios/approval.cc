@@ -88,7 +88,10 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
                 2, report);
   }
   auto checkpoints = OpenCheckpointStore(env, "checkpoints");
-  if (!checkpoints.ok()) return Fail(checkpoints.status(), 1, report);
+  if (!checkpoints.ok()) {
+    report->final = IsDataDamage(checkpoints.status());
+    return Fail(checkpoints.status(), 1, report);
+  }
   auto business = OpenBusiness(env);
   if (!business.ok()) return Fail(business.status(), 1, report);
   StoreCheckpointManager manager(checkpoints->get());

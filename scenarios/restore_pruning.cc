@@ -86,7 +86,8 @@ void CheckLifeFacts(const Json& facts, const std::string& life, const std::strin
 // walk up the parent links stops at the gap). Parent links are remembered in the memo across
 // lives, since the files that carried them may be gone.
 void CheckNoGaps(HostEnv& env, const std::string& session_id, std::vector<Violation>* out) {
-  auto view = ReadRestorePruningView(env.env, JoinPath(env.dir, kRestorePruningStoreDir));
+  auto view = ReadRestorePruningView(env.env, JoinPath(env.dir, kRestorePruningStoreDir),
+                                     RestorePruningDepth::kEnvelopes);
   if (!view.ok()) return;
   Json& parents = (*env.oracle_memo)["restore_pruning_parents"];
   std::set<std::string> on_disk;  // by file name, damaged files included

@@ -52,8 +52,9 @@ void Note(RestorePruningLife& life, const std::string& text) {
   life.report->trace.push_back("host: " + text);
 }
 
-Result<RestorePruningView> View(const RestorePruningLife& life) {
-  return ReadRestorePruningView(life.env->env, life.store_dir);
+Result<RestorePruningView> View(const RestorePruningLife& life,
+                                RestorePruningDepth depth = RestorePruningDepth::kCheckpoints) {
+  return ReadRestorePruningView(life.env->env, life.store_dir, depth);
 }
 
 Json RunShape(const StreamingRun& run) {
@@ -77,10 +78,10 @@ Status ResumeStatus(Result<std::unique_ptr<StreamingRun>> run) {
 Status Attempt(RestorePruningLife& life, int case_no, const std::string& what,
                const char* invariant, const StreamingRun* live,
                const std::function<Status()>& attempt, bool* rejected = nullptr) {
-  SF_ASSIGN_OR_RETURN(RestorePruningView before, View(life));
+  SF_ASSIGN_OR_RETURN(RestorePruningView before, View(life, RestorePruningDepth::kBytes));
   const Json run_before = live != nullptr ? RunShape(*live) : Json();
   const Status s = attempt();
-  SF_ASSIGN_OR_RETURN(RestorePruningView after, View(life));
+  SF_ASSIGN_OR_RETURN(RestorePruningView after, View(life, RestorePruningDepth::kBytes));
   Json fact{{"case", case_no},
             {"what", what},
             {"invariant", invariant},
@@ -102,7 +103,7 @@ Status Attempt(RestorePruningLife& life, int case_no, const std::string& what,
 // Records a restore of `target` that succeeded, with the directory before it and now.
 Status RecordRestore(RestorePruningLife& life, int case_no, const std::string& target,
                      const RestorePruningView& before, bool observer_ok) {
-  SF_ASSIGN_OR_RETURN(RestorePruningView after, View(life));
+  SF_ASSIGN_OR_RETURN(RestorePruningView after, View(life, RestorePruningDepth::kBytes));
   life.report->facts["restores"].push_back(
       Json{{"case", case_no},
            {"target", target},
@@ -289,7 +290,7 @@ Status ObserverOutcome(bool ok, const StreamingRun& run) {
 // Case 5: a response queued before a live restore belongs to the superseded timeline.
 Status StaleResponse(RestorePruningLife& life) {
   const CheckpointInfo pending = Info(life, life.progress.pending_id);
-  SF_ASSIGN_OR_RETURN(RestorePruningView before, View(life));
+  SF_ASSIGN_OR_RETURN(RestorePruningView before, View(life, RestorePruningDepth::kEnvelopes));
   SF_ASSIGN_OR_RETURN(std::unique_ptr<StreamingRun> live,
                       ResumeAsHost(*life.env, life.spec, pending, life.manager, life.report));
   bool observer_ok = live->observer_status().ok();
@@ -343,7 +344,7 @@ Status RestoreNonLatest(RestorePruningLife& life) {
   }
   life.progress.case6_target = committed.front().checkpoint_id;
   SF_RETURN_IF_ERROR(WriteRestorePruningProgress(life.env->env, life.env->dir, life.progress));
-  SF_ASSIGN_OR_RETURN(view, View(life));
+  SF_ASSIGN_OR_RETURN(view, View(life, RestorePruningDepth::kEnvelopes));
   Status restored = live->Restore(committed.front());
   if (!restored.ok())
     return restored.WithContext("case 6: live restore of " + committed.front().checkpoint_id);

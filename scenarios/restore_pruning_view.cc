@@ -25,7 +25,7 @@ bool IsCheckpointFileName(const std::string& name) {
 
 // Parses the store's envelope the way the store verifies it (checksum over the canonical form
 // without "checksum"), so the view indexes exactly what the store would load.
-void ParseEnvelope(const std::string& content, RestorePruningFile* file) {
+void ParseEnvelope(const std::string& content, bool decode, RestorePruningFile* file) {
   Json envelope = Json::parse(content, nullptr, /*allow_exceptions=*/false);
   if (envelope.is_discarded() || !envelope.is_object()) return;
   const auto session = envelope.find("session_id");
@@ -44,6 +44,7 @@ void ParseEnvelope(const std::string& content, RestorePruningFile* file) {
   file->envelope_ok = true;
   file->entry.info = CheckpointInfo{session->get<std::string>(), id->get<std::string>()};
   if (parent->is_string()) file->entry.parent_checkpoint_id = parent->get<std::string>();
+  if (!decode) return;
   auto decoded = DecodeCheckpoint(document->dump());
   if (decoded.ok()) file->checkpoint = std::move(decoded).value();
 }
@@ -71,7 +72,8 @@ Json RestorePruningView::ToJson() const {
   return out;
 }
 
-Result<RestorePruningView> ReadRestorePruningView(Env* env, const std::string& dir) {
+Result<RestorePruningView> ReadRestorePruningView(Env* env, const std::string& dir,
+                                                  RestorePruningDepth depth) {
   RestorePruningView view;
   SF_ASSIGN_OR_RETURN(bool exists, env->FileExists(dir));
   if (!exists) return view;
@@ -83,11 +85,11 @@ Result<RestorePruningView> ReadRestorePruningView(Env* env, const std::string& d
     if (!content.ok()) continue;  // a directory or a file that vanished: not a checkpoint
     const std::string crc = Crc32cTag(*content);
     view.crc_by_name[name] = crc;
-    if (!IsCheckpointFileName(name)) continue;
+    if (depth == RestorePruningDepth::kBytes || !IsCheckpointFileName(name)) continue;
     RestorePruningFile file;
     file.name = name;
     file.crc = crc;
-    ParseEnvelope(*content, &file);
+    ParseEnvelope(*content, depth == RestorePruningDepth::kCheckpoints, &file);
     view.files.push_back(std::move(file));
   }
   return view;

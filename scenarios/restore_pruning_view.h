@@ -40,8 +40,14 @@ struct RestorePruningView {
   Json ToJson() const;  // {name: crc}
 };
 
+// How much of each file a view decodes: only the bytes' checksums (enough to compare two views),
+// the store's envelopes too, or the checkpoint documents as well.
+enum class RestorePruningDepth { kBytes, kEnvelopes, kCheckpoints };
+
 // Reads `dir` (missing: an empty view). Fails only when the directory cannot be listed.
-Result<RestorePruningView> ReadRestorePruningView(Env* env, const std::string& dir);
+Result<RestorePruningView> ReadRestorePruningView(
+    Env* env, const std::string& dir,
+    RestorePruningDepth depth = RestorePruningDepth::kCheckpoints);
 
 // The host's durable progress: how many of the six cases are done, the chain the cases work on,
 // and the switch that makes the guarded executor's restore hook fail (case 3).

@@ -239,9 +239,23 @@ CheckResult CheckScenario(const scenarios::Scenario& scenario, const CheckOption
   params.maxSuccess = options.cases;
   std::unordered_map<std::string, rc::detail::Reproduce> reproduce;
   if (!options.reproduce.empty()) {
-    rc::detail::Configuration given = rc::detail::configFromString(options.reproduce);
-    const auto it = given.reproduce.find(metadata.id);
-    if (it != given.reproduce.end()) reproduce.insert(*it);
+    CheckResult unusable;
+    unusable.passed = false;
+    try {
+      const rc::detail::Configuration given = rc::detail::configFromString(options.reproduce);
+      const auto it = given.reproduce.find(metadata.id);
+      if (it == given.reproduce.end()) {
+        unusable.message = "the reproduce string has no case of " + metadata.id +
+                           "; pass the string a check of scenario " + scenario.name() + " printed";
+        return unusable;
+      }
+      reproduce.insert(*it);
+    } catch (const rc::detail::ConfigurationException& e) {
+      // RapidCheck reports a malformed string only by throwing.
+      unusable.message = std::string("the reproduce string is not RapidCheck's: ") + e.what() +
+                         "; pass the CheckResult::reproduce text unchanged";
+      return unusable;
+    }
   }
   QuietListener listener;
   const rc::detail::TestResult result =

@@ -57,8 +57,9 @@ struct CheckOptions {
   uint64_t seed = 0;  // RapidCheck's seed (the run's seed is config.seed)
   int cases = 100;    // successful cases before the property counts as holding
   RunConfig config;   // profile, hazards, run seed; config.params is ignored (generated)
-  // A CheckResult::reproduce string ("reproduce=..."): replay that one case (and its shrinking
-  // path) instead of searching. Empty: search.
+  // A CheckResult::reproduce string ("... reproduce=... ..."): replay that one case (and its
+  // shrinking path) instead of searching. Empty: search. A string that does not parse or has no
+  // case of this scenario gives a failed result (cases 0) whose message says so.
   std::string reproduce;
 };
 

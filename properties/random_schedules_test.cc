@@ -118,6 +118,15 @@ STEPFAULT_RC_PROP(RandomScheduleInvariants, RecoveryCompletesWithinTheLives) {
 STEPFAULT_RC_PROP(RandomScheduleInvariants, DamageGivesATypedErrorOrAFallback) {
   AssertInvariantHolds("INV-CORRUPT");
 }
+STEPFAULT_RC_PROP(RandomScheduleInvariants, AFailedRestoreLeavesTheRunAsItWas) {
+  AssertInvariantHolds("INV-ATOMIC");
+}
+STEPFAULT_RC_PROP(RandomScheduleInvariants, AnIncompatibleWorkflowIsRejectedFirst) {
+  AssertInvariantHolds("INV-TOPOLOGY");
+}
+STEPFAULT_RC_PROP(RandomScheduleInvariants, CancellingAWatcherDoesNotCancelExecution) {
+  AssertInvariantHolds("INV-OBSERVER");
+}
 STEPFAULT_RC_PROP(RandomScheduleInvariants, TheSamePlanTwiceGivesByteIdenticalTraces) {
   const GeneratedCase c = RunGeneratedCase();
   const Execution again = RunPlan(*c.scenario, c.plan, c.config);
@@ -251,6 +260,16 @@ TEST(RandomScheduleCheck, AMutantFailsAndShrinksToAReplayablePlanTheSameForTheSa
   EXPECT_EQ(reproduced.plan, r.plan);
   EXPECT_EQ(reproduced.params, r.params);
   EXPECT_EQ(reproduced.invariant, r.invariant);
+
+  CheckOptions elsewhere = again;
+  elsewhere.reproduce = "reproduce=notbase64!";
+  const CheckResult bad = CheckScenario(*scenario, elsewhere);
+  EXPECT_FALSE(bad.passed);
+  EXPECT_EQ(bad.cases, 0);
+  EXPECT_NE(bad.message.find("not RapidCheck's"), std::string::npos) << bad.message;
+  const CheckResult other = CheckScenario(*scenarios::FindScenario("fan-in"), again);
+  EXPECT_FALSE(other.passed);
+  EXPECT_NE(other.message.find("no case of stepfault/fan-in"), std::string::npos) << other.message;
 
   const reports::PropertyResult p = ToPropertyResult("random-schedules", *scenario, r);
   EXPECT_EQ(p.scenario, "approval");

@@ -60,8 +60,9 @@ Status StreamingRun::Restore(const CheckpointInfo& checkpoint) {
     return Status::FailedPrecondition("this run has no checkpoint manager; nothing to restore");
   }
   SF_ASSIGN_OR_RETURN(std::shared_ptr<const Checkpoint> cp, options_.checkpoints->Lookup(checkpoint));
-  buffered_.clear();  // events of the superseded timeline
-  in_cycle_ = false;
+  // MAF drops the superseded timeline's buffered events first; strict drops them only once the
+  // restore succeeded, so a failed restore leaves the run exactly as it was.
+  if (options_.profile.non_atomic_restore) buffered_.clear();
   return ImportCheckpoint(checkpoint, *cp, /*fresh=*/false);
 }
 
@@ -75,6 +76,10 @@ Status StreamingRun::ImportCheckpoint(const CheckpointInfo& info, const Checkpoi
   Status s = options_.profile.non_atomic_restore ? ImportInPhases(info, checkpoint, fresh)
                                                  : ImportStrict(info, checkpoint, fresh);
   if (!s.ok()) return s;
+  if (!fresh) {
+    buffered_.clear();  // events of the superseded timeline
+    in_cycle_ = false;
+  }
   probe_->Hit("restore.import.after");
   AfterRestore(info);
   return Status::Ok();

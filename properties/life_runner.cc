@@ -7,6 +7,7 @@
 #include "faults/points.h"
 #include "faults/sim_fs.h"
 #include "faults/sim_vfs.h"
+#include "properties/mutants.h"
 
 namespace stepfault::properties {
 namespace {
@@ -78,11 +79,7 @@ std::string ReplayCommand(const std::string& scenario, const faults::Plan& plan,
                           const RunConfig& config) {
   std::string cmd = "stepfault replay " + scenario + " --plan '" + faults::PrintPlan(plan) +
                     "' --seed " + std::to_string(config.seed);
-  if (config.profile == EngineProfile::MafCompat()) {
-    cmd += " --profile maf-compat";
-  } else {
-    for (const std::string& h : config.profile.EnabledHazards()) cmd += " --hazard " + h;
-  }
+  for (const std::string& h : ActiveHazardNames(config)) cmd += " --hazard " + h;
   return cmd;
 }
 

@@ -23,6 +23,9 @@ struct Mutant {
 
 const std::vector<Mutant>& AllMutants();
 
+// The mutants (hazards) switched on in `config`, by name, in table order: what `--hazard` takes.
+std::vector<std::string> ActiveHazardNames(const RunConfig& config);
+
 // Runs every mutant (or only `only` when non-empty) and returns one result each.
 std::vector<reports::MutantResult> RunMutants(const ExploreOptions& base, const std::vector<std::string>& only,
                                               const std::function<void(int64_t, int64_t)>& progress);

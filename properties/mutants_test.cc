@@ -23,3 +23,17 @@ TEST(MutantsTest, EveryMutantIsKilledWithAPlanOfAtMostTwoFaults) {
 
 }  // namespace
 }  // namespace stepfault::properties
+
+namespace stepfault::properties {
+namespace {
+// The replay command of a mutant's kill must switch the same mutant on again.
+TEST(MutantsTest, ActiveHazardNamesNameExactlyTheMutantThatIsOn) {
+  for (const Mutant& m : AllMutants()) {
+    RunConfig config;
+    m.apply(&config);
+    EXPECT_EQ(ActiveHazardNames(config), std::vector<std::string>{m.name});
+  }
+  EXPECT_TRUE(ActiveHazardNames(RunConfig{}).empty());
+}
+}  // namespace
+}  // namespace stepfault::properties

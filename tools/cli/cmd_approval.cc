@@ -99,6 +99,4 @@ void AddApprovalCommand(CLI::App& app, CommandState& state) {
   resume->callback([&state] { state.run = [&state] { return RunApproval("resume", state.approval); }; });
 }
 
-void AddCheckCommand(CLI::App& app, CommandState& state) { (void)app; (void)state; }
-
 }  // namespace stepfault::cli

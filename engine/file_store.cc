@@ -382,7 +382,7 @@ Status FileCheckpointStore::PruneLocked(const CheckpointInfo& restored) {
     seq_by_info_.erase(it);
     entries_.erase(seq);
     return Status::Ok();
-  });
+  }, options_.probe);
   SF_RETURN_IF_ERROR(s);
   return env_->SyncDir(dir_);
 }

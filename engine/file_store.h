@@ -31,6 +31,7 @@
 
 #include "engine/checkpoint_store.h"
 #include "engine/env.h"
+#include "engine/probe.h"
 
 namespace stepfault {
 
@@ -40,6 +41,8 @@ struct FileStoreOptions {
   bool hazard_prune_on_read = false;
   // HAZARD (upstream file store): index line first, checkpoint file written in place, no fsync.
   bool hazard_in_place_write = false;
+  // Receives the pruning fault points (store.prune.before, store.prune.delete); null: none.
+  Probe* probe = nullptr;
 };
 
 class FileCheckpointStore final : public CheckpointStore, public RestorationObserver {

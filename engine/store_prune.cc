@@ -43,8 +43,11 @@ std::vector<StoreEntry> FilterByParent(std::vector<StoreEntry> index,
 }
 
 Status PruneObsolete(const std::vector<StoreEntry>& session_index, const CheckpointInfo& restored,
-                     const std::function<Status(const CheckpointInfo&)>& erase) {
+                     const std::function<Status(const CheckpointInfo&)>& erase, Probe* probe) {
+  if (probe == nullptr) probe = NullProbe();
+  probe->Hit("store.prune.before");
   for (const CheckpointInfo& victim : ObsoleteBeforeRestored(session_index, restored)) {
+    probe->Hit("store.prune.delete");
     Status s = erase(victim);
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
       return s.WithContext("pruning " + victim.ToString() + " after restoring " +

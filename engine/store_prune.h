@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/checkpoint_store.h"
+#include "engine/probe.h"
 #include "engine/status.h"
 
 namespace stepfault {
@@ -37,6 +38,6 @@ std::vector<StoreEntry> FilterByParent(std::vector<StoreEntry> index,
 // returning kNotFound counts as done. Stops at the first other error and returns it with context;
 // entries erased before it stay erased.
 Status PruneObsolete(const std::vector<StoreEntry>& session_index, const CheckpointInfo& restored,
-                     const std::function<Status(const CheckpointInfo&)>& erase);
+                     const std::function<Status(const CheckpointInfo&)>& erase, Probe* probe = nullptr);
 
 }  // namespace stepfault

@@ -14,6 +14,7 @@ Result<std::unique_ptr<FileCheckpointStore>> OpenCheckpointStore(const HostEnv& 
   options.seed = env.root_seed;
   options.hazard_prune_on_read = env.store.prune_on_read;
   options.hazard_in_place_write = env.store.in_place_write;
+  options.probe = env.probe;
   return FileCheckpointStore::Open(env.env, JoinPath(env.dir, subdir), options);
 }
 

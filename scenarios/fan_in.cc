@@ -189,25 +189,13 @@ class FanInScenario final : public Scenario {
     } else {
       report->command = "resume";
       env.probe->Hit("host.resume");
-      // The latest intact checkpoint; a damaged one falls back to its predecessors.
-      Status last_error;
-      for (auto it = index->rbegin(); it != index->rend() && !run; ++it) {
-        auto resumed = ResumeAsHost(env, spec, it->info, &manager, report);
-        if (resumed.ok()) {
-          run = std::move(resumed).value();
-          if (it != index->rbegin()) report->trace.push_back("host: fell back to " + it->info.checkpoint_id);
-        } else {
-          last_error = resumed.status();
-          report->trace.push_back("host: cannot resume " + it->info.checkpoint_id + ": " +
-                                  resumed.status().ToString());
-          if (resumed.status().code() != StatusCode::kCorruption) break;
-        }
-      }
-      if (!run) {
-        report->status = last_error;
-        report->final = last_error.code() == StatusCode::kCorruption;
+      auto resumed = ResumeLatestIntact(env, spec, *index, &manager, report);
+      if (!resumed.ok()) {
+        report->status = resumed.status();
+        report->final = resumed.status().code() == StatusCode::kCorruption;
         return;
       }
+      run = std::move(resumed).value();
     }
     std::vector<std::string> outputs;
     Status error;

@@ -165,4 +165,21 @@ Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const Wor
   return StreamingRun::Resume(*wf, checkpoint, LifeRunOptions(env, manager));
 }
 
+Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env, const WorkflowSpec& spec,
+                                                         const std::vector<StoreEntry>& index,
+                                                         CheckpointManager* manager, LifeReport* report) {
+  Status last_error = Status::NotFound("there is no checkpoint to resume");
+  for (auto it = index.rbegin(); it != index.rend(); ++it) {
+    auto resumed = ResumeAsHost(env, spec, it->info, manager, report);
+    if (resumed.ok()) {
+      if (it != index.rbegin()) report->trace.push_back("host: fell back to " + it->info.checkpoint_id);
+      return resumed;
+    }
+    last_error = resumed.status();
+    report->trace.push_back("host: cannot resume " + it->info.checkpoint_id + ": " + last_error.ToString());
+    if (last_error.code() != StatusCode::kCorruption) break;
+  }
+  return last_error;
+}
+
 }  // namespace stepfault::scenarios

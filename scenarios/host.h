@@ -51,4 +51,11 @@ Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const Wor
                                                    const CheckpointInfo& checkpoint,
                                                    CheckpointManager* manager, LifeReport* report);
 
+// Resumes the newest checkpoint of `index` that resumes, falling back to older ones while the
+// newer ones are damaged (kCorruption): the documented fallback to an intact ancestor (INV-CORRUPT).
+// Any other failure stops the search and is returned.
+Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env, const WorkflowSpec& spec,
+                                                         const std::vector<StoreEntry>& index,
+                                                         CheckpointManager* manager, LifeReport* report);
+
 }  // namespace stepfault::scenarios

@@ -79,43 +79,10 @@ class JsonScenario final : public Scenario {
   }
   // Resumes the latest intact checkpoint, falling back to older ones when one is damaged. Records
   // the requests the resumed checkpoint holds, which the run must re-emit (INV-REQID).
-  Result<std::unique_ptr<StreamingRun>> ResumeLatest(HostEnv& env, const WorkflowSpec& spec,
-                                                     FileCheckpointStore* store,
-                                                     const std::vector<StoreEntry>& index,
-                                                     CheckpointManager* manager,
-                                                     LifeReport* report) const;
   void Answer(StreamingRun& run, const WorkflowEvent& e, LifeReport* report) const;
 
   JsonScenarioDef def_;
 };
-
-Result<std::unique_ptr<StreamingRun>> JsonScenario::ResumeLatest(
-    HostEnv& env, const WorkflowSpec& spec, FileCheckpointStore* store,
-    const std::vector<StoreEntry>& index, CheckpointManager* manager, LifeReport* report) const {
-  Status last_error;
-  for (auto it = index.rbegin(); it != index.rend(); ++it) {
-    Json outstanding = Json::array();
-    auto bytes = store->Retrieve(it->info);
-    if (bytes.ok()) {
-      auto cp = DecodeCheckpoint(*bytes);
-      if (cp.ok()) {
-        for (const PendingRequest& r : cp->outstanding) outstanding.push_back(r.request_id);
-      }
-    }
-    auto resumed = ResumeAsHost(env, spec, it->info, manager, report);
-    if (resumed.ok()) {
-      if (it != index.rbegin())
-        report->trace.push_back("host: fell back to " + it->info.checkpoint_id);
-      report->facts["outstanding_at_resume"] = outstanding;
-      return resumed;
-    }
-    last_error = resumed.status();
-    report->trace.push_back("host: cannot resume " + it->info.checkpoint_id + ": " +
-                            last_error.ToString());
-    if (last_error.code() != StatusCode::kCorruption) break;
-  }
-  return last_error;
-}
 
 void JsonScenario::Answer(StreamingRun& run, const WorkflowEvent& e, LifeReport* report) const {
   report->facts["requests_seen"].push_back(e.request_id);
@@ -173,13 +140,17 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
   } else {
     report->command = "resume";
     env.probe->Hit("host.resume");
-    auto resumed = ResumeLatest(env, spec, store->get(), *index, &manager, report);
+    auto resumed = ResumeLatestIntact(env, spec, *index, &manager, report);
     if (!resumed.ok()) {
       report->status = resumed.status();
       report->final = resumed.status().code() == StatusCode::kCorruption;
       return;
     }
     run = std::move(resumed).value();
+    // The requests the resumed checkpoint holds: each must be re-emitted with its id (INV-REQID).
+    Json outstanding = Json::array();
+    for (const PendingRequest& r : run->pending_requests()) outstanding.push_back(r.request_id);
+    report->facts["outstanding_at_resume"] = outstanding;
   }
   report->facts["outputs"] = Json::array();
   report->facts["requests_seen"] = Json::array();

@@ -52,3 +52,46 @@ TEST(ExplorerTest, ReportsAreIdenticalAcrossJobsAndShards) {
 
 }  // namespace
 }  // namespace stepfault::properties
+
+namespace stepfault::properties {
+namespace {
+
+TEST(ExplorerTest, StrictProfileDepthTwoSampledPairsZeroViolations) {
+  ExploreOptions o;
+  o.depth = 2;
+  o.jobs = 2;
+  o.action_kinds = {"crash", "powerloss"};
+  o.depth2_max_pairs = std::getenv("STEPFAULT_LONG") != nullptr ? 2000 : 40;
+  reports::Report r = Explore(scenarios::BuiltinScenarios(), o, "test");
+  for (const auto& s : r.scenarios) {
+    ASSERT_TRUE(s.depth2.has_value()) << s.name;
+    EXPECT_GT(s.depth2->pairs_run, 0) << s.name;
+    EXPECT_LE(s.depth2->pairs_run, s.depth2->pairs_total) << s.name;
+  }
+  EXPECT_TRUE(r.violations.empty()) << Describe(r);
+}
+
+TEST(ExplorerTest, MafCompatViolationsAreFoundAndEachMinimalReplayReproducesIt) {
+  ExploreOptions o;
+  o.config.profile = EngineProfile::MafCompat();
+  o.action_kinds = {"topology"};
+  o.jobs = 2;
+  reports::Report r = Explore(scenarios::BuiltinScenarios(), o, "test");
+  ASSERT_FALSE(r.violations.empty());
+  for (const auto& v : r.violations) {
+    auto scenario = scenarios::FindScenario(v.scenario);
+    auto plan = faults::ParsePlan(v.plan);
+    ASSERT_TRUE(plan.ok()) << v.plan;
+    size_t faults_in_plan = 0;
+    for (const auto& f : plan->faults) faults_in_plan += f.is_none() ? 0 : 1;
+    EXPECT_LE(faults_in_plan, 2u) << v.plan;
+    EXPECT_NE(v.replay.find("--plan '" + v.plan + "'"), std::string::npos) << v.replay;
+    Execution again = RunPlan(*scenario, *plan, o.config);
+    bool reproduced = false;
+    for (const auto& x : again.violations) reproduced = reproduced || x.invariant == v.invariant;
+    EXPECT_TRUE(reproduced) << v.replay;
+  }
+}
+
+}  // namespace
+}  // namespace stepfault::properties

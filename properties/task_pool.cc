@@ -115,7 +115,8 @@ std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunC
         Json j = Json::parse(buffers[k].substr(0, nl));
         buffers[k].erase(0, nl + 1);
         results[j["index"].get<size_t>()] = FromJson(j);
-        if (progress) progress(++done);
+        ++done;
+        if (progress) progress(done);
       }
     }
   }

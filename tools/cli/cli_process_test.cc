@@ -193,3 +193,47 @@ TEST(ExploreCliTest, ExitStatusesFollowTheContract) {
 
 }  // namespace
 }  // namespace stepfault::cli
+
+namespace stepfault::cli {
+namespace {
+
+TEST(ReportCliTest, MergedShardsEqualTheUnshardedReportAndRenderAndBenchWork) {
+  const std::string base = Scratch("report");
+  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --quiet --out " + base + "/all").exit_code, 0);
+  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --shard 1/2 --quiet --out " + base + "/s1").exit_code, 0);
+  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --shard 2/2 --quiet --out " + base + "/s2").exit_code, 0);
+  ProcessRun merged = Stepfault("report merge " + base + "/s1/report.json " + base + "/s2/report.json --out " + base + "/merged");
+  ASSERT_EQ(merged.exit_code, 0) << merged.out;
+  auto a = *PosixEnv()->ReadFile(base + "/all/report.json");
+  auto m = *PosixEnv()->ReadFile(base + "/merged/report.json");
+  // The command line differs; everything else must be identical.
+  auto strip = [](std::string s) {
+    size_t at = s.find("\"command\"");
+    size_t end = s.find('\n', at);
+    return s.erase(at, end - at);
+  };
+  EXPECT_EQ(strip(a), strip(m));
+  EXPECT_EQ(Stepfault("report merge " + base + "/s1/report.json --out " + base + "/bad").exit_code, 2);
+  ASSERT_EQ(Stepfault("report render " + base + "/all/report.json --out " + base + "/rendered").exit_code, 0);
+  EXPECT_EQ(*PosixEnv()->ReadFile(base + "/rendered/report.html"), *PosixEnv()->ReadFile(base + "/all/report.html"));
+  // A tiny Google Benchmark JSON becomes charts in the HTML report.
+  const std::string bench = base + "/bench.json";
+  {
+    auto f = PosixEnv()->NewWritableFile(bench);
+    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE((*f)->Append(R"({"context":{},"benchmarks":[
+      {"name":"BM_Step/mode:memory/shape:fanin/width:8/state:100","run_type":"iteration","real_time":1200,"cpu_time":1100,"time_unit":"ns","ratio":1.5},
+      {"name":"BM_Step/mode:none/shape:fanin/width:8/state:100","run_type":"iteration","real_time":800,"cpu_time":790,"time_unit":"ns"}]})").ok());
+    ASSERT_TRUE((*f)->Close().ok());
+  }
+  ProcessRun charted = Stepfault("report bench " + bench + " --report " + base + "/all/report.json --out " + base + "/charts");
+  ASSERT_EQ(charted.exit_code, 0) << charted.out;
+  const std::string html = *PosixEnv()->ReadFile(base + "/charts/report.html");
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  EXPECT_NE(html.find("BM_Step"), std::string::npos);
+  EXPECT_EQ(Stepfault("report bench " + base + "/missing.json --out " + base + "/x").exit_code, 2);
+  fs::remove_all(base);
+}
+
+}  // namespace
+}  // namespace stepfault::cli

@@ -40,10 +40,28 @@ void AddExploreCommand(CLI::App& app, CommandState& state) {
   cmd->add_flag("--mutants", o->with_mutants, "also run the mutant hunt and put it in the report");
   cmd->add_flag("--quiet", o->quiet, "no progress output");
   cmd->add_option("--out", o->out, "directory for the reports")->required();
-  cmd->callback([&state] { state.run = [&state] { return RunExplore(state.explore, state.argv_line); }; });
+  cmd->callback([&state] { state.run = [&state] { return RunExplore(state.explore); }; });
 }
 
-int RunExplore(const ExploreArgs& a, const std::string& command_line) {
+namespace {
+// The exploration's identity: what selects the cells and decides their outcomes, without --shard,
+// --out, --jobs or --quiet, so every shard of one exploration records the same command and merges.
+std::string CanonicalCommand(const ExploreArgs& a) {
+  std::string c = "stepfault explore " + (a.all ? std::string("--all") : "--scenario " + a.scenario);
+  if (!a.actions.empty()) {
+    c += " --actions ";
+    for (size_t i = 0; i < a.actions.size(); ++i) c += (i > 0 ? "," : "") + a.actions[i];
+  }
+  c += " --depth " + std::to_string(a.depth) + " --profile " + a.profile;
+  for (const std::string& h : a.hazards) c += " --hazard " + h;
+  c += " --seed " + std::to_string(a.seed);
+  if (a.depth == 2) c += " --depth2-max-pairs " + std::to_string(a.depth2_max_pairs);
+  if (a.with_mutants) c += " --mutants";
+  return c;
+}
+}  // namespace
+
+int RunExplore(const ExploreArgs& a) {
   if (a.all == !a.scenario.empty()) return UsageError("explore needs exactly one of --scenario NAME or --all");
   for (const std::string& k : a.actions) {
     const auto& names = properties::ActionKindNames();
@@ -87,7 +105,7 @@ int RunExplore(const ExploreArgs& a, const std::string& command_line) {
         progress.reset();
       }
     };
-    report = properties::Explore(chosen, options, command_line);
+    report = properties::Explore(chosen, options, CanonicalCommand(a));
   }
   if (a.with_mutants) {
     std::unique_ptr<Progress> progress;

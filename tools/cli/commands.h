@@ -90,6 +90,6 @@ void AddReportCommand(CLI::App& app, CommandState& state);
 void AddApprovalCommand(CLI::App& app, CommandState& state);
 void AddDemoCommand(CLI::App& app, CommandState& state);
 
-int RunExplore(const ExploreArgs& args, const std::string& command_line);
+int RunExplore(const ExploreArgs& args);
 
 }  // namespace stepfault::cli

@@ -18,6 +18,7 @@
 // Thread-safety: one host per directory (the lease enforces it).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -40,6 +41,10 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
 ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const std::string& comment,
                                bool fail_after_write, LifeReport* report);
 ApprovalOutcome ApprovalStatusOf(HostEnv& env);
+
+class ApprovalStore;
+// The business database of the directory, opened with the env's VFS, probe, clock and mutants.
+Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env);
 
 std::shared_ptr<const Scenario> MakeApprovalScenario();
 

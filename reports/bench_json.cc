@@ -58,10 +58,46 @@ double Median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// Google Benchmark writes non-finite numbers as bare NaN / Infinity (e.g. the spread of a constant
+// counter), which is not JSON. Outside strings they become null, which the readers treat as absent.
+std::string NonFiniteToNull(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    bool replaced = false;
+    for (std::string_view token : {"-Infinity", "Infinity", "-NaN", "NaN", "-nan", "nan", "-inf", "inf"}) {
+      if (text.substr(i, token.size()) == token) {
+        out += "null";
+        i += token.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::vector<BenchResult>> ParseBenchmarkJson(std::string_view text) {
-  Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  Json doc = Json::parse(NonFiniteToNull(text), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     return Status::InvalidArgument(
         "benchmark output is not JSON; run with --benchmark_format=json");
@@ -96,7 +132,7 @@ Result<std::vector<BenchResult>> ParseBenchmarkJson(std::string_view text) {
             .ratio = std::numeric_limits<double>::quiet_NaN()};
     if (j.contains("run_name") && j["run_name"].is_string())
       row.run_name = j["run_name"].get<std::string>();
-    if (j.contains("ratio")) {
+    if (j.contains("ratio") && !j["ratio"].is_null()) {  // null: a non-finite value
       if (!j["ratio"].is_number()) return Bad(i, "user counter ratio is not a number");
       row.ratio = j["ratio"].get<double>();
     }

@@ -99,3 +99,18 @@ TEST(BenchJsonTest, RejectsWhatIsNotBenchmarkOutputWithTheReason) {
 
 }  // namespace
 }  // namespace stepfault::reports
+
+namespace stepfault::reports {
+namespace {
+// Google Benchmark prints the spread of a constant counter as a bare NaN, which is not JSON.
+TEST(BenchJsonNonFiniteTest, BareNaNAndInfinityReadAsAbsentNumbers) {
+  auto rows = ParseBenchmarkJson(R"({"context":{},"benchmarks":[
+    {"name":"BM_A/x:1","run_type":"iteration","real_time":10,"time_unit":"ns","ratio":NaN,"other":Infinity,
+     "label":"NaN inside a string stays"}]})");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].median_ns, 10);
+  EXPECT_TRUE(std::isnan((*rows)[0].ratio));
+}
+}  // namespace
+}  // namespace stepfault::reports

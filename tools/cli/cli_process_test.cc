@@ -16,6 +16,7 @@
 #include <string>
 
 #include "engine/env.h"
+#include "scenarios/receipt.h"
 
 namespace stepfault::cli {
 namespace {
@@ -233,6 +234,28 @@ TEST(ReportCliTest, MergedShardsEqualTheUnshardedReportAndRenderAndBenchWork) {
   EXPECT_NE(html.find("BM_Step"), std::string::npos);
   EXPECT_EQ(Stepfault("report bench " + base + "/missing.json --out " + base + "/x").exit_code, 2);
   fs::remove_all(base);
+}
+
+}  // namespace
+}  // namespace stepfault::cli
+
+namespace stepfault::cli {
+namespace {
+
+TEST(ApprovalCliTest, AnUnknownGraphVersionIsRejectedAndNothingChanges) {
+  const std::string dir = Scratch("version");
+  ASSERT_EQ(Stepfault("approval start --dir " + dir).exit_code, 0);
+  auto receipt = scenarios::ReadReceipt(PosixEnv(), dir);
+  ASSERT_TRUE(receipt.ok() && receipt->has_value());
+  scenarios::WaitingReceipt r = **receipt;
+  r.graph_version = "approval-graph/0";
+  ASSERT_TRUE(scenarios::PublishReceipt(PosixEnv(), dir, r).ok());
+  ProcessRun resumed = Stepfault("approval resume --dir " + dir + " approve " + kComment);
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.out;
+  EXPECT_NE(resumed.out.find("unknown to this host"), std::string::npos) << resumed.out;
+  EXPECT_EQ(RowCount(dir), 0);
+  EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Waiting"), std::string::npos);
+  fs::remove_all(dir);
 }
 
 }  // namespace

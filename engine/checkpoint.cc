@@ -9,7 +9,8 @@ namespace stepfault {
 namespace {
 constexpr const char* kFormat = "stepfault.checkpoint";
 
-Result<std::vector<std::string>> StringList(const Json& j, const char* key, const std::string& path) {
+Result<std::vector<std::string>> StringList(const Json& j, const char* key,
+                                            const std::string& path) {
   SF_ASSIGN_OR_RETURN(const Json* arr, JsonField(j, key, Json::value_t::array, path));
   std::vector<std::string> out;
   for (size_t i = 0; i < arr->size(); ++i) {
@@ -51,11 +52,13 @@ Result<FanInState> FanInStateFromJson(const Json& j, const std::string& path) {
   SF_ASSIGN_OR_RETURN(s.unseen, StringList(j, "unseen", path));
   std::set<std::string> sources(s.sources.begin(), s.sources.end());
   for (const std::string& u : s.unseen) {
-    if (sources.count(u) == 0) return Status::Corruption(path + "/unseen: '" + u + "' is not a source");
+    if (sources.count(u) == 0)
+      return Status::Corruption(path + "/unseen: '" + u + "' is not a source");
   }
   SF_ASSIGN_OR_RETURN(const Json* pending, JsonField(j, "pending", Json::value_t::array, path));
   for (size_t i = 0; i < pending->size(); ++i) {
-    SF_ASSIGN_OR_RETURN(Envelope e, EnvelopeFromJson((*pending)[i], path + "/pending/" + std::to_string(i)));
+    SF_ASSIGN_OR_RETURN(Envelope e,
+                        EnvelopeFromJson((*pending)[i], path + "/pending/" + std::to_string(i)));
     s.pending.push_back(std::move(e));
   }
   return s;
@@ -120,7 +123,8 @@ Result<Checkpoint> CheckpointBodyFromJson(const Json& j) {
       out.push_back(std::move(e));
     }
   }
-  SF_ASSIGN_OR_RETURN(const Json* outstanding, JsonField(j, "outstanding", Json::value_t::array, path));
+  SF_ASSIGN_OR_RETURN(const Json* outstanding,
+                      JsonField(j, "outstanding", Json::value_t::array, path));
   std::set<std::string> request_ids;
   for (size_t i = 0; i < outstanding->size(); ++i) {
     const std::string p = path + "/outstanding/" + std::to_string(i);
@@ -168,8 +172,9 @@ std::string EncodeCheckpoint(const Checkpoint& c) {
 Result<Checkpoint> DecodeCheckpoint(std::string_view bytes) {
   if (bytes.empty()) return Status::Corruption("checkpoint is empty (0 bytes)");
   if (bytes.size() > kMaxCheckpointBytes) {
-    return Status::Corruption("checkpoint is " + std::to_string(bytes.size()) + " bytes, over the " +
-                              std::to_string(kMaxCheckpointBytes) + "-byte limit");
+    return Status::Corruption("checkpoint is " + std::to_string(bytes.size()) +
+                              " bytes, over the " + std::to_string(kMaxCheckpointBytes) +
+                              "-byte limit");
   }
   Json doc = Json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
@@ -177,7 +182,8 @@ Result<Checkpoint> DecodeCheckpoint(std::string_view bytes) {
                               " bytes); it was truncated or damaged");
   }
   SF_ASSIGN_OR_RETURN(std::string format, JsonString(doc, "format", ""));
-  if (format != kFormat) return Status::Corruption("/format: expected '" + std::string(kFormat) + "'");
+  if (format != kFormat)
+    return Status::Corruption("/format: expected '" + std::string(kFormat) + "'");
   SF_ASSIGN_OR_RETURN(int64_t version, JsonInt(doc, "version", ""));
   if (version != kCheckpointVersion) {
     return Status::Incompatible("checkpoint format version " + std::to_string(version) +

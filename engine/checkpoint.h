@@ -1,7 +1,7 @@
 // Checkpoint: everything a run needs to continue from the end of one super-step (DESIGN.md §2-3,
 // engine-semantics §1.4, §2): executor (private) and shared state, fan-in edge state keyed by
-// EdgeId, the messages queued for the next step, outstanding requests, the step number, the topology
-// signature and the parent link.
+// EdgeId, the messages queued for the next step, outstanding requests, the step number, the
+// topology signature and the parent link.
 //
 // The encoded form is one canonical JSON document (sorted keys, no insignificant whitespace),
 // schema-versioned and sealed with a CRC32C of the canonical body:
@@ -47,11 +47,11 @@ struct FanInState {
 struct Checkpoint {
   std::string session_id;
   int64_t step_number = 0;
-  Json workflow;  // the topology signature (Workflow::signature())
+  Json workflow;                          // the topology signature (Workflow::signature())
   std::vector<std::string> instantiated;  // sorted executor ids
-  std::map<std::string, std::vector<Envelope>> queued;  // receiver -> FIFO
-  std::vector<PendingRequest> outstanding;  // in registration order
-  std::map<std::string, std::map<std::string, Json>> state;  // scope -> key -> value
+  std::map<std::string, std::vector<Envelope>> queued;          // receiver -> FIFO
+  std::vector<PendingRequest> outstanding;                      // in registration order
+  std::map<std::string, std::map<std::string, Json>> state;     // scope -> key -> value
   std::map<int, std::shared_ptr<const FanInState>> edge_state;  // EdgeId -> fan-in state
   std::optional<CheckpointInfo> parent;
 };

@@ -15,7 +15,8 @@ Result<CheckpointInfo> InMemoryCheckpointManager::Commit(const Checkpoint& check
   return info;
 }
 
-Result<std::shared_ptr<const Checkpoint>> InMemoryCheckpointManager::Lookup(const CheckpointInfo& info) {
+Result<std::shared_ptr<const Checkpoint>> InMemoryCheckpointManager::Lookup(
+    const CheckpointInfo& info) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = checkpoints_.find(info);
   if (it == checkpoints_.end()) {
@@ -24,7 +25,8 @@ Result<std::shared_ptr<const Checkpoint>> InMemoryCheckpointManager::Lookup(cons
   return it->second;
 }
 
-Result<std::vector<CheckpointInfo>> InMemoryCheckpointManager::Index(const std::string& session_id) {
+Result<std::vector<CheckpointInfo>> InMemoryCheckpointManager::Index(
+    const std::string& session_id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = index_.find(session_id);
   if (it == index_.end()) return std::vector<CheckpointInfo>();
@@ -35,7 +37,8 @@ Result<CheckpointInfo> StoreCheckpointManager::Commit(const Checkpoint& checkpoi
   return store_->Commit(checkpoint.session_id, EncodeCheckpoint(checkpoint), checkpoint.parent);
 }
 
-Result<std::shared_ptr<const Checkpoint>> StoreCheckpointManager::Lookup(const CheckpointInfo& info) {
+Result<std::shared_ptr<const Checkpoint>> StoreCheckpointManager::Lookup(
+    const CheckpointInfo& info) {
   SF_ASSIGN_OR_RETURN(std::string bytes, store_->Retrieve(info));
   Result<Checkpoint> decoded = DecodeCheckpoint(bytes);
   if (!decoded.ok()) return decoded.status().WithContext("checkpoint " + info.ToString());
@@ -43,7 +46,8 @@ Result<std::shared_ptr<const Checkpoint>> StoreCheckpointManager::Lookup(const C
     return Status::Corruption("checkpoint " + info.ToString() + " belongs to session '" +
                               decoded->session_id + "'");
   }
-  return std::shared_ptr<const Checkpoint>(std::make_shared<Checkpoint>(std::move(decoded).value()));
+  return std::shared_ptr<const Checkpoint>(
+      std::make_shared<Checkpoint>(std::move(decoded).value()));
 }
 
 Result<std::vector<CheckpointInfo>> StoreCheckpointManager::Index(const std::string& session_id) {

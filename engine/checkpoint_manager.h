@@ -3,10 +3,10 @@
 //
 // InMemoryCheckpointManager keeps Checkpoint objects. Commit stores a copy, so later changes to the
 // run never reach a stored checkpoint; the only sharing left is the immutable FanInState, which the
-// strict engine exports as fresh copies (with the fan-in-aliasing hazard the engine exports its live
-// objects and the stored checkpoint changes under it, as MAF's did before #6574).
-// StoreCheckpointManager encodes checkpoints (checkpoint.h) into any CheckpointStore and decodes them
-// on lookup; it forwards restoration notices to a store that is a RestorationObserver.
+// strict engine exports as fresh copies (with the fan-in-aliasing hazard the engine exports its
+// live objects and the stored checkpoint changes under it, as MAF's did before #6574).
+// StoreCheckpointManager encodes checkpoints (checkpoint.h) into any CheckpointStore and decodes
+// them on lookup; it forwards restoration notices to a store that is a RestorationObserver.
 // Thread-safety: both managers are safe for concurrent use.
 #pragma once
 

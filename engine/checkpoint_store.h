@@ -2,7 +2,8 @@
 // ICheckpointRestorationObserver, engine-semantics.md §4.2, §4.4).
 //
 // A store keeps opaque checkpoint documents (canonical JSON bytes) per session:
-//  - Commit(session, bytes, parent) stores the bytes and returns a CheckpointInfo whose id the store
+//  - Commit(session, bytes, parent) stores the bytes and returns a CheckpointInfo whose id the
+//  store
 //    chose; when Commit returns ok the checkpoint is durable (for a durable store).
 //  - Retrieve returns exactly the committed bytes, or kNotFound / kCorruption; it never deletes.
 //  - Index lists a session's entries in commit order, optionally only the children of `with_parent`
@@ -61,10 +62,10 @@ class RestorationObserver {
   virtual Status OnRestorationCompleted(const CheckpointInfo& restored) = 0;
 };
 
-// The pruning rule of the Foundry store (engine-semantics.md §4.4), over a session's index in commit
-// order: the entries strictly before `restored` that are legacy (no parent metadata), parentless
-// roots, or ancestors of `restored`. Sibling branches, `restored` and everything after it are kept.
-// Returns nothing when `restored` is absent or first.
+// The pruning rule of the Foundry store (engine-semantics.md §4.4), over a session's index in
+// commit order: the entries strictly before `restored` that are legacy (no parent metadata),
+// parentless roots, or ancestors of `restored`. Sibling branches, `restored` and everything after
+// it are kept. Returns nothing when `restored` is absent or first.
 std::vector<CheckpointInfo> ObsoleteBeforeRestored(const std::vector<StoreEntry>& session_index,
                                                    const CheckpointInfo& restored);
 

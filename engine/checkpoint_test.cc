@@ -19,8 +19,9 @@ Checkpoint Sample() {
   c.step_number = 3;
   c.workflow = testing::ApprovalLikeWorkflow()->signature();
   c.instantiated = {"apply", "approval", "prepare"};
-  c.queued["apply"] = {Envelope{Msg("Decision", Json{{"ok", true}}), "approval", std::nullopt, "r1"},
-                       Envelope{Msg("Decision", "x"), "", std::string("apply"), ""}};
+  c.queued["apply"] = {
+      Envelope{Msg("Decision", Json{{"ok", true}}), "approval", std::nullopt, "r1"},
+      Envelope{Msg("Decision", "x"), "", std::string("apply"), ""}};
   c.outstanding = {PendingRequest{"req-1", "approval", Msg("Ticket", Json{{"draft", "d"}})}};
   c.state["executor:prepare"]["op"] = "op-1";
   c.state["shared:s|x"]["weird|key"] = Json::array({1, 2.5, "three", nullptr});

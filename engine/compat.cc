@@ -11,8 +11,9 @@ constexpr const char* kPrefix =
     "the checkpoint is not compatible with the workflow it is restored into";
 
 std::string EdgeText(const Json& e) {
-  std::string s = "edge " + e.value("id", Json(0)).dump() + " (" + e.value("kind", std::string("?")) +
-                  " " + e.value("sources", Json::array()).dump() + " -> " +
+  std::string s = "edge " + e.value("id", Json(0)).dump() + " (" +
+                  e.value("kind", std::string("?")) + " " +
+                  e.value("sources", Json::array()).dump() + " -> " +
                   e.value("sinks", Json::array()).dump() + ")";
   return s;
 }
@@ -23,11 +24,13 @@ void DiffObjects(const Json& a, const Json& b, const std::string& what,
     if (!b.contains(k)) {
       out->push_back(what + " '" + k + "' is in the checkpoint but not in the workflow");
     } else if (b[k] != v) {
-      out->push_back(what + " '" + k + "' differs: checkpoint " + v.dump() + ", workflow " + b[k].dump());
+      out->push_back(what + " '" + k + "' differs: checkpoint " + v.dump() + ", workflow " +
+                     b[k].dump());
     }
   }
   for (const auto& [k, v] : b.items()) {
-    if (!a.contains(k)) out->push_back(what + " '" + k + "' is in the workflow but not in the checkpoint");
+    if (!a.contains(k))
+      out->push_back(what + " '" + k + "' is in the workflow but not in the checkpoint");
   }
 }
 
@@ -129,7 +132,8 @@ Status CheckCompatibility(const Json& checkpoint_signature, const Workflow& work
     return Status::Incompatible(std::string(kPrefix) + ": " + *reason);
   }
   if (checkpoint_signature == wf) return Status::Ok();
-  std::string msg = std::string(kPrefix) + "; rebuild it with the same executor ids, edges in the same "
+  std::string msg = std::string(kPrefix) +
+                    "; rebuild it with the same executor ids, edges in the same "
                     "order, ports and outputs:";
   for (const std::string& d : StrictDiff(checkpoint_signature, wf)) msg += "\n  - " + d;
   return Status::Incompatible(msg);

@@ -105,7 +105,8 @@ TEST(HygieneTest, NoWallClockOrUnseededRandomnessAndEngineNeverIncludesFaults) {
       std::stringstream text;
       text << in.rdbuf();
       const std::string s = text.str();
-      if (std::regex_search(s, banned)) offenders.push_back(entry.path().string() + ": wall clock/randomness");
+      if (std::regex_search(s, banned))
+        offenders.push_back(entry.path().string() + ": wall clock/randomness");
       if (std::string(dir) == "engine" && std::regex_search(s, faults_include)) {
         offenders.push_back(entry.path().string() + ": engine includes faults/");
       }

@@ -77,7 +77,9 @@ class EnvWrapper : public Env {
   Status RenameFile(const std::string& f, const std::string& t) override {
     return target_->RenameFile(f, t);
   }
-  Status CreateDirIfMissing(const std::string& d) override { return target_->CreateDirIfMissing(d); }
+  Status CreateDirIfMissing(const std::string& d) override {
+    return target_->CreateDirIfMissing(d);
+  }
   Status SyncDir(const std::string& d) override { return target_->SyncDir(d); }
   Result<std::unique_ptr<FileLock>> LockFile(const std::string& p) override {
     return target_->LockFile(p);

@@ -5,26 +5,40 @@ namespace stepfault {
 
 std::string_view EventKindName(EventKind kind) {
   switch (kind) {
-    case EventKind::kWorkflowStarted: return "WorkflowStarted";
-    case EventKind::kSuperStepStarted: return "SuperStepStarted";
-    case EventKind::kExecutorInvoked: return "ExecutorInvoked";
-    case EventKind::kExecutorCompleted: return "ExecutorCompleted";
-    case EventKind::kExecutorFailed: return "ExecutorFailed";
-    case EventKind::kWorkflowOutput: return "WorkflowOutput";
-    case EventKind::kRequestInfo: return "RequestInfo";
-    case EventKind::kWorkflowError: return "WorkflowError";
-    case EventKind::kSuperStepCompleted: return "SuperStepCompleted";
+    case EventKind::kWorkflowStarted:
+      return "WorkflowStarted";
+    case EventKind::kSuperStepStarted:
+      return "SuperStepStarted";
+    case EventKind::kExecutorInvoked:
+      return "ExecutorInvoked";
+    case EventKind::kExecutorCompleted:
+      return "ExecutorCompleted";
+    case EventKind::kExecutorFailed:
+      return "ExecutorFailed";
+    case EventKind::kWorkflowOutput:
+      return "WorkflowOutput";
+    case EventKind::kRequestInfo:
+      return "RequestInfo";
+    case EventKind::kWorkflowError:
+      return "WorkflowError";
+    case EventKind::kSuperStepCompleted:
+      return "SuperStepCompleted";
   }
   return "Unknown";
 }
 
 std::string_view ErrorKindName(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kNone: return "none";
-    case ErrorKind::kHandlerFailed: return "handler-failed";
-    case ErrorKind::kStateConflict: return "state-conflict";
-    case ErrorKind::kResponseRejected: return "response-rejected";
-    case ErrorKind::kCheckpointFailed: return "checkpoint-failed";
+    case ErrorKind::kNone:
+      return "none";
+    case ErrorKind::kHandlerFailed:
+      return "handler-failed";
+    case ErrorKind::kStateConflict:
+      return "state-conflict";
+    case ErrorKind::kResponseRejected:
+      return "response-rejected";
+    case ErrorKind::kCheckpointFailed:
+      return "checkpoint-failed";
   }
   return "unknown";
 }

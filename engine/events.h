@@ -42,12 +42,12 @@ std::string_view ErrorKindName(ErrorKind kind);
 
 struct WorkflowEvent {
   EventKind kind;
-  int64_t step = -1;          // SuperStepStarted/Completed, and the step of executor events
-  std::string executor_id;    // executor events, output, request (the port id)
+  int64_t step = -1;               // SuperStepStarted/Completed, and the step of executor events
+  std::string executor_id;         // executor events, output, request (the port id)
   std::optional<Message> message;  // invoked: the input; output: the output; request: its data
-  std::string request_id;     // RequestInfo
+  std::string request_id;          // RequestInfo
   ErrorKind error_kind = ErrorKind::kNone;
-  Status error;               // ExecutorFailed, WorkflowError
+  Status error;  // ExecutorFailed, WorkflowError
   // SuperStepCompleted:
   std::optional<CheckpointInfo> checkpoint;
   bool has_pending_messages = false;

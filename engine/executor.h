@@ -24,7 +24,8 @@ class WorkflowContext {
  public:
   virtual ~WorkflowContext() = default;
   // Routes `message` through this executor's outgoing edges into the next super-step.
-  virtual void SendMessage(Message message, std::optional<std::string> target_id = std::nullopt) = 0;
+  virtual void SendMessage(Message message,
+                           std::optional<std::string> target_id = std::nullopt) = 0;
   // Emits WorkflowOutput when this executor is declared an output executor; dropped otherwise
   // (as MAF drops output from undeclared executors).
   virtual void YieldOutput(Message message) = 0;
@@ -46,7 +47,9 @@ class Executor {
  public:
   // input_types: the message type names the executor handles; "*" accepts every type.
   Executor(std::string id, std::string type_name, std::vector<std::string> input_types)
-      : id_(std::move(id)), type_name_(std::move(type_name)), input_types_(std::move(input_types)) {}
+      : id_(std::move(id)),
+        type_name_(std::move(type_name)),
+        input_types_(std::move(input_types)) {}
   virtual ~Executor() = default;
 
   const std::string& id() const { return id_; }

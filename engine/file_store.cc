@@ -373,16 +373,19 @@ Status FileCheckpointStore::PruneLocked(const CheckpointInfo& restored) {
   // In hazard mode the index is the source of truth: rewrite it first (as Foundry does), so a
   // crash leaves at worst unlisted files, never listed-but-missing ones.
   if (options_.hazard_in_place_write) SF_RETURN_IF_ERROR(RewriteIndexFileLocked(victims));
-  Status s = PruneObsolete(index, restored, [&](const CheckpointInfo& victim) {
-    auto it = seq_by_info_.find(victim);
-    if (it == seq_by_info_.end()) return Status::NotFound(victim.ToString());
-    const uint64_t seq = it->second;
-    Status removed = env_->RemoveFile(JoinPath(dir_, FileNameFor(seq, victim.checkpoint_id)));
-    if (!removed.ok() && removed.code() != StatusCode::kNotFound) return removed;
-    seq_by_info_.erase(it);
-    entries_.erase(seq);
-    return Status::Ok();
-  }, options_.probe);
+  Status s = PruneObsolete(
+      index, restored,
+      [&](const CheckpointInfo& victim) {
+        auto it = seq_by_info_.find(victim);
+        if (it == seq_by_info_.end()) return Status::NotFound(victim.ToString());
+        const uint64_t seq = it->second;
+        Status removed = env_->RemoveFile(JoinPath(dir_, FileNameFor(seq, victim.checkpoint_id)));
+        if (!removed.ok() && removed.code() != StatusCode::kNotFound) return removed;
+        seq_by_info_.erase(it);
+        entries_.erase(seq);
+        return Status::Ok();
+      },
+      options_.probe);
   SF_RETURN_IF_ERROR(s);
   return env_->SyncDir(dir_);
 }

@@ -1,6 +1,6 @@
 // Message and Envelope: what flows along edges. A message is a JSON body with a type name; the type
-// name is what edges and executors filter on (MAF filters on the runtime .NET type; we make the type
-// explicit). An envelope adds routing facts: who sent it ("" = external), an optional explicit
+// name is what edges and executors filter on (MAF filters on the runtime .NET type; we make the
+// type explicit). An envelope adds routing facts: who sent it ("" = external), an optional explicit
 // target, and whether it carries a response to an external request.
 // Thread-safety: values.
 #pragma once
@@ -40,6 +40,7 @@ Result<Envelope> EnvelopeFromJson(const Json& j, const std::string& path);
 Result<std::string> JsonString(const Json& j, const char* key, const std::string& path);
 Result<int64_t> JsonInt(const Json& j, const char* key, const std::string& path);
 Result<bool> JsonBool(const Json& j, const char* key, const std::string& path);
-Result<const Json*> JsonField(const Json& j, const char* key, Json::value_t type, const std::string& path);
+Result<const Json*> JsonField(const Json& j, const char* key, Json::value_t type,
+                              const std::string& path);
 
 }  // namespace stepfault

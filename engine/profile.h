@@ -61,7 +61,8 @@ struct EngineProfile {
 struct HazardInfo {
   std::string name;
   std::string meaning;
-  bool maf_compat;  // part of the maf-compat profile (today's upstream); else a fixed historical bug
+  bool
+      maf_compat;  // part of the maf-compat profile (today's upstream); else a fixed historical bug
 };
 const std::vector<HazardInfo>& EngineHazards();
 

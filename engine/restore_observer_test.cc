@@ -20,7 +20,8 @@ class Fragile : public Executor {
  public:
   explicit Fragile(const bool* fail) : Executor("fragile", "Fragile", {"*"}), fail_(fail) {}
   Status Handle(const Message& m, WorkflowContext& ctx) override {
-    if (m.body.value("n", 0) < 3) ctx.SendMessage(Msg("Tick", Json{{"n", m.body.value("n", 0) + 1}}));
+    if (m.body.value("n", 0) < 3)
+      ctx.SendMessage(Msg("Tick", Json{{"n", m.body.value("n", 0) + 1}}));
     return Status::Ok();
   }
   Status OnCheckpointRestored(WorkflowContext&) override {
@@ -32,7 +33,8 @@ class Fragile : public Executor {
 };
 
 std::shared_ptr<Workflow> Chain(const bool* fail, bool mutated = false) {
-  WorkflowBuilder b(ExecutorBinding{"fragile", "Fragile", {"*"}, [fail] { return std::make_unique<Fragile>(fail); }});
+  WorkflowBuilder b(ExecutorBinding{
+      "fragile", "Fragile", {"*"}, [fail] { return std::make_unique<Fragile>(fail); }});
   b.AddExecutor(testing::Forward("tail"));
   if (mutated) b.AddEdge("fragile", "tail");
   b.AddEdge("fragile", "fragile");
@@ -41,7 +43,8 @@ std::shared_ptr<Workflow> Chain(const bool* fail, bool mutated = false) {
 }
 
 struct Fixture {
-  explicit Fixture(bool prune_on_read) : store(MemoryStoreOptions{0, prune_on_read}), manager(&store) {
+  explicit Fixture(bool prune_on_read)
+      : store(MemoryStoreOptions{0, prune_on_read}), manager(&store) {
     RunOptions o = Options();
     auto run = StreamingRun::Start(Chain(&fail), Msg("Tick", Json{{"n", 0}}), o);
     Drain(**run);
@@ -67,7 +70,8 @@ std::vector<std::pair<std::string, Case>> FailingCases() {
   return {
       {"incompatible workflow",
        [](Fixture& f) {
-         return StreamingRun::Resume(Chain(&f.fail, /*mutated=*/true), f.chain[2], f.Options()).status();
+         return StreamingRun::Resume(Chain(&f.fail, /*mutated=*/true), f.chain[2], f.Options())
+             .status();
        }},
       {"malformed checkpoint data",
        [](Fixture& f) {
@@ -132,11 +136,13 @@ TEST(RestoreObserverTest, ASuccessfulRestorePrunesExactlyTheAncestorsAndKeepsLat
 class DeletesThenFails : public CheckpointStore, public RestorationObserver {
  public:
   MemoryCheckpointStore inner;
-  Result<CheckpointInfo> Commit(const std::string& s, std::string_view b, const std::optional<CheckpointInfo>& p) override {
+  Result<CheckpointInfo> Commit(const std::string& s, std::string_view b,
+                                const std::optional<CheckpointInfo>& p) override {
     return inner.Commit(s, b, p);
   }
   Result<std::string> Retrieve(const CheckpointInfo& i) override { return inner.Retrieve(i); }
-  Result<std::vector<StoreEntry>> Index(const std::string& s, const std::optional<CheckpointInfo>& p) override {
+  Result<std::vector<StoreEntry>> Index(const std::string& s,
+                                        const std::optional<CheckpointInfo>& p) override {
     return inner.Index(s, p);
   }
   Status OnRestorationCompleted(const CheckpointInfo& restored) override {
@@ -154,7 +160,8 @@ TEST(RestoreObserverTest, AnObserverFailureNeverFailsTheRestoreAndTheListIsRerea
   auto run = StreamingRun::Start(Chain(&fail), Msg("Tick", Json{{"n", 0}}), o);
   Drain(**run);
   auto chain = (*run)->checkpoints();
-  ASSERT_TRUE((*run)->Restore(chain[2]).ok());  // live restore succeeds although the observer failed
+  ASSERT_TRUE(
+      (*run)->Restore(chain[2]).ok());  // live restore succeeds although the observer failed
   EXPECT_EQ((*run)->observer_status().code(), StatusCode::kIOError);
   for (const CheckpointInfo& cp : (*run)->checkpoints()) {
     EXPECT_TRUE(store.Retrieve(cp).ok()) << cp.checkpoint_id << " is listed but was deleted";

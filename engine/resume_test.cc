@@ -99,11 +99,13 @@ TEST(ResumeTest, ResponsesQueuedBeforeALiveRestoreAreDropped) {
   EXPECT_EQ((*run)->status(), RunStatus::kPendingRequests);
 }
 
-// Checkpoint_Resume_PreservesFanInBarrierBufferedMessagesAsync (2 sources) and _MultiSourceAsync (3).
+// Checkpoint_Resume_PreservesFanInBarrierBufferedMessagesAsync (2 sources) and _MultiSourceAsync
+// (3).
 TEST(ResumeTest, FanInContributionsBufferedBeforeTheCheckpointSurviveResume) {
   for (int buffered : {1, 2}) {
     Harness h;
-    auto run = StreamingRun::Start(testing::FanInWithPortWorkflow(buffered), Msg("Go"), h.Options());
+    auto run =
+        StreamingRun::Start(testing::FanInWithPortWorkflow(buffered), Msg("Go"), h.Options());
     auto events = Drain(**run);
     const std::string id = OfKind(events, EventKind::kRequestInfo)[0].request_id;
     CheckpointInfo cp = (*run)->checkpoints().back();
@@ -122,8 +124,8 @@ TEST(ResumeTest, FanInContributionsBufferedBeforeTheCheckpointSurviveResume) {
   }
 }
 
-std::vector<std::string> ResumeAndFinish(Harness& h, const CheckpointInfo& cp, const std::string& id,
-                                         EngineProfile profile) {
+std::vector<std::string> ResumeAndFinish(Harness& h, const CheckpointInfo& cp,
+                                         const std::string& id, EngineProfile profile) {
   auto resumed = StreamingRun::Resume(testing::FanInWithPortWorkflow(1), cp, h.Options(profile));
   EXPECT_TRUE(resumed.ok());
   Drain(**resumed);
@@ -137,7 +139,8 @@ TEST(ResumeTest, TheSameCheckpointResumedTwiceGivesIdenticalResultsUnlessFanInSt
     EngineProfile profile;
     profile.fan_in_aliasing = aliasing;
     Harness h;
-    auto run = StreamingRun::Start(testing::FanInWithPortWorkflow(1), Msg("Go"), h.Options(profile));
+    auto run =
+        StreamingRun::Start(testing::FanInWithPortWorkflow(1), Msg("Go"), h.Options(profile));
     auto events = Drain(**run);
     const std::string id = OfKind(events, EventKind::kRequestInfo)[0].request_id;
     CheckpointInfo cp = (*run)->checkpoints().back();
@@ -159,15 +162,20 @@ TEST(ResumeTest, ParentLinksChainAndTheResumedCheckpointBecomesTheParent) {
   Harness h;
   auto counts = std::make_shared<testing::HookCounts>();
   auto chain = [&] {
-    return *WorkflowBuilder(testing::Recording("a", counts)).AddExecutor(testing::Recording("b", counts))
-                .AddExecutor(testing::Recording("c", counts)).AddEdge("a", "b").AddEdge("b", "c").Build();
+    return *WorkflowBuilder(testing::Recording("a", counts))
+                .AddExecutor(testing::Recording("b", counts))
+                .AddExecutor(testing::Recording("c", counts))
+                .AddEdge("a", "b")
+                .AddEdge("b", "c")
+                .Build();
   };
   auto run = StreamingRun::Start(chain(), Msg("X"), h.Options());
   Drain(**run);
   auto cps = (*run)->checkpoints();
   ASSERT_EQ(cps.size(), 3u);
   EXPECT_FALSE((*h.manager.Lookup(cps[0]))->parent.has_value());
-  for (size_t i = 1; i < cps.size(); ++i) EXPECT_EQ((*h.manager.Lookup(cps[i]))->parent, cps[i - 1]);
+  for (size_t i = 1; i < cps.size(); ++i)
+    EXPECT_EQ((*h.manager.Lookup(cps[i]))->parent, cps[i - 1]);
   run->reset();
   auto resumed = StreamingRun::Resume(chain(), cps[0], h.Options());
   ASSERT_TRUE(resumed.ok());
@@ -186,8 +194,12 @@ TEST(ResumeTest, StepNumbersRestartAtZeroAfterResumeOnlyUnderTheHazard) {
     Harness h;
     auto counts = std::make_shared<testing::HookCounts>();
     auto chain = [&] {
-      return *WorkflowBuilder(testing::Recording("a", counts)).AddExecutor(testing::Recording("b", counts))
-                  .AddExecutor(testing::Recording("c", counts)).AddEdge("a", "b").AddEdge("b", "c").Build();
+      return *WorkflowBuilder(testing::Recording("a", counts))
+                  .AddExecutor(testing::Recording("b", counts))
+                  .AddExecutor(testing::Recording("c", counts))
+                  .AddEdge("a", "b")
+                  .AddEdge("b", "c")
+                  .Build();
     };
     auto run = StreamingRun::Start(chain(), Msg("X"), h.Options(profile));
     Drain(**run);
@@ -205,9 +217,12 @@ TEST(ResumeTest, StepNumbersRestartAtZeroAfterResumeOnlyUnderTheHazard) {
 TEST(ResumeTest, CheckpointHooksOnlyOnInstantiatedExecutorsAndRestoredHooksOncePerExecutor) {
   auto counts = std::make_shared<testing::HookCounts>();
   auto build = [&] {
-    return *WorkflowBuilder(testing::Recording("a", counts)).AddExecutor(testing::Recording("b", counts))
-                .AddExecutor(testing::Recording("never", counts)).AddEdge("a", "b")
-                .AddEdge("b", "never", [](const Message&) { return false; }).Build();
+    return *WorkflowBuilder(testing::Recording("a", counts))
+                .AddExecutor(testing::Recording("b", counts))
+                .AddExecutor(testing::Recording("never", counts))
+                .AddEdge("a", "b")
+                .AddEdge("b", "never", [](const Message&) { return false; })
+                .Build();
   };
   Harness h;
   auto run = StreamingRun::Start(build(), Msg("X"), h.Options());
@@ -246,7 +261,8 @@ TEST(ResumeTest, MalformedAndTruncatedStoredCheckpointsAreTypedErrors) {
       return CheckpointInfo{s, "only"};
     }
     Result<std::string> Retrieve(const CheckpointInfo&) override { return bytes; }
-    Result<std::vector<StoreEntry>> Index(const std::string&, const std::optional<CheckpointInfo>&) override {
+    Result<std::vector<StoreEntry>> Index(const std::string&,
+                                          const std::optional<CheckpointInfo>&) override {
       return std::vector<StoreEntry>{};
     }
   } store;
@@ -271,11 +287,12 @@ TEST(ResumeTest, MalformedAndTruncatedStoredCheckpointsAreTypedErrors) {
 TEST(ResumeTest, SwappedFanInEdgesDeliverBufferedMessagesToTheWrongSinkUnderMafCompat) {
   // Barrier 1 (a,b)->left holds a's message; barrier 2 (a,c)->right holds nothing yet.
   auto build = [](bool swapped) {
-    auto start = FunctionExecutor("s", "S", {"Go", "More"}, [](const Message& m, WorkflowContext& ctx) {
-      ctx.SendMessage(Msg("Part", m.type), std::string(m.type == "Go" ? "a" : "b"));
-      if (m.type == "More") ctx.SendMessage(Msg("Part", "c-part"), std::string("c"));
-      return Status::Ok();
-    });
+    auto start =
+        FunctionExecutor("s", "S", {"Go", "More"}, [](const Message& m, WorkflowContext& ctx) {
+          ctx.SendMessage(Msg("Part", m.type), std::string(m.type == "Go" ? "a" : "b"));
+          if (m.type == "More") ctx.SendMessage(Msg("Part", "c-part"), std::string("c"));
+          return Status::Ok();
+        });
     auto fwd = [](const std::string& id) {
       return FunctionExecutor(id, "P", {"Part"}, [id](const Message& m, WorkflowContext& ctx) {
         ctx.SendMessage(Msg("Part", id + ":" + m.body.get<std::string>()));
@@ -309,7 +326,7 @@ TEST(ResumeTest, SwappedFanInEdgesDeliverBufferedMessagesToTheWrongSinkUnderMafC
   auto reference = testing::CanonicalOutputs(Drain(**run));
   run->reset();
   EXPECT_EQ(reference, (std::vector<std::string>{"left:\"a:Go\"", "left:\"b:More\"",
-                                                  "right:\"a:Go\"", "right:\"c:c-part\""}));
+                                                 "right:\"a:Go\"", "right:\"c:c-part\""}));
 
   auto strict = StreamingRun::Resume(build(true), cp, h.Options());
   ASSERT_FALSE(strict.ok());
@@ -326,8 +343,11 @@ TEST(ResumeTest, SwappedFanInEdgesDeliverBufferedMessagesToTheWrongSinkUnderMafC
 
 TEST(ResumeTest, ARenamedExecutorIsRejectedStrictlyButSlipsThroughMafIsMatch) {
   auto build = [](const std::string& loner) {
-    return *WorkflowBuilder(testing::Forward("a")).AddExecutor(testing::Forward("b"))
-                .AddExecutor(testing::Forward(loner)).AddEdge("a", "b").Build();
+    return *WorkflowBuilder(testing::Forward("a"))
+                .AddExecutor(testing::Forward("b"))
+                .AddExecutor(testing::Forward(loner))
+                .AddEdge("a", "b")
+                .Build();
   };
   Harness h;
   auto run = StreamingRun::Start(build("side"), Msg("X"), h.Options());
@@ -337,7 +357,8 @@ TEST(ResumeTest, ARenamedExecutorIsRejectedStrictlyButSlipsThroughMafIsMatch) {
   auto strict = StreamingRun::Resume(build("renamed"), cp, h.Options());
   ASSERT_FALSE(strict.ok());
   EXPECT_NE(strict.status().message().find("executor 'side'"), std::string::npos);
-  EXPECT_TRUE(StreamingRun::Resume(build("renamed"), cp, h.Options(EngineProfile::MafCompat())).ok());
+  EXPECT_TRUE(
+      StreamingRun::Resume(build("renamed"), cp, h.Options(EngineProfile::MafCompat())).ok());
 }
 
 TEST(ResumeTest, XYAgainstXXEdgesNeedTheNonBijectiveHazardToPass) {
@@ -398,10 +419,14 @@ class FailingRestore : public Executor {
 TEST(ResumeTest, ARestoreThatFailsLateLeavesTheRunExactlyAsItWasExceptUnderMafCompat) {
   for (bool compat : {false, true}) {
     bool fail = false;
-    auto wf = *WorkflowBuilder(ExecutorBinding{"fragile", "Fragile", {"*"}, [&fail] {
-                                 return std::make_unique<FailingRestore>(&fail);
-                               }})
-                   .AddExecutor(testing::Forward("next")).AddEdge("fragile", "next").Build();
+    auto wf = *WorkflowBuilder(
+                   ExecutorBinding{"fragile",
+                                   "Fragile",
+                                   {"*"},
+                                   [&fail] { return std::make_unique<FailingRestore>(&fail); }})
+                   .AddExecutor(testing::Forward("next"))
+                   .AddEdge("fragile", "next")
+                   .Build();
     Harness h;
     EngineProfile profile = compat ? EngineProfile::MafCompat() : EngineProfile::Strict();
     auto run = StreamingRun::Start(wf, Msg("X", 1), h.Options(profile));
@@ -433,7 +458,8 @@ TEST(ResumeTest, TheSameRunTwiceGivesByteIdenticalCheckpoints) {
     auto run = StreamingRun::Start(testing::FanInWithPortWorkflow(2), Msg("Go"), h.Options());
     Drain(**run);
     std::vector<std::string> out;
-    for (const auto& cp : (*run)->checkpoints()) out.push_back(EncodeCheckpoint(**h.manager.Lookup(cp)));
+    for (const auto& cp : (*run)->checkpoints())
+      out.push_back(EncodeCheckpoint(**h.manager.Lookup(cp)));
     return out;
   };
   auto a = once();
@@ -478,7 +504,8 @@ TEST(HistoricalBugTest, EachSwitchReproducesItsBug) {
     auto id = OfKind(events, EventKind::kRequestInfo)[0].request_id;
     ASSERT_TRUE((*run)->SendResponse({id, "approval", Msg("Decision", "stale")}).ok());
     ASSERT_TRUE((*run)->Restore((*run)->checkpoints().back()).ok());
-    EXPECT_EQ(OfKind(Drain(**run), EventKind::kWorkflowOutput).size(), 1u);  // the stale one applied
+    EXPECT_EQ(OfKind(Drain(**run), EventKind::kWorkflowOutput).size(),
+              1u);  // the stale one applied
   }
   {
     EngineProfile p;

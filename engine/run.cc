@@ -7,11 +7,16 @@ namespace stepfault {
 
 std::string_view RunStatusName(RunStatus status) {
   switch (status) {
-    case RunStatus::kNotStarted: return "NotStarted";
-    case RunStatus::kRunning: return "Running";
-    case RunStatus::kIdle: return "Idle";
-    case RunStatus::kPendingRequests: return "PendingRequests";
-    case RunStatus::kEnded: return "Ended";
+    case RunStatus::kNotStarted:
+      return "NotStarted";
+    case RunStatus::kRunning:
+      return "Running";
+    case RunStatus::kIdle:
+      return "Idle";
+    case RunStatus::kPendingRequests:
+      return "PendingRequests";
+    case RunStatus::kEnded:
+      return "Ended";
   }
   return "Unknown";
 }
@@ -101,10 +106,12 @@ Result<EventStream> StreamingRun::Watch() {
 void StreamingRun::RunUntilHalt() { Pump(/*until_halt=*/true); }
 
 Status StreamingRun::SendMessage(Message input) {
-  if (ended_) return Status::FailedPrecondition("the run of session '" + session_id_ + "' has ended");
+  if (ended_)
+    return Status::FailedPrecondition("the run of session '" + session_id_ + "' has ended");
   const ExecutorBinding* start = workflow_->FindBinding(workflow_->start_id());
   bool accepted = false;
-  for (const std::string& t : start->input_types) accepted = accepted || t == "*" || t == input.type;
+  for (const std::string& t : start->input_types)
+    accepted = accepted || t == "*" || t == input.type;
   if (!accepted) {
     return Status::InvalidArgument("the start executor '" + workflow_->start_id() +
                                    "' does not accept messages of type '" + input.type + "'");
@@ -114,7 +121,8 @@ Status StreamingRun::SendMessage(Message input) {
 }
 
 Status StreamingRun::SendResponse(ExternalResponse response) {
-  if (ended_) return Status::FailedPrecondition("the run of session '" + session_id_ + "' has ended");
+  if (ended_)
+    return Status::FailedPrecondition("the run of session '" + session_id_ + "' has ended");
   deferred_.push_back(Deferred{true, {}, std::move(response)});
   return Status::Ok();
 }
@@ -150,11 +158,11 @@ void StreamingRun::Pump(bool until_halt) {
     }
     RunStep();
     if (++steps > options_.max_steps_per_cycle) {
-      EndWithError(ErrorKind::kHandlerFailed,
-                   Status::FailedPrecondition("more than " +
-                                              std::to_string(options_.max_steps_per_cycle) +
-                                              " super-steps without halting; is there a cycle?"),
-                   step_number_);
+      EndWithError(
+          ErrorKind::kHandlerFailed,
+          Status::FailedPrecondition("more than " + std::to_string(options_.max_steps_per_cycle) +
+                                     " super-steps without halting; is there a cycle?"),
+          step_number_);
     }
   }
   in_cycle_ = false;

@@ -1,11 +1,12 @@
 // Live restore and fresh resume (engine-semantics §5.2, §5.4; DESIGN.md §2 hazard table).
 //
-// Strict: fetch, decode, check compatibility and the checkpoint's own consistency with the workflow,
-// build the complete new state aside, then swap it in; if an executor's restore hook fails, swap
-// the old state back, so a failed restore leaves the run exactly as it was. Only then are the
-// superseded responses dropped, the restoration observer notified, and pending requests re-emitted.
-// non_atomic_restore reproduces MAF's phased import: state scopes, runner data, executor hooks, edge
-// state, each applied as it goes, so a late failure leaves a half-restored run.
+// Strict: fetch, decode, check compatibility and the checkpoint's own consistency with the
+// workflow, build the complete new state aside, then swap it in; if an executor's restore hook
+// fails, swap the old state back, so a failed restore leaves the run exactly as it was. Only then
+// are the superseded responses dropped, the restoration observer notified, and pending requests
+// re-emitted. non_atomic_restore reproduces MAF's phased import: state scopes, runner data,
+// executor hooks, edge state, each applied as it goes, so a late failure leaves a half-restored
+// run.
 #include "engine/compat.h"
 #include "engine/run.h"
 #include "engine/step_context.h"
@@ -17,7 +18,8 @@ Result<std::unique_ptr<StreamingRun>> StreamingRun::Resume(std::shared_ptr<Workf
                                                            RunOptions options) {
   SF_CHECK(workflow != nullptr);
   if (options.checkpoints == nullptr) {
-    return Status::FailedPrecondition("resume needs a checkpoint manager (RunOptions::checkpoints)");
+    return Status::FailedPrecondition(
+        "resume needs a checkpoint manager (RunOptions::checkpoints)");
   }
   std::shared_ptr<Workflow> wf = workflow;
   // Hazard: MAF's runner constructor takes ownership before anything is validated and a failed
@@ -30,7 +32,8 @@ Result<std::unique_ptr<StreamingRun>> StreamingRun::Resume(std::shared_ptr<Workf
   const bool leak_ownership = options.profile.ownership_before_validation;
   std::unique_ptr<StreamingRun> run(new StreamingRun(std::move(workflow), std::move(options)));
   run->session_id_ = checkpoint.session_id;
-  SF_ASSIGN_OR_RETURN(std::shared_ptr<const Checkpoint> cp, run->options_.checkpoints->Lookup(checkpoint));
+  SF_ASSIGN_OR_RETURN(std::shared_ptr<const Checkpoint> cp,
+                      run->options_.checkpoints->Lookup(checkpoint));
   if (!leak_ownership) {
     // Strict: everything that can be checked without the workflow's ownership is checked first.
     SF_RETURN_IF_ERROR(CheckCompatibility(cp->workflow, *wf, run->options_.profile));
@@ -53,13 +56,15 @@ Result<std::unique_ptr<StreamingRun>> StreamingRun::Resume(std::shared_ptr<Workf
 
 Status StreamingRun::Restore(const CheckpointInfo& checkpoint) {
   if (ended_) {
-    return Status::FailedPrecondition("the run of session '" + session_id_ +
-                                      "' has ended; resume a fresh run from the checkpoint instead");
+    return Status::FailedPrecondition(
+        "the run of session '" + session_id_ +
+        "' has ended; resume a fresh run from the checkpoint instead");
   }
   if (options_.checkpoints == nullptr) {
     return Status::FailedPrecondition("this run has no checkpoint manager; nothing to restore");
   }
-  SF_ASSIGN_OR_RETURN(std::shared_ptr<const Checkpoint> cp, options_.checkpoints->Lookup(checkpoint));
+  SF_ASSIGN_OR_RETURN(std::shared_ptr<const Checkpoint> cp,
+                      options_.checkpoints->Lookup(checkpoint));
   // MAF drops the superseded timeline's buffered events first; strict drops them only once the
   // restore succeeded, so a failed restore leaves the run exactly as it was.
   if (options_.profile.non_atomic_restore) buffered_.clear();
@@ -90,13 +95,15 @@ Result<StreamingRun::Snapshot> StreamingRun::SnapshotFromCheckpoint(const Checkp
   Snapshot s;
   for (const std::string& id : cp.instantiated) {
     if (workflow_->FindBinding(id) == nullptr) {
-      return Status::Incompatible("checkpoint instantiated executor '" + id + "' is not in the workflow");
+      return Status::Incompatible("checkpoint instantiated executor '" + id +
+                                  "' is not in the workflow");
     }
     s.instantiated_ids.insert(id);
   }
   for (const auto& [receiver, list] : cp.queued) {
     if (workflow_->FindBinding(receiver) == nullptr) {
-      return Status::Incompatible("checkpoint queues messages for unknown executor '" + receiver + "'");
+      return Status::Incompatible("checkpoint queues messages for unknown executor '" + receiver +
+                                  "'");
     }
     s.next_queue[receiver].assign(list.begin(), list.end());
     s.instantiated_ids.insert(receiver);
@@ -208,7 +215,8 @@ Status StreamingRun::ImportInPhases(const CheckpointInfo& info, const Checkpoint
   next_queue_.clear();
   for (const auto& [receiver, list] : checkpoint.queued) {
     if (workflow_->FindBinding(receiver) == nullptr) {
-      return Status::NotFound("executor '" + receiver + "' of the checkpoint is not in the workflow");
+      return Status::NotFound("executor '" + receiver +
+                              "' of the checkpoint is not in the workflow");
     }
     Instantiate(receiver);
     next_queue_[receiver].assign(list.begin(), list.end());

@@ -33,7 +33,8 @@ Status StreamingRun::RouteFrom(const std::string& sender, const Message& message
   try {
     RouteUnchecked(sender, message, target);
   } catch (const std::exception& e) {
-    // MAF evaluates conditions and assigners inside SendMessage, so a throwing one fails the sender.
+    // MAF evaluates conditions and assigners inside SendMessage, so a throwing one fails the
+    // sender.
     return Status::HandlerFailed("an edge condition or assigner for a message from '" + sender +
                                  "' threw: " + e.what());
   }
@@ -79,7 +80,8 @@ void StreamingRun::RouteUnchecked(const std::string& sender, const Message& mess
         const std::string& sink = edge->sinks[0];
         if (target && *target != sink) break;  // targeted elsewhere: dropped, not buffered
         std::shared_ptr<FanInState>& state = fan_in_[edge->id];
-        if (!state) state = std::make_shared<FanInState>(FanInState{edge->sources, edge->sources, {}});
+        if (!state)
+          state = std::make_shared<FanInState>(FanInState{edge->sources, edge->sources, {}});
         state->pending.push_back(Envelope{message, sender, target, ""});
         state->unseen.erase(std::remove(state->unseen.begin(), state->unseen.end(), sender),
                             state->unseen.end());
@@ -125,13 +127,13 @@ void StreamingRun::Advance() {
       rejection = Status::NotFound("no pending request with id '" + r.request_id +
                                    "' (unknown, already answered, or from a superseded timeline)");
     } else if (it->port_id != r.port_id) {
-      rejection = Status::InvalidArgument("response for request '" + r.request_id + "' names port '" +
-                                          r.port_id + "' but the request came from port '" +
-                                          it->port_id + "'");
+      rejection = Status::InvalidArgument("response for request '" + r.request_id +
+                                          "' names port '" + r.port_id +
+                                          "' but the request came from port '" + it->port_id + "'");
     } else if (r.data.type != workflow_->ports().at(it->port_id).response_type) {
-      rejection = Status::InvalidArgument(
-          "response for request '" + r.request_id + "' has type '" + r.data.type + "'; port '" +
-          it->port_id + "' expects '" + workflow_->ports().at(it->port_id).response_type + "'");
+      rejection = Status::InvalidArgument("response for request '" + r.request_id + "' has type '" +
+                                          r.data.type + "'; port '" + it->port_id + "' expects '" +
+                                          workflow_->ports().at(it->port_id).response_type + "'");
     }
     if (!rejection.ok()) {
       WorkflowEvent e{EventKind::kWorkflowError};
@@ -154,11 +156,12 @@ bool StreamingRun::Publish(int64_t step) {
     if (write.by_writer.size() > 1) {
       std::string writers;
       for (const auto& [w, v] : write.by_writer) writers += (writers.empty() ? "" : ", ") + w;
-      EndWithError(ErrorKind::kStateConflict,
-                   Status::FailedPrecondition("expected exactly one update for key '" + key.second +
-                                              "' of scope '" + key.first + "' in step " +
-                                              std::to_string(step) + ", got updates from " + writers),
-                   step);
+      EndWithError(
+          ErrorKind::kStateConflict,
+          Status::FailedPrecondition("expected exactly one update for key '" + key.second +
+                                     "' of scope '" + key.first + "' in step " +
+                                     std::to_string(step) + ", got updates from " + writers),
+          step);
       queued_writes_.clear();
       return false;
     }
@@ -203,7 +206,8 @@ bool StreamingRun::CommitCheckpoint(int64_t step) {
     StepContext ctx(this, id);
     Status s = ex->OnCheckpointing(ctx);
     if (!s.ok()) {
-      EndWithError(ErrorKind::kHandlerFailed, s.WithContext("OnCheckpointing of '" + id + "'"), step);
+      EndWithError(ErrorKind::kHandlerFailed, s.WithContext("OnCheckpointing of '" + id + "'"),
+                   step);
       return false;
     }
   }
@@ -218,9 +222,10 @@ bool StreamingRun::CommitCheckpoint(int64_t step) {
   probe_->Hit("checkpoint.commit.before");
   Result<CheckpointInfo> info = options_.checkpoints->Commit(c);
   if (!info.ok()) {
-    EndWithError(ErrorKind::kCheckpointFailed,
-                 info.status().WithContext("committing the checkpoint of step " + std::to_string(step)),
-                 step);
+    EndWithError(
+        ErrorKind::kCheckpointFailed,
+        info.status().WithContext("committing the checkpoint of step " + std::to_string(step)),
+        step);
     return false;
   }
   last_checkpoint_ = *info;

@@ -36,9 +36,9 @@ TEST(RunTest, EventsOfALinearRunComeInSuperStepOrder) {
   std::vector<std::string> kinds;
   for (const auto& e : events) kinds.emplace_back(EventKindName(e.kind));
   std::vector<std::string> expected = {
-      "WorkflowStarted",    "SuperStepStarted",   "ExecutorInvoked",  "ExecutorCompleted",
-      "SuperStepCompleted", "SuperStepStarted",   "ExecutorInvoked",  "ExecutorCompleted",
-      "SuperStepCompleted", "SuperStepStarted",   "ExecutorInvoked",  "WorkflowOutput",
+      "WorkflowStarted",    "SuperStepStarted",  "ExecutorInvoked", "ExecutorCompleted",
+      "SuperStepCompleted", "SuperStepStarted",  "ExecutorInvoked", "ExecutorCompleted",
+      "SuperStepCompleted", "SuperStepStarted",  "ExecutorInvoked", "WorkflowOutput",
       "ExecutorCompleted",  "SuperStepCompleted"};
   EXPECT_EQ(kinds, expected);
   EXPECT_EQ((*run)->status(), RunStatus::kIdle);
@@ -54,7 +54,8 @@ TEST(RunTest, DeliveryHooksRunOncePerReceiverPerStep) {
     for (int i = 0; i < 3; ++i) ctx.SendMessage(Msg("X", i));
     return Status::Ok();
   });
-  auto wf = WorkflowBuilder(start).AddExecutor(testing::Recording("r", counts)).AddEdge("s", "r").Build();
+  auto wf =
+      WorkflowBuilder(start).AddExecutor(testing::Recording("r", counts)).AddEdge("s", "r").Build();
   auto run = StreamingRun::Start(*wf, Msg("Go"), {});
   auto events = Drain(**run);
   EXPECT_EQ(counts->handled["r"], 3);
@@ -65,12 +66,13 @@ TEST(RunTest, DeliveryHooksRunOncePerReceiverPerStep) {
 // InProcessRun_StateShouldPersist_NotCheckpointedAsync / _CheckpointedAsync
 TEST(RunTest, SharedStateIsVisibleInLaterStepsAndCheckpointedEveryStep) {
   for (bool checkpointed : {false, true}) {
-    auto counter = FunctionExecutor("n", "Counter", {"Tick"}, [](const Message&, WorkflowContext& ctx) {
-      int v = ctx.ReadState("count", "shared").value_or(Json(0)).get<int>();
-      ctx.QueueStateUpdate("count", Json(v + 1), "shared");
-      if (v + 1 < 4) ctx.SendMessage(Msg("Tick"));
-      return Status::Ok();
-    });
+    auto counter =
+        FunctionExecutor("n", "Counter", {"Tick"}, [](const Message&, WorkflowContext& ctx) {
+          int v = ctx.ReadState("count", "shared").value_or(Json(0)).get<int>();
+          ctx.QueueStateUpdate("count", Json(v + 1), "shared");
+          if (v + 1 < 4) ctx.SendMessage(Msg("Tick"));
+          return Status::Ok();
+        });
     auto wf = WorkflowBuilder(counter).AddEdge("n", "n").Build();
     InMemoryCheckpointManager manager;
     RunOptions options;
@@ -96,10 +98,11 @@ TEST(RunTest, QueuedWritesAreInvisibleToOthersUntilTheStepEnds) {
     return Status::Ok();
   });
   std::vector<Json> seen;
-  auto reader = FunctionExecutor("r", "R", {"Check"}, [&seen](const Message&, WorkflowContext& ctx) {
-    seen.push_back(ctx.ReadState("k", "s").value_or(Json(nullptr)));
-    return Status::Ok();
-  });
+  auto reader =
+      FunctionExecutor("r", "R", {"Check"}, [&seen](const Message&, WorkflowContext& ctx) {
+        seen.push_back(ctx.ReadState("k", "s").value_or(Json(nullptr)));
+        return Status::Ok();
+      });
   auto wf = WorkflowBuilder(writer).AddExecutor(reader).AddEdge("w", "r").Build();
   auto run = StreamingRun::Start(*wf, Msg("Go"), {});
   Drain(**run);
@@ -115,8 +118,11 @@ TEST(RunTest, TwoExecutorsWritingOneSharedKeyInOneStepIsOneWorkflowError) {
       return Status::Ok();
     });
   };
-  auto wf = WorkflowBuilder(Forward("s")).AddExecutor(writer("w1")).AddExecutor(writer("w2"))
-                .AddFanOutEdge("s", {"w1", "w2"}).Build();
+  auto wf = WorkflowBuilder(Forward("s"))
+                .AddExecutor(writer("w1"))
+                .AddExecutor(writer("w2"))
+                .AddFanOutEdge("s", {"w1", "w2"})
+                .Build();
   InMemoryCheckpointManager manager;
   RunOptions options;
   options.checkpoints = &manager;
@@ -162,15 +168,19 @@ TEST(RunTest, ExplicitTargetConditionAndTypeFilterDropMessagesAtTheEdge) {
     ctx.SendMessage(Msg("Text", "t"));
     return Status::Ok();
   });
-  auto wf = WorkflowBuilder(start)
-                .AddExecutor(Forward("odd", {"Num"}))
-                .AddExecutor(Forward("even", {"Num"}))
-                .AddExecutor(Forward("text", {"Text"}))
-                .AddEdge("s", "odd", [](const Message& m) { return m.type == "Num" && m.body.get<int>() % 2 == 1; })
-                .AddEdge("s", "even")
-                .AddEdge("s", "text")
-                .WithOutputFrom("odd").WithOutputFrom("even").WithOutputFrom("text")
-                .Build();
+  auto wf =
+      WorkflowBuilder(start)
+          .AddExecutor(Forward("odd", {"Num"}))
+          .AddExecutor(Forward("even", {"Num"}))
+          .AddExecutor(Forward("text", {"Text"}))
+          .AddEdge("s", "odd",
+                   [](const Message& m) { return m.type == "Num" && m.body.get<int>() % 2 == 1; })
+          .AddEdge("s", "even")
+          .AddEdge("s", "text")
+          .WithOutputFrom("odd")
+          .WithOutputFrom("even")
+          .WithOutputFrom("text")
+          .Build();
   auto run = StreamingRun::Start(*wf, Msg("Go"), {});
   auto outputs = testing::CanonicalOutputs(Drain(**run));
   // odd gets 1 (condition); even gets 1 and the targeted 2 (no condition); text only "t".
@@ -182,11 +192,14 @@ TEST(RunTest, FanOutAssignerChoosesSinksAndTypeFilterApplies) {
                 .AddExecutor(Forward("a", {"Num"}))
                 .AddExecutor(Forward("b", {"Num"}))
                 .AddExecutor(Forward("c", {"Other"}))
-                .AddFanOutEdge("s", {"a", "b", "c"},
-                               [](const Message& m, size_t n) {
-                                 return std::vector<size_t>{static_cast<size_t>(m.body.get<int>()) % n, 2};
-                               })
-                .WithOutputFrom("a").WithOutputFrom("b").WithOutputFrom("c")
+                .AddFanOutEdge(
+                    "s", {"a", "b", "c"},
+                    [](const Message& m, size_t n) {
+                      return std::vector<size_t>{static_cast<size_t>(m.body.get<int>()) % n, 2};
+                    })
+                .WithOutputFrom("a")
+                .WithOutputFrom("b")
+                .WithOutputFrom("c")
                 .Build();
   auto run = StreamingRun::Start(*wf, Msg("Num", 1), {});
   EXPECT_EQ(testing::CanonicalOutputs(Drain(**run)), std::vector<std::string>{"b:1"});
@@ -205,14 +218,21 @@ TEST(RunTest, FanInDropsTargetedElsewhereReleasesAllMessagesPerSourceTogetherAnd
     return Status::Ok();
   });
   std::vector<std::vector<std::string>> batches;
-  auto sink = FunctionExecutor("sink", "Sink", {"Part"}, [&batches](const Message& m, WorkflowContext& ctx) {
-    if (batches.empty() || batches.back().size() == 3) batches.emplace_back();
-    batches.back().push_back(m.body.get<std::string>());
-    (void)ctx;
-    return Status::Ok();
-  });
-  auto wf = WorkflowBuilder(Forward("s")).AddExecutor(a).AddExecutor(b).AddExecutor(sink)
-                .AddFanOutEdge("s", {"a", "b"}).AddFanInBarrierEdge({"a", "b"}, "sink").Build();
+  auto sink = FunctionExecutor("sink", "Sink", {"Part"},
+                               [&batches](const Message& m, WorkflowContext& ctx) {
+                                 if (batches.empty() || batches.back().size() == 3)
+                                   batches.emplace_back();
+                                 batches.back().push_back(m.body.get<std::string>());
+                                 (void)ctx;
+                                 return Status::Ok();
+                               });
+  auto wf = WorkflowBuilder(Forward("s"))
+                .AddExecutor(a)
+                .AddExecutor(b)
+                .AddExecutor(sink)
+                .AddFanOutEdge("s", {"a", "b"})
+                .AddFanInBarrierEdge({"a", "b"}, "sink")
+                .Build();
   ASSERT_TRUE(wf.ok());
   auto run = StreamingRun::Start(*wf, Msg("Go", 1), {});
   Drain(**run);
@@ -224,9 +244,14 @@ TEST(RunTest, FanInDropsTargetedElsewhereReleasesAllMessagesPerSourceTogetherAnd
 }
 
 TEST(RunTest, FanInWaitsForEverySourceBeforeReleasing) {
-  auto wf = WorkflowBuilder(Forward("s")).AddExecutor(Forward("a")).AddExecutor(Forward("b"))
-                .AddExecutor(Forward("sink")).AddEdge("s", "a")
-                .AddFanInBarrierEdge({"a", "b"}, "sink").WithOutputFrom("sink").Build();
+  auto wf = WorkflowBuilder(Forward("s"))
+                .AddExecutor(Forward("a"))
+                .AddExecutor(Forward("b"))
+                .AddExecutor(Forward("sink"))
+                .AddEdge("s", "a")
+                .AddFanInBarrierEdge({"a", "b"}, "sink")
+                .WithOutputFrom("sink")
+                .Build();
   auto run = StreamingRun::Start(*wf, Msg("Go"), {});
   auto events = Drain(**run);
   EXPECT_EQ(Count(events, EventKind::kWorkflowOutput), 0u);  // b never contributed
@@ -234,7 +259,8 @@ TEST(RunTest, FanInWaitsForEverySourceBeforeReleasing) {
 
 // ExternalResponsePortCorrelationTests: forged port, legitimate after forgery, unknown id.
 TEST(RunTest, ForgedPortIdIsRejectedAndTheRequestStaysPendingForTheLegitimateResponse) {
-  auto run = StreamingRun::Start(testing::ApprovalLikeWorkflow(), Msg("Draft", Json{{"text", "d"}}), {});
+  auto run =
+      StreamingRun::Start(testing::ApprovalLikeWorkflow(), Msg("Draft", Json{{"text", "d"}}), {});
   auto events = Drain(**run);
   auto requests = OfKind(events, EventKind::kRequestInfo);
   ASSERT_EQ(requests.size(), 1u);
@@ -336,8 +362,10 @@ TEST(RunTest, CancelEndsTheRunAndTheWatcher) {
 }
 
 TEST(RunTest, AThrowingEdgeConditionFailsTheStepInsteadOfEscaping) {
-  auto wf = WorkflowBuilder(Forward("s")).AddExecutor(Forward("x"))
-                .AddEdge("s", "x", [](const Message& m) { return m.body.get<int>() > 0; }).Build();
+  auto wf = WorkflowBuilder(Forward("s"))
+                .AddExecutor(Forward("x"))
+                .AddEdge("s", "x", [](const Message& m) { return m.body.get<int>() > 0; })
+                .Build();
   auto run = StreamingRun::Start(*wf, Msg("Go", "not a number"), {});
   auto errors = OfKind(Drain(**run), EventKind::kWorkflowError);
   ASSERT_EQ(errors.size(), 1u);

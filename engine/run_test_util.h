@@ -93,29 +93,33 @@ class RecordingExecutor : public Executor {
 };
 
 inline ExecutorBinding Recording(const std::string& id, std::shared_ptr<HookCounts> counts) {
-  return ExecutorBinding{id, "Recording", {"*"},
-                         [id, counts] { return std::make_unique<RecordingExecutor>(id, counts); }};
+  return ExecutorBinding{id, "Recording", {"*"}, [id, counts] {
+                           return std::make_unique<RecordingExecutor>(id, counts);
+                         }};
 }
 
 // An executor that forwards its input unchanged and yields it as output.
 inline ExecutorBinding Forward(const std::string& id, std::vector<std::string> types = {"*"}) {
-  return FunctionExecutor(id, "Forward", std::move(types), [](const Message& m, WorkflowContext& ctx) {
-    ctx.SendMessage(m);
-    ctx.YieldOutput(m);
-    return Status::Ok();
-  });
+  return FunctionExecutor(id, "Forward", std::move(types),
+                          [](const Message& m, WorkflowContext& ctx) {
+                            ctx.SendMessage(m);
+                            ctx.YieldOutput(m);
+                            return Status::Ok();
+                          });
 }
 
 // start("Start") -> port "approval" (Ticket -> Decision) -> "apply" (output).
 inline std::shared_ptr<Workflow> ApprovalLikeWorkflow() {
-  auto start = FunctionExecutor("prepare", "Prepare", {"Draft"}, [](const Message& m, WorkflowContext& ctx) {
-    ctx.SendMessage(Msg("Ticket", Json{{"draft", m.body.value("text", std::string())}}));
-    return Status::Ok();
-  });
-  auto apply = FunctionExecutor("apply", "Apply", {"Decision"}, [](const Message& m, WorkflowContext& ctx) {
-    ctx.YieldOutput(Msg("Applied", m.body));
-    return Status::Ok();
-  });
+  auto start =
+      FunctionExecutor("prepare", "Prepare", {"Draft"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.SendMessage(Msg("Ticket", Json{{"draft", m.body.value("text", std::string())}}));
+        return Status::Ok();
+      });
+  auto apply =
+      FunctionExecutor("apply", "Apply", {"Decision"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.YieldOutput(Msg("Applied", m.body));
+        return Status::Ok();
+      });
   auto wf = WorkflowBuilder(start)
                 .AddExecutor(apply)
                 .AddRequestPort("approval", "Ticket", "Decision")
@@ -132,27 +136,31 @@ inline std::shared_ptr<Workflow> ApprovalLikeWorkflow() {
 inline std::shared_ptr<Workflow> FanInWithPortWorkflow(int buffered_sources) {
   std::vector<std::string> workers;
   for (int i = 0; i < buffered_sources; ++i) workers.push_back("worker" + std::to_string(i));
-  auto start = FunctionExecutor("start", "Start", {"Go"}, [](const Message& m, WorkflowContext& ctx) {
-    ctx.SendMessage(Msg("Work", m.body));
-    ctx.SendMessage(Msg("Ask", m.body));
-    return Status::Ok();
-  });
-  auto sink = FunctionExecutor("sink", "Sink", {"Part"}, [](const Message& m, WorkflowContext& ctx) {
-    ctx.YieldOutput(m);
-    return Status::Ok();
-  });
-  auto answer = FunctionExecutor("answer", "Answer", {"Reply"}, [](const Message& m, WorkflowContext& ctx) {
-    ctx.SendMessage(Msg("Part", Json{{"from", "answer"}, {"value", m.body}}));
-    return Status::Ok();
-  });
+  auto start =
+      FunctionExecutor("start", "Start", {"Go"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.SendMessage(Msg("Work", m.body));
+        ctx.SendMessage(Msg("Ask", m.body));
+        return Status::Ok();
+      });
+  auto sink =
+      FunctionExecutor("sink", "Sink", {"Part"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.YieldOutput(m);
+        return Status::Ok();
+      });
+  auto answer =
+      FunctionExecutor("answer", "Answer", {"Reply"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.SendMessage(Msg("Part", Json{{"from", "answer"}, {"value", m.body}}));
+        return Status::Ok();
+      });
   WorkflowBuilder b(start);
   b.AddExecutor(sink).AddExecutor(answer).AddRequestPort("ask", "Ask", "Reply");
   std::vector<std::string> fan_out = workers;
   for (const std::string& w : workers) {
-    b.AddExecutor(FunctionExecutor(w, "Worker", {"Work"}, [w](const Message&, WorkflowContext& ctx) {
-      ctx.SendMessage(Msg("Part", Json{{"from", w}}));
-      return Status::Ok();
-    }));
+    b.AddExecutor(
+        FunctionExecutor(w, "Worker", {"Work"}, [w](const Message&, WorkflowContext& ctx) {
+          ctx.SendMessage(Msg("Part", Json{{"from", w}}));
+          return Status::Ok();
+        }));
   }
   fan_out.push_back("ask");
   b.AddFanOutEdge("start", fan_out);

@@ -1,10 +1,9 @@
 // Goal: the seams are deterministic and honest. Method: check the pure functions against fixed
 // values, the logical clock's progression, and the PosixEnv contract on a scratch directory.
 #include <gtest/gtest.h>
-
-#include <cstdlib>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "engine/clock.h"

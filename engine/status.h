@@ -41,7 +41,9 @@ class [[nodiscard]] Status {
       : code_(code), message_(std::move(message)), injected_(injected) {}
 
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status FailedPrecondition(std::string m) {
@@ -80,7 +82,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
     if (std::get<Status>(v_).ok()) {
       std::fprintf(stderr, "Result constructed from an ok Status\n");
@@ -104,7 +106,8 @@ class [[nodiscard]] Result {
  private:
   T& Get() {
     if (!ok()) {
-      std::fprintf(stderr, "Result::value() on error: %s\n", std::get<Status>(v_).ToString().c_str());
+      std::fprintf(stderr, "Result::value() on error: %s\n",
+                   std::get<Status>(v_).ToString().c_str());
       std::abort();
     }
     return std::get<T>(v_);
@@ -115,26 +118,27 @@ class [[nodiscard]] Result {
 }  // namespace stepfault
 
 // SF_RETURN_IF_ERROR(expr): return the Status of `expr` when it is not ok.
-#define SF_RETURN_IF_ERROR(expr)                    \
-  do {                                              \
-    ::stepfault::Status sf_status_ = (expr);        \
-    if (!sf_status_.ok()) return sf_status_;        \
+#define SF_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::stepfault::Status sf_status_ = (expr); \
+    if (!sf_status_.ok()) return sf_status_; \
   } while (0)
 
 #define SF_CONCAT_INNER(a, b) a##b
 #define SF_CONCAT(a, b) SF_CONCAT_INNER(a, b)
 // SF_ASSIGN_OR_RETURN(lhs, expr): evaluate a Result; return its Status on error, else assign.
-#define SF_ASSIGN_OR_RETURN(lhs, expr) SF_ASSIGN_OR_RETURN_IMPL(SF_CONCAT(sf_result_, __LINE__), lhs, expr)
+#define SF_ASSIGN_OR_RETURN(lhs, expr) \
+  SF_ASSIGN_OR_RETURN_IMPL(SF_CONCAT(sf_result_, __LINE__), lhs, expr)
 #define SF_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.ok()) return tmp.status();            \
   lhs = std::move(tmp).value()
 
 // SF_CHECK(cond): a programmer-error assertion that stays on in release builds.
-#define SF_CHECK(cond)                                                                   \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      std::fprintf(stderr, "%s:%d: SF_CHECK failed: %s\n", __FILE__, __LINE__, #cond);  \
-      std::abort();                                                                      \
-    }                                                                                    \
+#define SF_CHECK(cond)                                                                 \
+  do {                                                                                 \
+    if (!(cond)) {                                                                     \
+      std::fprintf(stderr, "%s:%d: SF_CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                    \
+    }                                                                                  \
   } while (0)

@@ -1,5 +1,5 @@
-// StepContext: the WorkflowContext one executor's handlers and hooks see during a step or a restore.
-// Internal to the run implementation. Thread-safety: as StreamingRun.
+// StepContext: the WorkflowContext one executor's handlers and hooks see during a step or a
+// restore. Internal to the run implementation. Thread-safety: as StreamingRun.
 #pragma once
 
 #include <string>
@@ -19,7 +19,8 @@ class StepContext final : public WorkflowContext {
       : run_(run), executor_id_(std::move(executor_id)) {}
 
   void SendMessage(Message message, std::optional<std::string> target_id) override {
-    run_->outboxes_[executor_id_].push_back({executor_id_, std::move(message), std::move(target_id)});
+    run_->outboxes_[executor_id_].push_back(
+        {executor_id_, std::move(message), std::move(target_id)});
   }
   void YieldOutput(Message message) override {
     if (!run_->workflow_->IsOutput(executor_id_)) return;  // MAF drops undeclared outputs
@@ -44,7 +45,8 @@ class StepContext final : public WorkflowContext {
   }
   void QueueStateUpdate(const std::string& key, std::optional<Json> value,
                         const std::string& scope) override {
-    run_->queued_writes_[{ScopeId(executor_id_, scope), key}].by_writer[executor_id_] = std::move(value);
+    run_->queued_writes_[{ScopeId(executor_id_, scope), key}].by_writer[executor_id_] =
+        std::move(value);
   }
   Status PostExternalRequest(Message data) override {
     if (run_->workflow_->ports().count(executor_id_) == 0) {

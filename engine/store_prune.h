@@ -38,6 +38,7 @@ std::vector<StoreEntry> FilterByParent(std::vector<StoreEntry> index,
 // returning kNotFound counts as done. Stops at the first other error and returns it with context;
 // entries erased before it stay erased.
 Status PruneObsolete(const std::vector<StoreEntry>& session_index, const CheckpointInfo& restored,
-                     const std::function<Status(const CheckpointInfo&)>& erase, Probe* probe = nullptr);
+                     const std::function<Status(const CheckpointInfo&)>& erase,
+                     Probe* probe = nullptr);
 
 }  // namespace stepfault

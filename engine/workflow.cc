@@ -8,9 +8,12 @@ namespace stepfault {
 
 std::string_view EdgeKindName(EdgeKind kind) {
   switch (kind) {
-    case EdgeKind::kDirect: return "direct";
-    case EdgeKind::kFanOut: return "fan-out";
-    case EdgeKind::kFanIn: return "fan-in";
+    case EdgeKind::kDirect:
+      return "direct";
+    case EdgeKind::kFanOut:
+      return "fan-out";
+    case EdgeKind::kFanIn:
+      return "fan-in";
   }
   return "unknown";
 }
@@ -41,20 +44,22 @@ Json Workflow::MakeSignature() const {
   for (const auto& [id, b] : bindings_) executors[id] = Json{{"type", b.type_name}};
   Json edges = Json::array();
   for (const Edge& e : edges_) {
-    Json je{{"id", e.id},
-            {"kind", EdgeKindName(e.kind)},
-            {"sources", e.sources},
-            {"sinks", e.sinks}};
+    Json je{
+        {"id", e.id}, {"kind", EdgeKindName(e.kind)}, {"sources", e.sources}, {"sinks", e.sinks}};
     if (e.kind == EdgeKind::kDirect) je["has_condition"] = static_cast<bool>(e.condition);
     if (e.kind == EdgeKind::kFanOut) je["has_assigner"] = static_cast<bool>(e.assigner);
     edges.push_back(std::move(je));
   }
   Json ports = Json::array();
   for (const auto& [id, p] : ports_) {
-    ports.push_back(Json{{"id", id}, {"request_type", p.request_type}, {"response_type", p.response_type}});
+    ports.push_back(
+        Json{{"id", id}, {"request_type", p.request_type}, {"response_type", p.response_type}});
   }
-  return Json{{"start", start_id_}, {"executors", executors}, {"edges", edges},
-              {"ports", ports},     {"outputs", outputs_}};
+  return Json{{"start", start_id_},
+              {"executors", executors},
+              {"edges", edges},
+              {"ports", ports},
+              {"outputs", outputs_}};
 }
 
 WorkflowBuilder::WorkflowBuilder(ExecutorBinding start) : start_id_(start.id) {
@@ -72,7 +77,8 @@ WorkflowBuilder& WorkflowBuilder::AddEdge(const std::string& source, const std::
                                           EdgeCondition condition) {
   if (!condition) {
     for (const Edge& e : edges_) {
-      if (e.kind == EdgeKind::kDirect && !e.condition && e.sources[0] == source && e.sinks[0] == sink) {
+      if (e.kind == EdgeKind::kDirect && !e.condition && e.sources[0] == source &&
+          e.sinks[0] == sink) {
         return *this;  // idempotent duplicate: takes no EdgeId
       }
     }
@@ -91,7 +97,8 @@ WorkflowBuilder& WorkflowBuilder::AddFanOutEdge(const std::string& source,
                                                 std::vector<std::string> sinks,
                                                 EdgeAssigner assigner) {
   const int id = next_edge_id_++;
-  if (sinks.empty()) Problem("fan-out edge " + std::to_string(id) + " from '" + source + "' has no sinks");
+  if (sinks.empty())
+    Problem("fan-out edge " + std::to_string(id) + " from '" + source + "' has no sinks");
   Edge e;
   e.id = id;
   e.kind = EdgeKind::kFanOut;
@@ -105,7 +112,8 @@ WorkflowBuilder& WorkflowBuilder::AddFanOutEdge(const std::string& source,
 WorkflowBuilder& WorkflowBuilder::AddFanInBarrierEdge(std::vector<std::string> sources,
                                                       const std::string& sink) {
   const int id = next_edge_id_++;
-  if (sources.empty()) Problem("fan-in edge " + std::to_string(id) + " into '" + sink + "' has no sources");
+  if (sources.empty())
+    Problem("fan-in edge " + std::to_string(id) + " into '" + sink + "' has no sources");
   std::set<std::string> unique(sources.begin(), sources.end());
   if (unique.size() != sources.size()) {
     Problem("fan-in edge " + std::to_string(id) + " into '" + sink + "' lists a source twice");
@@ -166,12 +174,14 @@ Result<std::shared_ptr<Workflow>> WorkflowBuilder::Build() {
   for (const Edge& e : edges_) {
     for (const std::string& s : e.sources) {
       if (!known(s)) {
-        problems.push_back("edge " + std::to_string(e.id) + " names unknown source executor '" + s + "'");
+        problems.push_back("edge " + std::to_string(e.id) + " names unknown source executor '" + s +
+                           "'");
       }
     }
     for (const std::string& s : e.sinks) {
       if (!known(s)) {
-        problems.push_back("edge " + std::to_string(e.id) + " names unknown sink executor '" + s + "'");
+        problems.push_back("edge " + std::to_string(e.id) + " names unknown sink executor '" + s +
+                           "'");
       }
     }
   }
@@ -212,7 +222,8 @@ class RequestPortExecutor final : public Executor {
 }  // namespace
 
 ExecutorBinding RequestPortBinding(const RequestPortSpec& spec) {
-  return ExecutorBinding{spec.id, "RequestPort<" + spec.request_type + "," + spec.response_type + ">",
+  return ExecutorBinding{spec.id,
+                         "RequestPort<" + spec.request_type + "," + spec.response_type + ">",
                          {spec.request_type, spec.response_type},
                          [spec]() { return std::make_unique<RequestPortExecutor>(spec); }};
 }

@@ -31,7 +31,11 @@ TEST(WorkflowBuilderTest, EdgeIdsCountFromOneInCallOrderAndIdempotentDuplicatesT
 
 TEST(WorkflowBuilderTest, ConditionalDuplicatesAreDistinctEdges) {
   auto always = [](const Message&) { return true; };
-  auto wf = WorkflowBuilder(Forward("s")).AddExecutor(Forward("x")).AddEdge("s", "x", always).AddEdge("s", "x", always).Build();
+  auto wf = WorkflowBuilder(Forward("s"))
+                .AddExecutor(Forward("x"))
+                .AddEdge("s", "x", always)
+                .AddEdge("s", "x", always)
+                .Build();
   ASSERT_TRUE(wf.ok());
   EXPECT_EQ((*wf)->edges().size(), 2u);
 }
@@ -59,17 +63,21 @@ TEST(WorkflowBuilderTest, PortTypeClashesAreRejected) {
   auto same = WorkflowBuilder(Forward("a")).AddRequestPort("p", "T", "T").Build();
   ASSERT_FALSE(same.ok());
   EXPECT_NE(same.status().message().find("for both request and response"), std::string::npos);
-  auto redeclared =
-      WorkflowBuilder(Forward("a")).AddRequestPort("p", "T", "U").AddRequestPort("p", "T", "V").Build();
+  auto redeclared = WorkflowBuilder(Forward("a"))
+                        .AddRequestPort("p", "T", "U")
+                        .AddRequestPort("p", "T", "V")
+                        .Build();
   ASSERT_FALSE(redeclared.ok());
-  EXPECT_NE(redeclared.status().message().find("declared twice with different types"), std::string::npos);
+  EXPECT_NE(redeclared.status().message().find("declared twice with different types"),
+            std::string::npos);
   auto clash = WorkflowBuilder(Forward("a")).AddRequestPort("a", "T", "U").Build();
   ASSERT_FALSE(clash.ok());
   EXPECT_NE(clash.status().message().find("clashes with an executor"), std::string::npos);
 }
 
 TEST(WorkflowBuilderTest, AllProblemsAreReportedTogether) {
-  auto wf = WorkflowBuilder(Forward("a")).AddEdge("a", "x").AddEdge("y", "a").WithOutputFrom("z").Build();
+  auto wf =
+      WorkflowBuilder(Forward("a")).AddEdge("a", "x").AddEdge("y", "a").WithOutputFrom("z").Build();
   ASSERT_FALSE(wf.ok());
   const std::string& m = wf.status().message();
   EXPECT_NE(m.find("'x'"), std::string::npos);

@@ -3,9 +3,12 @@
 namespace stepfault::faults {
 std::string_view DeathKindName(DeathKind kind) {
   switch (kind) {
-    case DeathKind::kCrash: return "crash";
-    case DeathKind::kPowerLoss: return "powerloss";
-    case DeathKind::kExit: return "exit";
+    case DeathKind::kCrash:
+      return "crash";
+    case DeathKind::kPowerLoss:
+      return "powerloss";
+    case DeathKind::kExit:
+      return "exit";
   }
   return "unknown";
 }

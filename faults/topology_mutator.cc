@@ -20,10 +20,15 @@ void RenameEverywhere(WorkflowSpec* spec, const std::string& from, const std::st
       class Renamed final : public Executor {
        public:
         Renamed(std::unique_ptr<Executor> inner, std::string id)
-            : Executor(std::move(id), inner->type_name(), inner->input_types()), inner_(std::move(inner)) {}
-        Status Handle(const Message& m, WorkflowContext& c) override { return inner_->Handle(m, c); }
+            : Executor(std::move(id), inner->type_name(), inner->input_types()),
+              inner_(std::move(inner)) {}
+        Status Handle(const Message& m, WorkflowContext& c) override {
+          return inner_->Handle(m, c);
+        }
         Status OnCheckpointing(WorkflowContext& c) override { return inner_->OnCheckpointing(c); }
-        Status OnCheckpointRestored(WorkflowContext& c) override { return inner_->OnCheckpointRestored(c); }
+        Status OnCheckpointRestored(WorkflowContext& c) override {
+          return inner_->OnCheckpointRestored(c);
+        }
 
        private:
         std::unique_ptr<Executor> inner_;
@@ -59,11 +64,16 @@ const ExecutorBinding* RenameCandidate(const WorkflowSpec& spec) {
 
 bool MutationApplies(const WorkflowSpec& spec, TopologyMutation mutation) {
   switch (mutation) {
-    case TopologyMutation::kPermuteEdges: return spec.edges.size() >= 2;
-    case TopologyMutation::kSwapFanIn: return FanInPositions(spec).size() >= 2;
-    case TopologyMutation::kRenameExecutor: return RenameCandidate(spec) != nullptr;
-    case TopologyMutation::kRemoveEdge: return !spec.edges.empty();
-    case TopologyMutation::kChangePortType: return !spec.ports.empty();
+    case TopologyMutation::kPermuteEdges:
+      return spec.edges.size() >= 2;
+    case TopologyMutation::kSwapFanIn:
+      return FanInPositions(spec).size() >= 2;
+    case TopologyMutation::kRenameExecutor:
+      return RenameCandidate(spec) != nullptr;
+    case TopologyMutation::kRemoveEdge:
+      return !spec.edges.empty();
+    case TopologyMutation::kChangePortType:
+      return !spec.ports.empty();
   }
   return false;
 }

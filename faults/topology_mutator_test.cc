@@ -24,7 +24,8 @@ WorkflowSpec Spec(bool two_barriers) {
   spec.edges.push_back({EdgeKind::kFanOut, {"s"}, {"a", "b"}, nullptr, nullptr});
   spec.edges.push_back({EdgeKind::kDirect, {"s"}, {"port"}, nullptr, nullptr});
   spec.edges.push_back({EdgeKind::kFanIn, {"a", "b"}, {"left"}, nullptr, nullptr});
-  if (two_barriers) spec.edges.push_back({EdgeKind::kFanIn, {"a", "b"}, {"right"}, nullptr, nullptr});
+  if (two_barriers)
+    spec.edges.push_back({EdgeKind::kFanIn, {"a", "b"}, {"right"}, nullptr, nullptr});
   spec.outputs = {"left"};
   return spec;
 }

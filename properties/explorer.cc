@@ -19,16 +19,26 @@ using faults::FaultActionKind;
 
 const char* KindName(FaultActionKind k) {
   switch (k) {
-    case FaultActionKind::kCrash: return "crash";
-    case FaultActionKind::kPowerLoss: return "powerloss";
-    case FaultActionKind::kIOError: return "ioerror";
-    case FaultActionKind::kCorrupt: return "corrupt";
-    case FaultActionKind::kFailAfterWrite: return "fail-after-write";
-    case FaultActionKind::kTopology: return "topology";
-    case FaultActionKind::kDuplicateResponse: return "duplicate-response";
-    case FaultActionKind::kConflictingResponse: return "conflicting-response";
-    case FaultActionKind::kObserverCancel: return "observer-cancel";
-    case FaultActionKind::kNone: return "none";
+    case FaultActionKind::kCrash:
+      return "crash";
+    case FaultActionKind::kPowerLoss:
+      return "powerloss";
+    case FaultActionKind::kIOError:
+      return "ioerror";
+    case FaultActionKind::kCorrupt:
+      return "corrupt";
+    case FaultActionKind::kFailAfterWrite:
+      return "fail-after-write";
+    case FaultActionKind::kTopology:
+      return "topology";
+    case FaultActionKind::kDuplicateResponse:
+      return "duplicate-response";
+    case FaultActionKind::kConflictingResponse:
+      return "conflicting-response";
+    case FaultActionKind::kObserverCancel:
+      return "observer-cancel";
+    case FaultActionKind::kNone:
+      return "none";
   }
   return "none";
 }
@@ -58,7 +68,8 @@ bool Wanted(const FaultAction& a, const ExploreOptions& o, const scenarios::Scen
     if (std::find(actions.begin(), actions.end(), a) == actions.end()) return false;
   }
   if (o.action_kinds.empty()) return true;
-  return std::find(o.action_kinds.begin(), o.action_kinds.end(), KindName(a.kind)) != o.action_kinds.end();
+  return std::find(o.action_kinds.begin(), o.action_kinds.end(), KindName(a.kind)) !=
+         o.action_kinds.end();
 }
 
 void AddViolations(const scenarios::Scenario& s, const ExploreOptions& o, const faults::Plan& plan,
@@ -83,13 +94,20 @@ void AddViolations(const scenarios::Scenario& s, const ExploreOptions& o, const 
 }  // namespace
 
 const std::vector<std::string>& ActionKindNames() {
-  static const auto* names = new std::vector<std::string>{
-      "crash", "powerloss", "ioerror", "corrupt", "fail-after-write", "topology",
-      "duplicate-response", "conflicting-response", "observer-cancel"};
+  static const auto* names = new std::vector<std::string>{"crash",
+                                                          "powerloss",
+                                                          "ioerror",
+                                                          "corrupt",
+                                                          "fail-after-write",
+                                                          "topology",
+                                                          "duplicate-response",
+                                                          "conflicting-response",
+                                                          "observer-cancel"};
   return *names;
 }
 
-ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario, const ExploreOptions& options) {
+ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario,
+                                    const ExploreOptions& options) {
   ScenarioExploration out;
   reports::ScenarioReport& rep = out.report;
   rep.name = scenario.name();
@@ -106,7 +124,8 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario, const E
     rep.lives = static_cast<int64_t>(reference.lives.size());
     TaskResult ref_result;
     ref_result.violations = reference.violations;
-    AddViolations(scenario, options, faults::Plan{}, "fault-free", "none", ref_result, &out.violations);
+    AddViolations(scenario, options, faults::Plan{}, "fault-free", "none", ref_result,
+                  &out.violations);
     std::set<std::string> invs;
     for (const auto& v : reference.violations) invs.insert(v.invariant);
     for (const std::string& inv : invs) violated_runs[inv]++;
@@ -151,7 +170,8 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario, const E
   std::vector<size_t> mine;
   std::vector<faults::Plan> plans;
   for (size_t c = 0; c < cells.size(); ++c) {
-    if (static_cast<int>(c % static_cast<size_t>(options.shard_count)) != options.shard_index - 1) continue;
+    if (static_cast<int>(c % static_cast<size_t>(options.shard_count)) != options.shard_index - 1)
+      continue;
     auto fault = faults::FaultAtWindow(cells[c].action, windows[cells[c].window_index].window);
     SF_CHECK(fault.ok());
     mine.push_back(c);
@@ -174,7 +194,8 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario, const E
 
   // Matrix: n/a everywhere an action does not apply, not-run where another shard runs the cell.
   std::map<std::pair<size_t, std::string>, size_t> cell_at;
-  for (size_t c = 0; c < cells.size(); ++c) cell_at[{cells[c].window_index, cells[c].action_name}] = c;
+  for (size_t c = 0; c < cells.size(); ++c)
+    cell_at[{cells[c].window_index, cells[c].action_name}] = c;
   std::vector<reports::Cell> matrix;
   for (size_t wi = 0; wi < windows.size(); ++wi) {
     for (const std::string& action : rep.actions) {
@@ -182,14 +203,15 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario, const E
       cell.window = windows[wi].row.id;
       cell.action = action;
       cell.outcome = cell_at.count({wi, action}) > 0 ? reports::CellOutcome::kNotRun
-                                                      : reports::CellOutcome::kNotApplicable;
+                                                     : reports::CellOutcome::kNotApplicable;
       matrix.push_back(std::move(cell));
     }
   }
   auto matrix_cell = [&](size_t c) -> reports::Cell& {
     const size_t wi = cells[c].window_index;
     const size_t ai = static_cast<size_t>(
-        std::find(rep.actions.begin(), rep.actions.end(), cells[c].action_name) - rep.actions.begin());
+        std::find(rep.actions.begin(), rep.actions.end(), cells[c].action_name) -
+        rep.actions.begin());
     return matrix[wi * rep.actions.size() + ai];
   };
   auto record = [&](size_t c, const faults::Plan& plan, const TaskResult& r) {
@@ -272,7 +294,8 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario, const E
     rep.invariant_results.push_back(std::move(ir));
   }
   for (const auto& [inv, n] : violated_runs) {
-    if (std::find(rep.invariants.begin(), rep.invariants.end(), inv) != rep.invariants.end()) continue;
+    if (std::find(rep.invariants.begin(), rep.invariants.end(), inv) != rep.invariants.end())
+      continue;
     rep.invariant_results.push_back({inv, InvariantStatement(inv), rep.runs, n});
   }
   return out;

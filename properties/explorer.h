@@ -3,11 +3,11 @@
 // every invariant; depth 2 adds a second fault in the first recovery life. The result is the
 // coverage report model (reports/report_model.h), one matrix per scenario.
 //
-// Cells are enumerated in a fixed order (windows in fault-free order, actions in a fixed order), and
-// each cell's outcome is a pure function of (scenario, plan, config), so the report is identical
-// across runs, job counts and shard splits: --jobs forks worker processes that each run every
-// N-th task; --shard I/N runs every N-th cell and marks the others not-run, for `report merge`.
-// Thread-safety: not thread-safe; one exploration per process at a time.
+// Cells are enumerated in a fixed order (windows in fault-free order, actions in a fixed order),
+// and each cell's outcome is a pure function of (scenario, plan, config), so the report is
+// identical across runs, job counts and shard splits: --jobs forks worker processes that each run
+// every N-th task; --shard I/N runs every N-th cell and marks the others not-run, for `report
+// merge`. Thread-safety: not thread-safe; one exploration per process at a time.
 #pragma once
 
 #include <functional>
@@ -40,7 +40,8 @@ struct ScenarioExploration {
   std::vector<reports::Violation> violations;
 };
 
-ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario, const ExploreOptions& options);
+ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario,
+                                    const ExploreOptions& options);
 
 // Explores every scenario into one report (canonicalized). `command` is recorded in the report.
 reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scenario>>& scenarios,

@@ -152,12 +152,13 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
       record.report.completed = false;
       record.report.final = false;
       if (death->kind == DeathKind::kExit) record.report.exit_code = 1;
-      world = world->CrashClone(death->kind, DeriveSeed(config.seed, "clone|" + std::to_string(life)));
+      world =
+          world->CrashClone(death->kind, DeriveSeed(config.seed, "clone|" + std::to_string(life)));
       world->SetRoleClassifier(faults::DefaultRoleClassifier());
       if (record.fault && record.fault->action.kind == faults::FaultActionKind::kCorrupt) {
-        record.report.trace.push_back(ApplyCorruption(
-            world.get(), *record.fault, death->point,
-            DeriveSeed(config.seed, "corrupt|" + std::to_string(life))));
+        record.report.trace.push_back(
+            ApplyCorruption(world.get(), *record.fault, death->point,
+                            DeriveSeed(config.seed, "corrupt|" + std::to_string(life))));
         damaged = true;
       }
     }
@@ -175,7 +176,8 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
     }
     if (record.report.final) {
       if (!damaged) {
-        ex.violations.push_back({"INV-LIVENESS", "life " + std::to_string(life) + " gave up with '" +
+        ex.violations.push_back({"INV-LIVENESS", "life " + std::to_string(life) +
+                                                     " gave up with '" +
                                                      record.report.status.ToString() +
                                                      "' although no data was damaged"});
       } else if (!IsTypedDataError(record.report.status)) {
@@ -191,21 +193,24 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
     }
   }
   if (!ex.completed && (ex.lives.empty() || !ex.lives.back().report.final)) {
-    ex.violations.push_back({"INV-LIVENESS", "not completed within " + std::to_string(lives_max) + " lives"});
+    ex.violations.push_back(
+        {"INV-LIVENESS", "not completed within " + std::to_string(lives_max) + " lives"});
   }
 
   for (size_t i = 0; i < ex.lives.size(); ++i) {
     const LifeRecord& l = ex.lives[i];
-    ex.trace += "life " + std::to_string(i + 1) + " " + l.report.command + " fault=" +
-                (l.fault ? l.fault->Print() : "none");
+    ex.trace += "life " + std::to_string(i + 1) + " " + l.report.command +
+                " fault=" + (l.fault ? l.fault->Print() : "none");
     if (l.fired) ex.trace += " fired=" + l.fired->point + "#" + std::to_string(l.fired->occurrence);
     if (!l.death.empty()) ex.trace += " death=" + l.death;
-    ex.trace += " status=" + l.report.status.ToString() + " exit=" + std::to_string(l.report.exit_code) +
+    ex.trace += " status=" + l.report.status.ToString() +
+                " exit=" + std::to_string(l.report.exit_code) +
                 (l.report.completed ? " completed" : "") + "\n";
     for (const std::string& line : l.report.trace) ex.trace += "  " + line + "\n";
     ex.trace += "  facts " + l.report.facts.dump() + "\n";
   }
-  for (const auto& v : ex.violations) ex.trace += "violation " + v.invariant + ": " + v.message + "\n";
+  for (const auto& v : ex.violations)
+    ex.trace += "violation " + v.invariant + ": " + v.message + "\n";
   return ex;
 }
 

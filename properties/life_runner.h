@@ -1,12 +1,12 @@
 // The life runner: runs one scenario under one fault plan in a simulated world, life after life,
 // the way an operator would recover it, and checks the invariants after every life and at the end.
 //
-// For each life i: a fresh in-memory process (engine, stores, host) on the world the last life left;
-// the plan's i-th fault is armed in an Injector that is both the probe and the file system's hook;
-// a death (crash, power loss, fail-after-write exit) freezes the world and unwinds the life; the next
-// world is the possible post-death world (SimFs::CrashClone with a seed derived from the root seed),
-// damaged afterwards when the fault was `corrupt`. Lives go on until the scenario reports completion,
-// reports an error no retry can fix, or lives_max is reached.
+// For each life i: a fresh in-memory process (engine, stores, host) on the world the last life
+// left; the plan's i-th fault is armed in an Injector that is both the probe and the file system's
+// hook; a death (crash, power loss, fail-after-write exit) freezes the world and unwinds the life;
+// the next world is the possible post-death world (SimFs::CrashClone with a seed derived from the
+// root seed), damaged afterwards when the fault was `corrupt`. Lives go on until the scenario
+// reports completion, reports an error no retry can fix, or lives_max is reached.
 //
 // Harness-level invariants: INV-LIVENESS (completion within lives_max, or a typed final error only
 // after damage was injected) and INV-CORRUPT (damage gives a typed error or a documented fallback).

@@ -15,26 +15,33 @@ const std::vector<Mutant>& AllMutants() {
       v->push_back({"engine:" + name, h.meaning, [name](RunConfig* c) {
                       SF_CHECK(c->profile.Enable(name).ok());
                       // Non-bijective matching is a refinement of EdgeId-blind matching.
-                      if (name == "non-bijective-edge-matching") c->profile.edge_id_blind_matching = true;
+                      if (name == "non-bijective-edge-matching")
+                        c->profile.edge_id_blind_matching = true;
                     }});
     }
-    v->push_back({"store:prune-on-read", "the store prunes a checkpoint's ancestry when it is read (#7796)",
+    v->push_back({"store:prune-on-read",
+                  "the store prunes a checkpoint's ancestry when it is read (#7796)",
                   [](RunConfig* c) { c->store.prune_on_read = true; }});
     v->push_back({"store:in-place-checkpoint-write",
-                  "the file store writes the index line first and the checkpoint in place, no fsync, no rename",
+                  "the file store writes the index line first and the checkpoint in place, no "
+                  "fsync, no rename",
                   [](RunConfig* c) { c->store.in_place_write = true; }});
     v->push_back({"host:effect-without-unique-key", "the business effect has no unique key",
                   [](RunConfig* c) { c->hazards.effect_without_unique_key = true; }});
     v->push_back({"host:receipt-before-request",
                   "the waiting receipt names the checkpoint before the request",
                   [](RunConfig* c) { c->hazards.receipt_before_request = true; }});
-    v->push_back({"host:receipt-in-place", "waiting.json is written in place, without temp file and rename",
+    v->push_back({"host:receipt-in-place",
+                  "waiting.json is written in place, without temp file and rename",
                   [](RunConfig* c) { c->hazards.receipt_in_place = true; }});
-    v->push_back({"host:receipt-no-dir-sync", "no directory fsync after renaming waiting.json into place",
+    v->push_back({"host:receipt-no-dir-sync",
+                  "no directory fsync after renaming waiting.json into place",
                   [](RunConfig* c) { c->hazards.receipt_no_dir_sync = true; }});
-    v->push_back({"host:decision-sent-before-persisted", "the decision reaches the engine before it is stored",
+    v->push_back({"host:decision-sent-before-persisted",
+                  "the decision reaches the engine before it is stored",
                   [](RunConfig* c) { c->hazards.decision_sent_before_persisted = true; }});
-    v->push_back({"host:duplicate-response-resumes-twice", "a duplicate response resumes the run again",
+    v->push_back({"host:duplicate-response-resumes-twice",
+                  "a duplicate response resumes the run again",
                   [](RunConfig* c) { c->hazards.duplicate_response_resumes_twice = true; }});
     v->push_back({"host:boundary-checkpoint-too-early",
                   "the boundary checkpoint is selected before the boundary completed",
@@ -48,14 +55,26 @@ std::vector<std::string> ActiveHazardNames(const RunConfig& config) {
   // A mutant is active when every switch it turns on is on in `config`.
   auto flags = [](const RunConfig& c) {
     const auto& p = c.profile;
-    return std::vector<bool>{p.edge_id_blind_matching, p.non_bijective_edge_matching, p.ownership_before_validation,
-         p.non_atomic_restore, p.step_numbers_restart, p.fan_in_aliasing, p.requests_not_reemitted,
-         p.stale_responses_kept, p.parent_link_empty, p.fan_in_state_not_checkpointed,
-         p.watcher_cancel_ends_run, c.store.prune_on_read, c.store.in_place_write,
-         c.hazards.effect_without_unique_key, c.hazards.receipt_before_request,
-         c.hazards.receipt_in_place, c.hazards.receipt_no_dir_sync,
-         c.hazards.decision_sent_before_persisted, c.hazards.duplicate_response_resumes_twice,
-         c.hazards.boundary_checkpoint_too_early};
+    return std::vector<bool>{p.edge_id_blind_matching,
+                             p.non_bijective_edge_matching,
+                             p.ownership_before_validation,
+                             p.non_atomic_restore,
+                             p.step_numbers_restart,
+                             p.fan_in_aliasing,
+                             p.requests_not_reemitted,
+                             p.stale_responses_kept,
+                             p.parent_link_empty,
+                             p.fan_in_state_not_checkpointed,
+                             p.watcher_cancel_ends_run,
+                             c.store.prune_on_read,
+                             c.store.in_place_write,
+                             c.hazards.effect_without_unique_key,
+                             c.hazards.receipt_before_request,
+                             c.hazards.receipt_in_place,
+                             c.hazards.receipt_no_dir_sync,
+                             c.hazards.decision_sent_before_persisted,
+                             c.hazards.duplicate_response_resumes_twice,
+                             c.hazards.boundary_checkpoint_too_early};
   };
   const std::vector<bool> have = flags(config);
   std::vector<std::string> names;
@@ -69,15 +88,19 @@ std::vector<std::string> ActiveHazardNames(const RunConfig& config) {
   }
   // A refinement implies its base: report only the refinement.
   auto refined = std::find(names.begin(), names.end(), "engine:non-bijective-edge-matching");
-  if (refined != names.end()) names.erase(std::remove(names.begin(), names.end(), "engine:edge-id-blind-matching"), names.end());
+  if (refined != names.end())
+    names.erase(std::remove(names.begin(), names.end(), "engine:edge-id-blind-matching"),
+                names.end());
   return names;
 }
 
-std::vector<reports::MutantResult> RunMutants(const ExploreOptions& base, const std::vector<std::string>& only,
-                                              const std::function<void(int64_t, int64_t)>& progress) {
+std::vector<reports::MutantResult> RunMutants(
+    const ExploreOptions& base, const std::vector<std::string>& only,
+    const std::function<void(int64_t, int64_t)>& progress) {
   std::vector<const Mutant*> chosen;
   for (const Mutant& m : AllMutants()) {
-    if (only.empty() || std::find(only.begin(), only.end(), m.name) != only.end()) chosen.push_back(&m);
+    if (only.empty() || std::find(only.begin(), only.end(), m.name) != only.end())
+      chosen.push_back(&m);
   }
   std::vector<reports::MutantResult> results;
   for (size_t i = 0; i < chosen.size(); ++i) {

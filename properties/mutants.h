@@ -1,9 +1,9 @@
-// Mutants: every hazard switch (engine, store, scenario host) is a known bug the harness must catch.
-// For each mutant, exploration runs over the scenarios in order and stops at the first violation;
-// that plan (one fault, or none when the fault-free run already breaks), the invariant it broke and
-// its replay command are the mutant's kill. A mutant that survives is a defect of the harness.
-// A second pass at depth 2 runs only for mutants depth 1 did not kill.
-// Thread-safety: as Explore.
+// Mutants: every hazard switch (engine, store, scenario host) is a known bug the harness must
+// catch. For each mutant, exploration runs over the scenarios in order and stops at the first
+// violation; that plan (one fault, or none when the fault-free run already breaks), the invariant
+// it broke and its replay command are the mutant's kill. A mutant that survives is a defect of the
+// harness. A second pass at depth 2 runs only for mutants depth 1 did not kill. Thread-safety: as
+// Explore.
 #pragma once
 
 #include <functional>
@@ -27,7 +27,8 @@ const std::vector<Mutant>& AllMutants();
 std::vector<std::string> ActiveHazardNames(const RunConfig& config);
 
 // Runs every mutant (or only `only` when non-empty) and returns one result each.
-std::vector<reports::MutantResult> RunMutants(const ExploreOptions& base, const std::vector<std::string>& only,
-                                              const std::function<void(int64_t, int64_t)>& progress);
+std::vector<reports::MutantResult> RunMutants(
+    const ExploreOptions& base, const std::vector<std::string>& only,
+    const std::function<void(int64_t, int64_t)>& progress);
 
 }  // namespace stepfault::properties

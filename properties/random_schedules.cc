@@ -1,17 +1,17 @@
 // Generators of parameters and fault plans, and the programmatic RapidCheck check.
 #include "properties/random_schedules.h"
 
+#include <rapidcheck/detail/Configuration.h>
+#include <rapidcheck/detail/TestListener.h>
+
 #include <algorithm>
-#include <memory>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <rapidcheck/detail/Configuration.h>
-#include <rapidcheck/detail/TestListener.h>
 
 #include "faults/injector.h"
 #include "faults/points.h"
@@ -23,11 +23,28 @@ using faults::FaultAction;
 using faults::Window;
 
 // Code points for generated text, one UTF-8 string each: ASCII, punctuation that needs quoting in
-// JSON and shells, 2-, 3- and 4-byte sequences, emoji. No whitespace: text starts with one of these,
-// so it is never blank; a space is mixed in at later positions.
+// JSON and shells, 2-, 3- and 4-byte sequences, emoji. No whitespace: text starts with one of
+// these, so it is never blank; a space is mixed in at later positions.
 const std::vector<std::string>& TextCodePoints() {
   static const auto* pool = new std::vector<std::string>{
-      "a", "b", "c", "x", "y", "z", "A", "Q", "Z", "0", "7", "9", ".", ",", "'", "\"", "\\", "-",
+      "a",
+      "b",
+      "c",
+      "x",
+      "y",
+      "z",
+      "A",
+      "Q",
+      "Z",
+      "0",
+      "7",
+      "9",
+      ".",
+      ",",
+      "'",
+      "\"",
+      "\\",
+      "-",
       "\xC3\xA9",          // é
       "\xC3\x9F",          // ß
       "\xD0\xB6",          // ж
@@ -67,8 +84,12 @@ rc::Gen<std::string> GenText(rc::Gen<int> length) {
 // Windows any later life may use although the fault-free run may not hit them there.
 const std::vector<Window>& GenericWindows() {
   static const auto* windows = new std::vector<Window>{
-      {"host.resume", 1},           {"checkpoint.commit.before", 1}, {"checkpoint.commit.after", 1},
-      {"checkpoint.commit.after", 2}, {"restore.import.after", 1},   {"effect.commit.after", 1},
+      {"host.resume", 1},
+      {"checkpoint.commit.before", 1},
+      {"checkpoint.commit.after", 1},
+      {"checkpoint.commit.after", 2},
+      {"restore.import.after", 1},
+      {"effect.commit.after", 1},
   };
   return *windows;
 }
@@ -149,8 +170,8 @@ struct Counterexample {
 rc::Gen<Json> GenScenarioParams(const scenarios::Scenario& scenario) {
   if (scenario.name() == "fan-in") {
     return rc::gen::map(
-        rc::gen::tuple(rc::gen::inRange(1, 9),
-                       rc::gen::oneOf(rc::gen::inRange(0, 2049), rc::gen::element(0, 1, 2047, 2048))),
+        rc::gen::tuple(rc::gen::inRange(1, 9), rc::gen::oneOf(rc::gen::inRange(0, 2049),
+                                                              rc::gen::element(0, 1, 2047, 2048))),
         [](const std::tuple<int, int>& t) {
           return Json{{"width", std::get<0>(t)}, {"payload_bytes", std::get<1>(t)}};
         });
@@ -158,10 +179,12 @@ rc::Gen<Json> GenScenarioParams(const scenarios::Scenario& scenario) {
   if (scenario.name() == "approval") {
     return rc::gen::map(
         rc::gen::tuple(
-            GenText(rc::gen::inRange(1, 41)), rc::gen::element(std::string("approve"), std::string("reject")),
+            GenText(rc::gen::inRange(1, 41)),
+            rc::gen::element(std::string("approve"), std::string("reject")),
             GenText(rc::gen::oneOf(rc::gen::element(1, 2, 499, 500), rc::gen::inRange(1, 501)))),
         [](const std::tuple<std::string, std::string, std::string>& t) {
-          return Json{{"draft", std::get<0>(t)}, {"choice", std::get<1>(t)}, {"comment", std::get<2>(t)}};
+          return Json{
+              {"draft", std::get<0>(t)}, {"choice", std::get<1>(t)}, {"comment", std::get<2>(t)}};
         });
   }
   return rc::gen::just(scenario.default_params());
@@ -228,7 +251,8 @@ CheckResult CheckScenario(const scenarios::Scenario& scenario, const CheckOption
     c.replay = ReplayCommandWithParams(scenario, plan, options.config, params);
     for (const auto& v : ex.violations) c.message += v.invariant + ": " + v.message + "\n";
     last = c;
-    RC_FAIL(c.invariant + " violated by plan '" + c.plan + "'; replay: " + c.replay + "\n" + c.message);
+    RC_FAIL(c.invariant + " violated by plan '" + c.plan + "'; replay: " + c.replay + "\n" +
+            c.message);
   };
 
   rc::detail::TestMetadata metadata;
@@ -258,8 +282,8 @@ CheckResult CheckScenario(const scenarios::Scenario& scenario, const CheckOption
     }
   }
   QuietListener listener;
-  const rc::detail::TestResult result =
-      rc::detail::checkProperty(rc::detail::toProperty(property), metadata, params, listener, reproduce);
+  const rc::detail::TestResult result = rc::detail::checkProperty(
+      rc::detail::toProperty(property), metadata, params, listener, reproduce);
 
   CheckResult out;
   if (result.is<rc::detail::SuccessResult>()) {
@@ -293,7 +317,8 @@ CheckResult CheckScenario(const scenarios::Scenario& scenario, const CheckOption
   return out;
 }
 
-reports::PropertyResult ToPropertyResult(const std::string& name, const scenarios::Scenario& scenario,
+reports::PropertyResult ToPropertyResult(const std::string& name,
+                                         const scenarios::Scenario& scenario,
                                          const CheckResult& result) {
   reports::PropertyResult p;
   p.name = name;

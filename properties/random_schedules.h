@@ -24,10 +24,10 @@
 // Thread-safety: like RunPlan, one check at a time per process.
 #pragma once
 
+#include <rapidcheck.h>
+
 #include <cstdint>
 #include <string>
-
-#include <rapidcheck.h>
 
 #include "faults/plan.h"
 #include "properties/life_runner.h"
@@ -80,7 +80,8 @@ struct CheckResult {
 CheckResult CheckScenario(const scenarios::Scenario& scenario, const CheckOptions& options);
 
 // The report model's view of a check, named `name` (e.g. "random-schedules").
-reports::PropertyResult ToPropertyResult(const std::string& name, const scenarios::Scenario& scenario,
+reports::PropertyResult ToPropertyResult(const std::string& name,
+                                         const scenarios::Scenario& scenario,
                                          const CheckResult& result);
 
 }  // namespace stepfault::properties

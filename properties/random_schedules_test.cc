@@ -49,8 +49,9 @@ void CheckBoundedGTest(Testable&& testable) {
     void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
     void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
   } quiet;
-  const auto result = rc::detail::checkProperty(rc::detail::toProperty(std::forward<Testable>(testable)),
-                                                metadata, params, quiet, global.reproduce);
+  const auto result =
+      rc::detail::checkProperty(rc::detail::toProperty(std::forward<Testable>(testable)), metadata,
+                                params, quiet, global.reproduce);
   if (result.template is<rc::detail::SuccessResult>()) return;
   std::ostringstream ss;
   rc::detail::printResultMessage(result, ss);
@@ -62,8 +63,8 @@ void CheckBoundedGTest(Testable&& testable) {
   FAIL() << ss.str();
 }
 
-#define STEPFAULT_RC_PROP(Suite, Name)                        \
-  void RcPropImpl_##Suite##_##Name();                         \
+#define STEPFAULT_RC_PROP(Suite, Name)                                   \
+  void RcPropImpl_##Suite##_##Name();                                    \
   TEST(Suite, Name) { CheckBoundedGTest(&RcPropImpl_##Suite##_##Name); } \
   void RcPropImpl_##Suite##_##Name()
 
@@ -102,13 +103,21 @@ void AssertInvariantHolds(const std::string& invariant) {
   RC_ASSERT(found.empty());
 }
 
-STEPFAULT_RC_PROP(RandomScheduleInvariants, AtLeastOnceEffectsHold) { AssertInvariantHolds("INV-ALO"); }
-STEPFAULT_RC_PROP(RandomScheduleInvariants, EffectsAreIdempotent) { AssertInvariantHolds("INV-IDEM"); }
+STEPFAULT_RC_PROP(RandomScheduleInvariants, AtLeastOnceEffectsHold) {
+  AssertInvariantHolds("INV-ALO");
+}
+STEPFAULT_RC_PROP(RandomScheduleInvariants, EffectsAreIdempotent) {
+  AssertInvariantHolds("INV-IDEM");
+}
 STEPFAULT_RC_PROP(RandomScheduleInvariants, TheFirstDecisionIsPersistedAndKept) {
   AssertInvariantHolds("INV-DECISION");
 }
-STEPFAULT_RC_PROP(RandomScheduleInvariants, APublishedReceiptSurvives) { AssertInvariantHolds("INV-RECEIPT"); }
-STEPFAULT_RC_PROP(RandomScheduleInvariants, PendingRequestsKeepTheirIds) { AssertInvariantHolds("INV-REQID"); }
+STEPFAULT_RC_PROP(RandomScheduleInvariants, APublishedReceiptSurvives) {
+  AssertInvariantHolds("INV-RECEIPT");
+}
+STEPFAULT_RC_PROP(RandomScheduleInvariants, PendingRequestsKeepTheirIds) {
+  AssertInvariantHolds("INV-REQID");
+}
 STEPFAULT_RC_PROP(RandomScheduleInvariants, FailedRestoresChangeNoAncestry) {
   AssertInvariantHolds("INV-ANCESTRY");
 }
@@ -159,9 +168,8 @@ RC_GTEST_PROP(RandomScheduleGenerators, FanInParametersAreInsideTheDomain, ()) {
 }
 
 size_t CodePoints(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 TEST(RandomScheduleGenerators, ApprovalCommentsReachEveryBoundaryLengthAndMultiByteText) {
@@ -218,7 +226,8 @@ TEST(RandomScheduleCheck, StrictBuiltinScenariosPassTheRandomCheck) {
     o.cases = LongRun() ? 100 : 4;
     o.config.seed = 7;
     const CheckResult r = CheckScenario(*scenario, o);
-    EXPECT_TRUE(r.passed) << scenario->name() << ": " << r.invariant << " " << r.replay << "\n" << r.message;
+    EXPECT_TRUE(r.passed) << scenario->name() << ": " << r.invariant << " " << r.replay << "\n"
+                          << r.message;
     EXPECT_EQ(r.cases, o.cases) << scenario->name();
   }
 }
@@ -239,7 +248,8 @@ TEST(RandomScheduleCheck, AMutantFailsAndShrinksToAReplayablePlanTheSameForTheSa
   EXPECT_NE(r.reproduce.find("reproduce=B"), std::string::npos) << r.reproduce;
   EXPECT_NE(r.reproduce.find("seed=20261129"), std::string::npos) << r.reproduce;
   EXPECT_NE(r.replay.find("--plan '" + r.plan + "'"), std::string::npos) << r.replay;
-  std::printf("minimal: %s\n  %s\n  %s\n", r.invariant.c_str(), r.replay.c_str(), r.reproduce.c_str());
+  std::printf("minimal: %s\n  %s\n  %s\n", r.invariant.c_str(), r.replay.c_str(),
+              r.reproduce.c_str());
 
   // The minimal plan replays: the parsed plan with the recorded params violates the same invariant.
   auto plan = faults::ParsePlan(r.plan);
@@ -247,9 +257,9 @@ TEST(RandomScheduleCheck, AMutantFailsAndShrinksToAReplayablePlanTheSameForTheSa
   RunConfig config = o.config;
   config.params = r.params;
   const Execution replay = RunPlan(*scenario, *plan, config);
-  EXPECT_TRUE(std::any_of(replay.violations.begin(), replay.violations.end(),
-                          [&](const auto& v) { return v.invariant == r.invariant; }))
-      << replay.trace;
+  EXPECT_TRUE(std::any_of(replay.violations.begin(), replay.violations.end(), [&](const auto& v) {
+    return v.invariant == r.invariant;
+  })) << replay.trace;
 
   // The same seed, the same result; the reproduce string replays the minimal case.
   EXPECT_EQ(CheckScenario(*scenario, o), r);
@@ -285,8 +295,9 @@ TEST(RandomScheduleCheck, ReplayCommandNamesParamsOnlyWhenTheyDifferAndQuotesThe
   ASSERT_NE(scenario, nullptr);
   RunConfig config;
   const faults::Plan plan;
-  EXPECT_EQ(ReplayCommandWithParams(*scenario, plan, config, scenario->default_params()).find("--params"),
-            std::string::npos);
+  EXPECT_EQ(
+      ReplayCommandWithParams(*scenario, plan, config, scenario->default_params()).find("--params"),
+      std::string::npos);
   Json params = scenario->default_params();
   params["comment"] = "it's fine";
   const std::string cmd = ReplayCommandWithParams(*scenario, plan, config, params);

@@ -19,7 +19,8 @@ TEST(RealFileSystemTest, EveryScenarioCompletesOnTheRealFileSystemWithoutViolati
   namespace fs = std::filesystem;
   for (const auto& scenario : scenarios::BuiltinScenarios()) {
     SCOPED_TRACE(scenario->name());
-    fs::path dir = fs::temp_directory_path() / ("sf_realfs_" + std::to_string(::getpid()) + "_" + scenario->name());
+    fs::path dir = fs::temp_directory_path() /
+                   ("sf_realfs_" + std::to_string(::getpid()) + "_" + scenario->name());
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::vector<scenarios::LifeReport> lives;

@@ -31,7 +31,7 @@ Json ToJson(size_t index, const TaskResult& r) {
   for (const auto& x : r.violations) v.push_back(Json{{"i", x.invariant}, {"m", x.message}});
   Json w = Json::array();
   for (const auto& x : r.recovery_windows) w.push_back(Json{{"p", x.point}, {"o", x.occurrence}});
-  return Json{{"index", index}, {"v", v}, {"lives", r.lives}, {"completed", r.completed},
+  return Json{{"index", index},         {"v", v}, {"lives", r.lives}, {"completed", r.completed},
               {"died", r.died_in_life}, {"w", w}};
 }
 

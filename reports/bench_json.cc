@@ -81,7 +81,8 @@ std::string NonFiniteToNull(std::string_view text) {
       continue;
     }
     bool replaced = false;
-    for (std::string_view token : {"-Infinity", "Infinity", "-NaN", "NaN", "-nan", "nan", "-inf", "inf"}) {
+    for (std::string_view token :
+         {"-Infinity", "Infinity", "-NaN", "NaN", "-nan", "nan", "-inf", "inf"}) {
       if (text.substr(i, token.size()) == token) {
         out += "null";
         i += token.size() - 1;

@@ -19,7 +19,8 @@ namespace {
 constexpr const char* kPrepare = "PrepareApprovalV1";
 constexpr const char* kPort = "BusinessApprovalV1";
 constexpr const char* kApply = "ApplyApprovalV1";
-constexpr const char* kFailAfterWrite = "failing right after the write, as --fail-after-write asked";
+constexpr const char* kFailAfterWrite =
+    "failing right after the write, as --fail-after-write asked";
 
 WorkflowSpec ApprovalSpec(ApprovalStore* store, bool fail_after_write) {
   WorkflowSpec spec;
@@ -80,7 +81,8 @@ bool IsDataDamage(const Status& s) {
 
 ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport* report) {
   report->command = "start";
-  if (draft.empty()) return Fail(Status::InvalidArgument("the draft is empty; pass --draft TEXT"), 2, report);
+  if (draft.empty())
+    return Fail(Status::InvalidArgument("the draft is empty; pass --draft TEXT"), 2, report);
   auto lease = AcquireLease(env.env, env.dir);
   if (!lease.ok()) return Fail(lease.status(), 2, report);
   auto existing = ReadReceipt(env.env, env.dir);
@@ -103,8 +105,9 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
   const std::string op = DeriveId(env.root_seed, "operation|" + draft);
   auto wf = ApprovalSpec(business->get(), false).Build();
   SF_CHECK(wf.ok());
-  auto run = StreamingRun::Start(*wf, Message{"BacklogDraft", Json{{"operation_id", op}, {"draft", draft}}},
-                                 LifeRunOptions(env, &manager));
+  auto run = StreamingRun::Start(
+      *wf, Message{"BacklogDraft", Json{{"operation_id", op}, {"draft", draft}}},
+      LifeRunOptions(env, &manager));
   if (!run.ok()) return Fail(run.status(), 1, report);
 
   std::string request_id;
@@ -127,9 +130,12 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
   if (!error.ok()) return Fail(error, 1, report);
   if (env.hazards.receipt_before_request) captured = before_request;
   if (!captured || request_id.empty()) {
-    return Fail(Status::FailedPrecondition("no checkpoint containing the pending request was observed"), 1, report);
+    return Fail(
+        Status::FailedPrecondition("no checkpoint containing the pending request was observed"), 1,
+        report);
   }
-  WaitingReceipt receipt{kApprovalGraphVersion, captured->session_id, captured->checkpoint_id, op, request_id};
+  WaitingReceipt receipt{kApprovalGraphVersion, captured->session_id, captured->checkpoint_id, op,
+                         request_id};
   ReceiptOptions ro;
   ro.probe = env.probe;
   ro.hazard_in_place = env.hazards.receipt_in_place;
@@ -184,23 +190,26 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
   auto row = (*business)->Read(r.operation_id);
   if (!row.ok()) return Fail(row.status(), 1, report);
   if (row->decision && (*row->decision != choice || row->comment.value_or("") != comment)) {
-    return Fail(Status::FailedPrecondition("operation " + r.operation_id + " was already decided '" +
-                                           *row->decision + "' with comment '" + row->comment.value_or("") +
-                                           "'; a replay must repeat it exactly"),
-                2, report);
+    return Fail(
+        Status::FailedPrecondition("operation " + r.operation_id + " was already decided '" +
+                                   *row->decision + "' with comment '" + row->comment.value_or("") +
+                                   "'; a replay must repeat it exactly"),
+        2, report);
   }
   StoreCheckpointManager manager(checkpoints->get());
   ApprovalStore* store = business->get();
   const WorkflowSpec spec = ApprovalSpec(store, fail_after_write);
   env.probe->Hit("host.resume");
-  auto run = ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);
+  auto run =
+      ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);
   if (!run.ok()) {
     report->final = IsDataDamage(run.status()) || run.status().code() == StatusCode::kNotFound;
     return Fail(run.status(), 1, report);
   }
 
-  const Message decision{"ApprovalDecision",
-                         Json{{"operation_id", r.operation_id}, {"choice", choice}, {"comment", comment}}};
+  const Message decision{
+      "ApprovalDecision",
+      Json{{"operation_id", r.operation_id}, {"choice", choice}, {"comment", comment}}};
   const auto& variation = env.variation.kind;
   bool seen_request = false, responded = false, rejected_duplicate = false;
   int apply_invocations = 0;
@@ -214,8 +223,8 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
       }
     }
     if (variation == faults::FaultActionKind::kConflictingResponse) {
-      Status conflicting = store->RecordDecision(r.operation_id, choice == "approve" ? "reject" : "approve",
-                                                 comment + " (edited)");
+      Status conflicting = store->RecordDecision(
+          r.operation_id, choice == "approve" ? "reject" : "approve", comment + " (edited)");
       report->facts["conflicting_rejected"] = !conflicting.ok();
     }
     SF_CHECK(target.SendResponse({request_id, kPort, decision}).ok());
@@ -253,7 +262,8 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
   }
   if (rejected_duplicate && env.hazards.duplicate_response_resumes_twice && error.ok()) {
     // The mistake: treat the rejected duplicate as a new decision and resume again.
-    auto again = ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);
+    auto again =
+        ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);
     if (again.ok()) {
       responded = false;
       Drive(**again, env, report, on_event(**again));
@@ -262,17 +272,20 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
   report->facts["apply_invocations"] = apply_invocations;
   if (!seen_request) {
     report->facts["request_not_reemitted"] = true;
-    return Fail(Status::FailedPrecondition("the resumed run re-emitted no pending request"), 1, report);
+    return Fail(Status::FailedPrecondition("the resumed run re-emitted no pending request"), 1,
+                report);
   }
   if (!error.ok()) {
     const bool after_write = error.message().find(kFailAfterWrite) != std::string::npos;
-    return Fail(error, after_write ? 1 : (error.code() == StatusCode::kFailedPrecondition ? 2 : 1), report);
+    return Fail(error, after_write ? 1 : (error.code() == StatusCode::kFailedPrecondition ? 2 : 1),
+                report);
   }
   ApprovalOutcome out = ApprovalStatusOf(env);
   if (!out.status.ok()) return Fail(out.status, 1, report);
   if (out.item_id) report->facts["item_id"] = *out.item_id;
   report->facts["state"] = out.state;
-  report->trace.push_back("host: " + out.state + (out.item_id ? " item " + std::to_string(*out.item_id) : ""));
+  report->trace.push_back("host: " + out.state +
+                          (out.item_id ? " item " + std::to_string(*out.item_id) : ""));
   return out;
 }
 
@@ -285,7 +298,8 @@ ApprovalOutcome ApprovalStatusOf(HostEnv& env) {
     return out;
   }
   if (!receipt->has_value()) {
-    out.status = Status::NotFound("no waiting receipt in '" + env.dir + "'; nothing was started there");
+    out.status =
+        Status::NotFound("no waiting receipt in '" + env.dir + "'; nothing was started there");
     out.exit_code = 2;
     return out;
   }

@@ -5,15 +5,15 @@
 // guarded by a host lease.
 //
 // start: registers the proposal under an OperationId made once (from the seed and the draft) and
-// bound to it, runs until RequestInfo, keeps the checkpoint of the next SuperStepCompleted (never an
-// earlier one: it may lack the request), and only then publishes waiting.json (GraphVersion,
+// bound to it, runs until RequestInfo, keeps the checkpoint of the next SuperStepCompleted (never
+// an earlier one: it may lack the request), and only then publishes waiting.json (GraphVersion,
 // SessionId, CheckpointId, OperationId, RequestId) by temp file + fsync + rename + directory fsync.
 // resume: rebuilds the graph with the same identities, resumes the receipt's checkpoint, checks the
-// re-emitted RequestId and OperationId, records the first valid decision before sending it, and lets
-// ApplyApprovalV1 insert the item ON CONFLICT DO NOTHING and mark the proposal Completed. A replay
-// must repeat the exact decision and returns the same ItemId; the receipt is kept after completion.
-// status: Waiting|Approved|Rejected|Completed and the StoredItem read independently by a join.
-// The same host runs on the real file system (the `stepfault approval` commands) and on the
+// re-emitted RequestId and OperationId, records the first valid decision before sending it, and
+// lets ApplyApprovalV1 insert the item ON CONFLICT DO NOTHING and mark the proposal Completed. A
+// replay must repeat the exact decision and returns the same ItemId; the receipt is kept after
+// completion. status: Waiting|Approved|Rejected|Completed and the StoredItem read independently by
+// a join. The same host runs on the real file system (the `stepfault approval` commands) and on the
 // simulated one (exploration).
 // Thread-safety: one host per directory (the lease enforces it).
 #pragma once
@@ -32,8 +32,8 @@ struct ApprovalOutcome {
   Status status;      // ok, or what was wrong
   int exit_code = 0;  // 0 ok, 1 failed after write, 2 bad input or conflict
   std::string operation_id, request_id;
-  std::string state;                // Waiting|Approved|Rejected|Completed
-  std::optional<int64_t> item_id;   // the stored item, when completed
+  std::string state;               // Waiting|Approved|Rejected|Completed
+  std::optional<int64_t> item_id;  // the stored item, when completed
 };
 
 // The three commands. `report` receives the trace and the oracle's facts.

@@ -17,15 +17,17 @@ class ApprovalScenario final : public Scenario {
  public:
   std::string name() const override { return "approval"; }
   std::string description() const override {
-    return "Demo320: durable approval with a waiting receipt, a persisted decision and an idempotent "
+    return "Demo320: durable approval with a waiting receipt, a persisted decision and an "
+           "idempotent "
            "SQLite effect, across processes";
   }
   std::vector<std::string> invariants() const override {
-    return {"INV-ALO", "INV-IDEM", "INV-DECISION", "INV-RECEIPT", "INV-REQID", "INV-ANCESTRY",
-            "INV-TOPOLOGY", "INV-OBSERVER", "INV-CORRUPT"};
+    return {"INV-ALO",      "INV-IDEM",     "INV-DECISION", "INV-RECEIPT", "INV-REQID",
+            "INV-ANCESTRY", "INV-TOPOLOGY", "INV-OBSERVER", "INV-CORRUPT"};
   }
   Json default_params() const override {
-    return Json{{"draft", "Regional pilot proposal"}, {"choice", "approve"},
+    return Json{{"draft", "Regional pilot proposal"},
+                {"choice", "approve"},
                 {"comment", "External business decision."}};
   }
   std::vector<faults::FaultAction> RecoveryActions() const override {
@@ -43,8 +45,10 @@ class ApprovalScenario final : public Scenario {
   std::string BusinessWindowAfter(const std::string& command, const std::string& point,
                                   const std::string& previous) const override {
     if (command == "start") {
-      if (previous == "after published wait" || point == "receipt.publish.after") return "after published wait";
-      if (point.find("[receipt]") != std::string::npos || point == "receipt.publish.before") return "publishing the wait";
+      if (previous == "after published wait" || point == "receipt.publish.after")
+        return "after published wait";
+      if (point.find("[receipt]") != std::string::npos || point == "receipt.publish.before")
+        return "publishing the wait";
       return "before the wait is published";
     }
     if (point == "effect.commit.after" || previous == "after commit, before engine completion") {
@@ -52,7 +56,8 @@ class ApprovalScenario final : public Scenario {
     }
     if (previous == "during the business transaction" ||
         (previous == "after decision, before effect" &&
-         (point.find("[journal]") != std::string::npos || point.find("[db]") != std::string::npos))) {
+         (point.find("[journal]") != std::string::npos ||
+          point.find("[db]") != std::string::npos))) {
       return "during the business transaction";
     }
     if (point == "decision.record.after" || previous == "after decision, before effect") {
@@ -61,7 +66,8 @@ class ApprovalScenario final : public Scenario {
     return "after published wait";
   }
 
-  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous, LifeReport* report) const override {
+  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
+               LifeReport* report) const override {
     (void)previous;
     auto receipt = ReadReceipt(env.env, env.dir);
     ApprovalOutcome out;
@@ -88,9 +94,11 @@ class ApprovalScenario final : public Scenario {
       const std::string life = "life " + std::to_string(i + 1);
       if (f.contains("receipt")) published = f["receipt"].get<std::string>();
       if (f.value("request_not_reemitted", false)) {
-        out->push_back({"INV-REQID", life + ": the resumed run did not re-emit the pending request"});
+        out->push_back(
+            {"INV-REQID", life + ": the resumed run did not re-emit the pending request"});
       }
-      if (f.contains("reemitted_request_id") && lives[i].status.code() == StatusCode::kFailedPrecondition &&
+      if (f.contains("reemitted_request_id") &&
+          lives[i].status.code() == StatusCode::kFailedPrecondition &&
           lives[i].status.message().find("does not match") != std::string::npos) {
         out->push_back({"INV-REQID", life + ": the re-emitted request " +
                                          f["reemitted_request_id"].get<std::string>() +
@@ -130,15 +138,18 @@ class ApprovalScenario final : public Scenario {
     std::map<std::string, int> per_op;
     for (const BacklogItem& item : *items) per_op[item.operation_id]++;
     for (const auto& [op, n] : per_op) {
-      if (n > 1) out->push_back({"INV-IDEM", std::to_string(n) + " backlog items for operation " + op});
+      if (n > 1)
+        out->push_back({"INV-IDEM", std::to_string(n) + " backlog items for operation " + op});
     }
     for (const ApprovalRow& row : *rows) {
       if (row.decision && (*row.decision != choice || row.comment.value_or("") != comment)) {
-        out->push_back({"INV-DECISION", "operation " + row.operation_id + " records '" + *row.decision +
+        out->push_back({"INV-DECISION", "operation " + row.operation_id + " records '" +
+                                            *row.decision +
                                             "', not the operator's first decision"});
       }
       if (row.status == ApprovalStatus::kRejected && per_op.count(row.operation_id) > 0) {
-        out->push_back({"INV-DECISION", "rejected operation " + row.operation_id + " has an effect row"});
+        out->push_back(
+            {"INV-DECISION", "rejected operation " + row.operation_id + " has an effect row"});
       }
       if (returned_item && row.item_id && *row.item_id != *returned_item) {
         out->push_back({"INV-IDEM", "the stored item " + std::to_string(*row.item_id) +
@@ -158,7 +169,8 @@ class ApprovalScenario final : public Scenario {
             row->status != (approve ? ApprovalStatus::kCompleted : ApprovalStatus::kRejected) ||
             per_op[(*receipt)->operation_id] != (approve ? 1 : 0)) {
           out->push_back({"INV-ALO", "the completed operation is not " +
-                                         std::string(approve ? "Completed with one item" : "Rejected with no item")});
+                                         std::string(approve ? "Completed with one item"
+                                                             : "Rejected with no item")});
         }
       }
     }
@@ -197,6 +209,8 @@ class ApprovalScenario final : public Scenario {
 
 }  // namespace
 
-std::shared_ptr<const Scenario> MakeApprovalScenario() { return std::make_shared<ApprovalScenario>(); }
+std::shared_ptr<const Scenario> MakeApprovalScenario() {
+  return std::make_shared<ApprovalScenario>();
+}
 
 }  // namespace stepfault::scenarios

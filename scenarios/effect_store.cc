@@ -6,15 +6,22 @@ namespace stepfault::scenarios {
 Status SqliteStatus(int rc, const std::string& what, sqlite3* db) {
   std::string msg = what + ": " + (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
   switch (rc & 0xff) {
-    case SQLITE_FULL: return Status::NoSpace(msg);
-    case SQLITE_IOERR: return Status::IOError(msg);
+    case SQLITE_FULL:
+      return Status::NoSpace(msg);
+    case SQLITE_IOERR:
+      return Status::IOError(msg);
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB: return Status::Corruption(msg);
+    case SQLITE_NOTADB:
+      return Status::Corruption(msg);
     case SQLITE_BUSY:
-    case SQLITE_LOCKED: return Status::Busy(msg);
-    case SQLITE_CONSTRAINT: return Status::AlreadyExists(msg);
-    case SQLITE_CANTOPEN: return Status::IOError(msg);
-    default: return Status::Internal(msg);
+    case SQLITE_LOCKED:
+      return Status::Busy(msg);
+    case SQLITE_CONSTRAINT:
+      return Status::AlreadyExists(msg);
+    case SQLITE_CANTOPEN:
+      return Status::IOError(msg);
+    default:
+      return Status::Internal(msg);
   }
 }
 
@@ -31,10 +38,12 @@ Result<std::unique_ptr<EffectStore>> EffectStore::Open(const std::string& db_pat
   std::unique_ptr<EffectStore> store(new EffectStore(db, std::move(options)));
   SF_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=DELETE"));
   SF_RETURN_IF_ERROR(store->Exec("PRAGMA synchronous=EXTRA"));
-  const std::string key_column = store->options_.without_unique_key ? "Key TEXT NOT NULL"
-                                                                    : "Key TEXT NOT NULL UNIQUE";
-  SF_RETURN_IF_ERROR(store->Exec("CREATE TABLE IF NOT EXISTS Effects(Id INTEGER PRIMARY KEY "
-                                 "AUTOINCREMENT, " + key_column + ", Value TEXT NOT NULL)"));
+  const std::string key_column =
+      store->options_.without_unique_key ? "Key TEXT NOT NULL" : "Key TEXT NOT NULL UNIQUE";
+  SF_RETURN_IF_ERROR(
+      store->Exec("CREATE TABLE IF NOT EXISTS Effects(Id INTEGER PRIMARY KEY "
+                  "AUTOINCREMENT, " +
+                  key_column + ", Value TEXT NOT NULL)"));
   return store;
 }
 
@@ -51,9 +60,10 @@ Status EffectStore::Exec(const std::string& sql) {
 Result<EffectRow> EffectStore::Apply(const std::string& key, const std::string& value) {
   Probe* probe = options_.probe != nullptr ? options_.probe : NullProbe();
   SF_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-  const char* sql = options_.without_unique_key
-                        ? "INSERT INTO Effects(Key, Value) VALUES(?1, ?2)"
-                        : "INSERT INTO Effects(Key, Value) VALUES(?1, ?2) ON CONFLICT(Key) DO NOTHING";
+  const char* sql =
+      options_.without_unique_key
+          ? "INSERT INTO Effects(Key, Value) VALUES(?1, ?2)"
+          : "INSERT INTO Effects(Key, Value) VALUES(?1, ?2) ON CONFLICT(Key) DO NOTHING";
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
   if (rc == SQLITE_OK) {
@@ -84,7 +94,8 @@ Result<EffectRow> EffectStore::Apply(const std::string& key, const std::string& 
 
 Result<std::vector<EffectRow>> EffectStore::All() {
   sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db_, "SELECT Id, Key, Value FROM Effects ORDER BY Id", -1, &stmt, nullptr);
+  int rc =
+      sqlite3_prepare_v2(db_, "SELECT Id, Key, Value FROM Effects ORDER BY Id", -1, &stmt, nullptr);
   if (rc != SQLITE_OK) return SqliteStatus(rc, "reading effects", db_);
   std::vector<EffectRow> rows;
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {

@@ -1,6 +1,6 @@
 // EffectStore: an idempotent business effect in SQLite, the generic form of Demo320's
-// ApprovedBacklogItems: one row per operation key, inserted with ON CONFLICT DO NOTHING, so a replay
-// returns the row the first attempt wrote. Used by the fan-in and JSON scenarios.
+// ApprovedBacklogItems: one row per operation key, inserted with ON CONFLICT DO NOTHING, so a
+// replay returns the row the first attempt wrote. Used by the fan-in and JSON scenarios.
 //
 // Durability: rollback journal with synchronous=EXTRA. (FULL does not fsync the directory after the
 // journal is deleted, so a power loss right after COMMIT can roll the transaction back; EXTRA
@@ -36,7 +36,8 @@ struct EffectRow {
 
 class EffectStore {
  public:
-  static Result<std::unique_ptr<EffectStore>> Open(const std::string& db_path, EffectStoreOptions options);
+  static Result<std::unique_ptr<EffectStore>> Open(const std::string& db_path,
+                                                   EffectStoreOptions options);
   ~EffectStore();
 
   // Inserts (key, value) unless the key has a row; returns the row for the key.

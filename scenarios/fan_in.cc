@@ -51,15 +51,16 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
   spec.start_id = "dispatch";
   std::vector<std::string> workers;
   for (int i = 0; i < width; ++i) workers.push_back("w" + std::to_string(i));
-  spec.executors.push_back(FunctionExecutor("dispatch", "Dispatch", {"Job"},
-                                            [](const Message& m, WorkflowContext& ctx) {
-                                              ctx.SendMessage(Message{"Work", m.body});
-                                              ctx.SendMessage(Message{"MergeRequest", m.body});
-                                              return Status::Ok();
-                                            }));
+  spec.executors.push_back(
+      FunctionExecutor("dispatch", "Dispatch", {"Job"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.SendMessage(Message{"Work", m.body});
+        ctx.SendMessage(Message{"MergeRequest", m.body});
+        return Status::Ok();
+      }));
   spec.executors.push_back(FunctionExecutor(
       "approver", "Approver", {"MergeDecision"}, [](const Message& m, WorkflowContext& ctx) {
-        ctx.SendMessage(Message{"Part", Json{{"from", "approver"}, {"data", m.body.value("decision", std::string())}}});
+        ctx.SendMessage(Message{
+            "Part", Json{{"from", "approver"}, {"data", m.body.value("decision", std::string())}}});
         return Status::Ok();
       }));
   spec.ports.push_back({"merge-approval", "MergeRequest", "MergeDecision"});
@@ -80,7 +81,8 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
   spec.executors.push_back(FunctionExecutor(
       "sink", "Sink", {"Part"}, [width, effects](const Message& m, WorkflowContext& ctx) {
         Json parts = ctx.ReadState("parts").value_or(Json::array());
-        parts.push_back(m.body["from"].get<std::string>() + "=" + m.body["data"].get<std::string>());
+        parts.push_back(m.body["from"].get<std::string>() + "=" +
+                        m.body["data"].get<std::string>());
         if (static_cast<int>(parts.size()) < width + 1) {
           ctx.QueueStateUpdate("parts", parts);
           return Status::Ok();
@@ -94,14 +96,15 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
         ctx.YieldOutput(Message{"Done", Json{{"id", row.id}, {"value", row.value}}});
         return Status::Ok();
       }));
-  spec.executors.push_back(FunctionExecutor(
-      "audit", "Audit", {"Part"}, [width](const Message&, WorkflowContext& ctx) {
+  spec.executors.push_back(
+      FunctionExecutor("audit", "Audit", {"Part"}, [width](const Message&, WorkflowContext& ctx) {
         int seen = ctx.ReadState("seen").value_or(Json(0)).get<int>() + 1;
         ctx.QueueStateUpdate("seen", seen == width + 1 ? Json(0) : Json(seen));
         if (seen == width + 1) ctx.YieldOutput(Message{"Audited", Json{{"parts", seen}}});
         return Status::Ok();
       }));
-  spec.edges.insert(spec.edges.begin(), {EdgeKind::kFanOut, {"dispatch"}, workers, nullptr, nullptr});
+  spec.edges.insert(spec.edges.begin(),
+                    {EdgeKind::kFanOut, {"dispatch"}, workers, nullptr, nullptr});
   spec.edges.push_back({EdgeKind::kDirect, {"dispatch"}, {"merge-approval"}, nullptr, nullptr});
   spec.edges.push_back({EdgeKind::kDirect, {"merge-approval"}, {"approver"}, nullptr, nullptr});
   std::vector<std::string> sources = workers;
@@ -147,7 +150,8 @@ class FanInScenario final : public Scenario {
     return "";
   }
 
-  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous, LifeReport* report) const override {
+  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
+               LifeReport* report) const override {
     (void)previous;
     const int width = env.params.value("width", 3);
     const int bytes = env.params.value("payload_bytes", 16);
@@ -205,7 +209,8 @@ class FanInScenario final : public Scenario {
       // The start command leaves the request pending (the process ends); resume answers it.
       if (answer && e.kind == EventKind::kRequestInfo) {
         SF_CHECK(live->SendResponse({e.request_id, "merge-approval",
-                                     Message{"MergeDecision", Json{{"decision", kApproval}}}}).ok());
+                                     Message{"MergeDecision", Json{{"decision", kApproval}}}})
+                     .ok());
       }
       if (e.kind == EventKind::kWorkflowOutput && e.executor_id == "sink") {
         outputs.push_back(e.message->body["value"].get<std::string>());
@@ -225,7 +230,8 @@ class FanInScenario final : public Scenario {
     report->completed = run->status() == RunStatus::kIdle &&
                         std::any_of(rows->begin(), rows->end(),
                                     [](const EffectRow& r) { return r.key == kOperation; });
-    if (!report->completed && !(report->command == "start" && run->status() == RunStatus::kPendingRequests)) {
+    if (!report->completed &&
+        !(report->command == "start" && run->status() == RunStatus::kPendingRequests)) {
       report->status = Status::FailedPrecondition("the effect is not there yet");
     }
   }
@@ -247,10 +253,13 @@ class FanInScenario final : public Scenario {
             value = r.value;
           }
         }
-        if (count > 1) out->push_back({"INV-IDEM", std::to_string(count) + " effect rows for one operation"});
-        const std::string expected = ExpectedValue(env.params.value("width", 3), env.params.value("payload_bytes", 16));
+        if (count > 1)
+          out->push_back({"INV-IDEM", std::to_string(count) + " effect rows for one operation"});
+        const std::string expected =
+            ExpectedValue(env.params.value("width", 3), env.params.value("payload_bytes", 16));
         if (count == 1 && value != expected) {
-          out->push_back({"INV-ALO", "the effect holds '" + value + "', expected every contribution: '" + expected + "'"});
+          out->push_back({"INV-ALO", "the effect holds '" + value +
+                                         "', expected every contribution: '" + expected + "'"});
         }
         if (final && count == 0 && !lives.empty() && !lives.back().final) {
           out->push_back({"INV-ALO", "the run ended without its effect"});

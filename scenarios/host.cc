@@ -77,10 +77,11 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
         unsealed.erase("checksum");
         sealed = envelope["checksum"] == Crc32cTag(unsealed.dump());
       }
-      const Json* doc = sealed && envelope.contains("checkpoint") ? &envelope["checkpoint"] : nullptr;
+      const Json* doc =
+          sealed && envelope.contains("checkpoint") ? &envelope["checkpoint"] : nullptr;
       // The checkpoint's own seal must hold too (a planted malformed checkpoint is not ancestry).
-      if (doc != nullptr && doc->is_object() && doc->contains("body") && doc->contains("checksum") &&
-          (*doc)["checksum"] == Crc32cTag((*doc)["body"].dump())) {
+      if (doc != nullptr && doc->is_object() && doc->contains("body") &&
+          doc->contains("checksum") && (*doc)["checksum"] == Crc32cTag((*doc)["body"].dump())) {
         auto cp = CheckpointBodyFromJson((*doc)["body"]);
         if (cp.ok()) {
           info = Json{{"session", cp->session_id},
@@ -95,7 +96,8 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
     if (info.is_null() || info["session"] != session_id) continue;
     const std::string id = info["id"].get<std::string>();
     if (seen.contains(id) && seen[id] != crc) {
-      out->push_back({"INV-ANCESTRY", "stored checkpoint " + id + " changed after it was committed"});
+      out->push_back(
+          {"INV-ANCESTRY", "stored checkpoint " + id + " changed after it was committed"});
     }
     seen[id] = crc;
     const int64_t step = info["step"].get<int64_t>();
@@ -109,7 +111,8 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
       auto parent_step = steps.find(info["parent"].get<std::string>());
       if (parent_step != steps.end() && parent_step->second + 1 != step) {
         out->push_back({"INV-ANCESTRY", "checkpoint " + id + " is step " + std::to_string(step) +
-                                            " but its parent is step " + std::to_string(parent_step->second)});
+                                            " but its parent is step " +
+                                            std::to_string(parent_step->second)});
       }
     }
   }
@@ -124,10 +127,12 @@ void CheckHostFacts(const std::vector<LifeReport>& lives, std::vector<Violation>
     }
     if (f.contains("topology_rejected") && !f["topology_rejected"].get<bool>()) {
       out->push_back({"INV-TOPOLOGY", life + ": a resume with a mutated workflow (" +
-                                          f.value("topology_mutation", std::string()) + ") was accepted"});
+                                          f.value("topology_mutation", std::string()) +
+                                          ") was accepted"});
     }
     if (f.contains("workflow_reusable") && !f["workflow_reusable"].get<bool>()) {
-      out->push_back({"INV-TOPOLOGY", life + ": the workflow stayed owned after its resume was rejected"});
+      out->push_back(
+          {"INV-TOPOLOGY", life + ": the workflow stayed owned after its resume was rejected"});
     }
   }
 }
@@ -165,18 +170,22 @@ Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const Wor
   return StreamingRun::Resume(*wf, checkpoint, LifeRunOptions(env, manager));
 }
 
-Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env, const WorkflowSpec& spec,
+Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,
+                                                         const WorkflowSpec& spec,
                                                          const std::vector<StoreEntry>& index,
-                                                         CheckpointManager* manager, LifeReport* report) {
+                                                         CheckpointManager* manager,
+                                                         LifeReport* report) {
   Status last_error = Status::NotFound("there is no checkpoint to resume");
   for (auto it = index.rbegin(); it != index.rend(); ++it) {
     auto resumed = ResumeAsHost(env, spec, it->info, manager, report);
     if (resumed.ok()) {
-      if (it != index.rbegin()) report->trace.push_back("host: fell back to " + it->info.checkpoint_id);
+      if (it != index.rbegin())
+        report->trace.push_back("host: fell back to " + it->info.checkpoint_id);
       return resumed;
     }
     last_error = resumed.status();
-    report->trace.push_back("host: cannot resume " + it->info.checkpoint_id + ": " + last_error.ToString());
+    report->trace.push_back("host: cannot resume " + it->info.checkpoint_id + ": " +
+                            last_error.ToString());
     if (last_error.code() != StatusCode::kCorruption) break;
   }
   return last_error;

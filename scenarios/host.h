@@ -29,9 +29,9 @@ RunOptions LifeRunOptions(const HostEnv& env, CheckpointManager* manager);
 void Drive(StreamingRun& run, const HostEnv& env, LifeReport* report,
            const std::function<void(const WorkflowEvent&)>& on_event = nullptr);
 
-// INV-ANCESTRY over the checkpoint store in `subdir`: every checkpoint after a session's first names
-// a parent; a child's step is its parent's step + 1; a stored checkpoint never changes (checked
-// against the memo across lives).
+// INV-ANCESTRY over the checkpoint store in `subdir`: every checkpoint after a session's first
+// names a parent; a child's step is its parent's step + 1; a stored checkpoint never changes
+// (checked against the memo across lives).
 void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& session_id,
                    std::vector<Violation>* out);
 
@@ -52,10 +52,12 @@ Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const Wor
                                                    CheckpointManager* manager, LifeReport* report);
 
 // Resumes the newest checkpoint of `index` that resumes, falling back to older ones while the
-// newer ones are damaged (kCorruption): the documented fallback to an intact ancestor (INV-CORRUPT).
-// Any other failure stops the search and is returned.
-Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env, const WorkflowSpec& spec,
+// newer ones are damaged (kCorruption): the documented fallback to an intact ancestor
+// (INV-CORRUPT). Any other failure stops the search and is returned.
+Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,
+                                                         const WorkflowSpec& spec,
                                                          const std::vector<StoreEntry>& index,
-                                                         CheckpointManager* manager, LifeReport* report);
+                                                         CheckpointManager* manager,
+                                                         LifeReport* report);
 
 }  // namespace stepfault::scenarios

@@ -5,7 +5,8 @@
 namespace stepfault::scenarios {
 
 const std::vector<std::shared_ptr<const Scenario>>& BuiltinScenarios() {
-  static const auto* list = new std::vector<std::shared_ptr<const Scenario>>(MakeBuiltinScenarios());
+  static const auto* list =
+      new std::vector<std::shared_ptr<const Scenario>>(MakeBuiltinScenarios());
   return *list;
 }
 

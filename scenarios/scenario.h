@@ -29,11 +29,12 @@ namespace stepfault::scenarios {
 
 // Mutants in the hosts: each reproduces a mistake a host author makes (issue: mutants).
 struct ScenarioHazards {
-  bool effect_without_unique_key = false;      // approval: the effect has no unique key
-  bool receipt_before_request = false;         // approval: receipt names the checkpoint before the request
-  bool receipt_in_place = false;               // approval: waiting.json written in place
-  bool receipt_no_dir_sync = false;            // approval: no directory fsync after the rename
-  bool decision_sent_before_persisted = false;  // approval: response sent before the decision is stored
+  bool effect_without_unique_key = false;  // approval: the effect has no unique key
+  bool receipt_before_request = false;  // approval: receipt names the checkpoint before the request
+  bool receipt_in_place = false;        // approval: waiting.json written in place
+  bool receipt_no_dir_sync = false;     // approval: no directory fsync after the rename
+  bool decision_sent_before_persisted =
+      false;  // approval: response sent before the decision is stored
   bool duplicate_response_resumes_twice = false;  // approval: a duplicate response resumes again
   bool boundary_checkpoint_too_early = false;  // artifact-boundary: checkpoint before the boundary
 };
@@ -46,7 +47,8 @@ struct StoreHazards {
 
 // A recovery-side variation the harness asks of one life (fault actions applied at host.resume).
 struct RecoveryVariation {
-  faults::FaultActionKind kind = faults::FaultActionKind::kNone;  // topology / duplicate / conflicting / observer-cancel
+  faults::FaultActionKind kind =
+      faults::FaultActionKind::kNone;  // topology / duplicate / conflicting / observer-cancel
   faults::TopologyMutation mutation = faults::TopologyMutation::kPermuteEdges;
 };
 
@@ -56,7 +58,7 @@ struct HostEnv {
   std::string vfs_name;  // SQLite VFS for the databases ("" = SQLite's default)
   Probe* probe = nullptr;
   Clock* clock = nullptr;
-  uint64_t seed = 0;     // this life's seed (engine ids, scheduler)
+  uint64_t seed = 0;       // this life's seed (engine ids, scheduler)
   uint64_t root_seed = 0;  // the scenario run's seed (stable identities across lives)
   EngineProfile profile;
   ScenarioHazards hazards;
@@ -68,14 +70,14 @@ struct HostEnv {
 
 // What one life reports. Everything here must be deterministic: it is part of the run's trace.
 struct LifeReport {
-  std::string command;          // the operator's command ("start", "resume", ...)
-  Status status;                // how the command ended (ok, or the typed error it reported)
-  bool completed = false;       // the scenario's job is done
-  bool final = false;           // an error no retry can fix (damaged data): stop, no liveness owed
-  bool died = false;            // filled by the harness: the life died at a fault point
-  int exit_code = 0;            // what the process would exit with (fail-after-write: 1)
+  std::string command;     // the operator's command ("start", "resume", ...)
+  Status status;           // how the command ended (ok, or the typed error it reported)
+  bool completed = false;  // the scenario's job is done
+  bool final = false;      // an error no retry can fix (damaged data): stop, no liveness owed
+  bool died = false;       // filled by the harness: the life died at a fault point
+  int exit_code = 0;       // what the process would exit with (fail-after-write: 1)
   std::vector<std::string> trace;  // event trace lines and host notes
-  Json facts = Json::object();  // what the host observed, for the oracle
+  Json facts = Json::object();     // what the host observed, for the oracle
 };
 
 struct Violation {
@@ -91,7 +93,8 @@ class Scenario {
   // What `stepfault replay` and `explore --scenario` take to find this scenario again: its name, or
   // the path of the file a user-defined scenario came from.
   virtual std::string replay_name() const { return name(); }
-  // The invariant ids it declares (DESIGN.md §6); the harness adds INV-LIVENESS and INV-DETERMINISM.
+  // The invariant ids it declares (DESIGN.md §6); the harness adds INV-LIVENESS and
+  // INV-DETERMINISM.
   virtual std::vector<std::string> invariants() const = 0;
   // How many lives the fault-free run takes; the harness allows this plus two per injected fault
   // (and one more) before it calls a run not live (INV-LIVENESS).

@@ -56,8 +56,10 @@ std::string MakeScratchDir(std::string_view label) {
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (mkdtemp(buf.data()) == nullptr) {
-    std::fprintf(stderr, "stepfault-bench: cannot create a scratch directory under %s; set "
-                         "STEPFAULT_BENCH_DIR to a writable directory\n", base.c_str());
+    std::fprintf(stderr,
+                 "stepfault-bench: cannot create a scratch directory under %s; set "
+                 "STEPFAULT_BENCH_DIR to a writable directory\n",
+                 base.c_str());
     SF_CHECK(false);
   }
   return std::string(buf.data());
@@ -66,7 +68,9 @@ std::string MakeScratchDir(std::string_view label) {
 void RemoveScratchDir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
-  if (ec) std::fprintf(stderr, "stepfault-bench: could not remove %s: %s\n", dir.c_str(), ec.message().c_str());
+  if (ec)
+    std::fprintf(stderr, "stepfault-bench: could not remove %s: %s\n", dir.c_str(),
+                 ec.message().c_str());
 }
 
 double Median(std::vector<double> values) {

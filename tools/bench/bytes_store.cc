@@ -27,19 +27,21 @@ Result<CheckpointInfo> BytesStore::Commit(const std::string& session_id, std::st
 Result<std::string> BytesStore::Retrieve(const CheckpointInfo& info) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = bytes_.find(info);
-  if (it == bytes_.end()) return Status::NotFound("no checkpoint " + info.ToString() + " in the BytesStore");
+  if (it == bytes_.end())
+    return Status::NotFound("no checkpoint " + info.ToString() + " in the BytesStore");
   return it->second;
 }
 
-Result<std::vector<StoreEntry>> BytesStore::Index(const std::string& session_id,
-                                                  const std::optional<CheckpointInfo>& with_parent) {
+Result<std::vector<StoreEntry>> BytesStore::Index(
+    const std::string& session_id, const std::optional<CheckpointInfo>& with_parent) {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<StoreEntry> out;
   auto it = index_.find(session_id);
   if (it == index_.end()) return out;
   for (const StoreEntry& e : it->second) {
     if (with_parent && e.has_parent_metadata &&
-        (with_parent->session_id != session_id || e.parent_checkpoint_id != with_parent->checkpoint_id)) {
+        (with_parent->session_id != session_id ||
+         e.parent_checkpoint_id != with_parent->checkpoint_id)) {
       continue;
     }
     out.push_back(e);

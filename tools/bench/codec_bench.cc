@@ -17,10 +17,11 @@ void SetCodecCounters(benchmark::State& state, const CodecFixture& f) {
   const double limit_s = Limits::Global().Seconds(LimitKind::kMemcpy, f.encoded.size());
   state.counters["state_bytes"] = static_cast<double>(f.state_bytes);
   state.counters["checkpoint_bytes"] = bytes;
-  state.counters["bytes_per_second"] = benchmark::Counter(bytes * iterations, benchmark::Counter::kIsRate);
+  state.counters["bytes_per_second"] =
+      benchmark::Counter(bytes * iterations, benchmark::Counter::kIsRate);
   state.counters["limit_ns"] = limit_s * 1e9;
-  state.counters["ratio"] =
-      benchmark::Counter(limit_s * iterations, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ratio"] = benchmark::Counter(
+      limit_s * iterations, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void Encode(benchmark::State& state, size_t size) {
@@ -55,9 +56,10 @@ void RegisterCodecFamily() {
         Limits::Global().Seconds(LimitKind::kMemcpy, GetCodecFixture(size).encoded.size());
       };
       Registry::Global()
-          .Add(BenchName(family, {{"size", std::to_string(size)}}),
-               [encode, size](benchmark::State& s) { encode ? Encode(s, size) : Decode(s, size); },
-               prepare)
+          .Add(
+              BenchName(family, {{"size", std::to_string(size)}}),
+              [encode, size](benchmark::State& s) { encode ? Encode(s, size) : Decode(s, size); },
+              prepare)
           ->Unit(benchmark::kMicrosecond);
     }
   }

@@ -17,7 +17,8 @@ const CodecFixture& GetCodecFixture(size_t size) {
   const StepConfig config{Shape::kFanIn, 7, size / 8};
   Mode memory{"memory", ManagerKind::kInMemory, nullptr, LimitKind::kMemcpy, false};
   StepHarness harness(memory, config);
-  Result<std::shared_ptr<const Checkpoint>> c = harness.manager()->Lookup(*harness.run().last_checkpoint());
+  Result<std::shared_ptr<const Checkpoint>> c =
+      harness.manager()->Lookup(*harness.run().last_checkpoint());
   SF_CHECK(c.ok());
   auto fixture = std::make_unique<CodecFixture>();
   fixture->state_bytes = TotalStateBytes(config);
@@ -32,7 +33,8 @@ const CodecFixture& GetCodecFixture(size_t size) {
 }
 
 const std::vector<size_t>& CodecSizes() {
-  static const std::vector<size_t> sizes = {1u << 10, 8u << 10, 64u << 10, 512u << 10, 4u << 20, 8u << 20};
+  static const std::vector<size_t> sizes = {1u << 10,   8u << 10, 64u << 10,
+                                            512u << 10, 4u << 20, 8u << 20};
   return sizes;
 }
 

@@ -51,7 +51,8 @@ void BM_ExploreWindows(benchmark::State& state, std::string name) {
     lives += static_cast<int64_t>(ex.lives.size());
     benchmark::DoNotOptimize(ex.trace.data());
   }
-  state.counters["lives_per_second"] = benchmark::Counter(static_cast<double>(lives), benchmark::Counter::kIsRate);
+  state.counters["lives_per_second"] =
+      benchmark::Counter(static_cast<double>(lives), benchmark::Counter::kIsRate);
   state.counters["windows_per_second"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
@@ -66,17 +67,21 @@ std::string StepfaultBinary() {
 void BM_ProcessPerWindow(benchmark::State& state) {
   const std::string bin = StepfaultBinary();
   const char* base = std::getenv("STEPFAULT_BENCH_DIR");
-  const std::filesystem::path dir =
-      std::filesystem::path(base != nullptr ? base : "/tmp") / ("sf_bench_ppw_" + std::to_string(::getpid()));
-  const char* points[] = {"receipt.publish.after", "host.resume", "decision.record.after", "effect.commit.before"};
+  const std::filesystem::path dir = std::filesystem::path(base != nullptr ? base : "/tmp") /
+                                    ("sf_bench_ppw_" + std::to_string(::getpid()));
+  const char* points[] = {"receipt.publish.after", "host.resume", "decision.record.after",
+                          "effect.commit.before"};
   // The in-process cost of the same kind of window, measured in this run for the ratio.
   auto approval = scenarios::FindScenario("approval");
   const std::vector<faults::Plan> plans = CrashPlans(*approval);
   const auto t0 = Clock::now();
   const size_t samples = std::min<size_t>(plans.size(), 100);
-  for (size_t i = 0; i < samples; ++i) benchmark::DoNotOptimize(properties::RunPlan(*approval, plans[i], {}).trace.size());
+  for (size_t i = 0; i < samples; ++i)
+    benchmark::DoNotOptimize(properties::RunPlan(*approval, plans[i], {}).trace.size());
   const double in_process_ns =
-      static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count()) / samples;
+      static_cast<double>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count()) /
+      samples;
   size_t i = 0;
   const auto loop_start = Clock::now();
   for (auto _ : state) {
@@ -84,17 +89,21 @@ void BM_ProcessPerWindow(benchmark::State& state) {
     const std::string d = " --dir " + dir.string();
     const std::string point = points[i++ % 4];
     const bool in_start = point == "receipt.publish.after";
-    int rc = std::system((bin + " approval start" + d + (in_start ? " --crash-at " + point : "") + " >/dev/null 2>&1").c_str());
+    int rc = std::system((bin + " approval start" + d + (in_start ? " --crash-at " + point : "") +
+                          " >/dev/null 2>&1")
+                             .c_str());
     if (in_start) rc = std::system((bin + " approval start" + d + " >/dev/null 2>&1").c_str());
     (void)rc;
-    rc = std::system((bin + " approval resume" + d + " approve 'ok'" + (in_start ? "" : " --crash-at " + point) +
-                      " >/dev/null 2>&1").c_str());
+    rc = std::system((bin + " approval resume" + d + " approve 'ok'" +
+                      (in_start ? "" : " --crash-at " + point) + " >/dev/null 2>&1")
+                         .c_str());
     rc = std::system((bin + " approval resume" + d + " approve 'ok' >/dev/null 2>&1").c_str());
     rc = std::system((bin + " approval status" + d + " >/dev/null 2>&1").c_str());
     (void)rc;
   }
   const double process_ns =
-      static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - loop_start).count()) /
+      static_cast<double>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - loop_start).count()) /
       static_cast<double>(std::max<int64_t>(1, state.iterations()));
   std::filesystem::remove_all(dir);
   state.counters["in_process_ns"] = in_process_ns;
@@ -105,7 +114,8 @@ void BM_ProcessPerWindow(benchmark::State& state) {
 
 const int kRegistered = [] {
   for (const auto& s : scenarios::BuiltinScenarios()) {
-    benchmark::RegisterBenchmark(("BM_Explore/scenario:" + s->name()).c_str(), BM_ExploreWindows, s->name())
+    benchmark::RegisterBenchmark(("BM_Explore/scenario:" + s->name()).c_str(), BM_ExploreWindows,
+                                 s->name())
         ->Unit(benchmark::kMicrosecond);
   }
   benchmark::RegisterBenchmark("BM_ProcessPerWindow/scenario:approval", BM_ProcessPerWindow)

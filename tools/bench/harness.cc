@@ -23,7 +23,9 @@ Message Msg(const char* type) { return Message{type, Json::object()}; }
 class Hub final : public Executor {
  public:
   explicit Hub(size_t bytes)
-      : Executor("hub", "BenchHub", {"Start", "Kick", "Part"}), bytes_(bytes), id_hash_(Hash64("hub")) {}
+      : Executor("hub", "BenchHub", {"Start", "Kick", "Part"}),
+        bytes_(bytes),
+        id_hash_(Hash64("hub")) {}
   Status Handle(const Message& m, WorkflowContext& ctx) override {
     if (m.type == "Start") ctx.SendMessage(Msg("Kick"));
     return Status::Ok();
@@ -72,8 +74,9 @@ std::shared_ptr<Workflow> BuildWorkflow(const StepConfig& config) {
     wf = b.Build();
   } else {
     const size_t bytes = config.state_bytes;
-    WorkflowBuilder b(ExecutorBinding{"hub", "BenchHub", {"Start", "Kick", "Part"},
-                                      [bytes] { return std::make_unique<Hub>(bytes); }});
+    WorkflowBuilder b(ExecutorBinding{"hub", "BenchHub", {"Start", "Kick", "Part"}, [bytes] {
+                                        return std::make_unique<Hub>(bytes);
+                                      }});
     std::vector<std::string> workers;
     for (int i = 0; i < config.width; ++i) {
       char id[16];
@@ -97,8 +100,8 @@ StepHarness::StepHarness(const Mode& mode, StepConfig config, int warm_steps)
       warm_steps_(config.shape == Shape::kLinear ? std::max(warm_steps, config.width) : warm_steps),
       workflow_(BuildWorkflow(config)) {
   const size_t per_step = TotalStateBytes(config) + 1;
-  max_steps_ = std::max<int64_t>(8, std::min<int64_t>(kMaxStepsPerRun,
-                                                      static_cast<int64_t>(kRetainedBytesBudget / per_step)));
+  max_steps_ = std::max<int64_t>(
+      8, std::min<int64_t>(kMaxStepsPerRun, static_cast<int64_t>(kRetainedBytesBudget / per_step)));
   Reset();
 }
 
@@ -176,7 +179,8 @@ size_t StepHarness::LastCheckpointBytes() {
   if (all_written) {
     size_t state_bytes = 0;
     for (const auto& [scope, values] : (*c)->state) {
-      for (const auto& [key, value] : values) state_bytes += value.get_ref<const std::string&>().size();
+      for (const auto& [key, value] : values)
+        state_bytes += value.get_ref<const std::string&>().size();
     }
     SF_CHECK(state_bytes == TotalStateBytes(config_));
   }

@@ -1,7 +1,8 @@
 // BM_Limit: the physical limits as benchmarks of their own, on the bytes of the codec fixtures
 // (codec_fixture.h) so they line up with BM_Encode/BM_Decode sizes:
 //  - op:memcpy            memcpy of the fixture's state bytes into a preallocated buffer;
-//  - op:atomic_file       write + fsync + close + rename + directory fsync of the encoded checkpoint;
+//  - op:atomic_file       write + fsync + close + rename + directory fsync of the encoded
+//  checkpoint;
 //  - op:append_fdatasync  append + fdatasync of the encoded checkpoint to one file (emptied, with
 //                         timing paused, whenever it passes 256 MB).
 // Files live in a scratch directory under $STEPFAULT_BENCH_DIR or /tmp (real disk).
@@ -19,8 +20,9 @@ namespace {
 
 void SetBytes(benchmark::State& state, size_t bytes) {
   state.counters["bytes"] = static_cast<double>(bytes);
-  state.counters["bytes_per_second"] = benchmark::Counter(
-      static_cast<double>(bytes) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["bytes_per_second"] =
+      benchmark::Counter(static_cast<double>(bytes) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
 }
 
 void Memcpy(benchmark::State& state, size_t size) {
@@ -80,8 +82,9 @@ void RegisterLimitFamily() {
     auto prepare = [size] { GetCodecFixture(size); };
     auto add = [&](const char* op, void (*fn)(benchmark::State&, size_t), bool real_time) {
       Registry::Global()
-          .Add(BenchName("BM_Limit", {{"op", op}, {"size", std::to_string(size)}}),
-               [fn, size](benchmark::State& s) { fn(s, size); }, prepare, real_time)
+          .Add(
+              BenchName("BM_Limit", {{"op", op}, {"size", std::to_string(size)}}),
+              [fn, size](benchmark::State& s) { fn(s, size); }, prepare, real_time)
           ->Unit(benchmark::kMicrosecond);
     };
     add("memcpy", Memcpy, false);

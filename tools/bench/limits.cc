@@ -7,8 +7,8 @@
 
 #include <cerrno>
 #include <chrono>
-#include <ctime>
 #include <cstring>
+#include <ctime>
 #include <vector>
 
 #include "tools/bench/bench_common.h"
@@ -17,10 +17,14 @@ namespace stepfault::bench {
 
 std::string_view LimitKindName(LimitKind kind) {
   switch (kind) {
-    case LimitKind::kNone: return "none";
-    case LimitKind::kMemcpy: return "memcpy";
-    case LimitKind::kAtomicFile: return "atomic_file";
-    case LimitKind::kAppendSync: return "append_fdatasync";
+    case LimitKind::kNone:
+      return "none";
+    case LimitKind::kMemcpy:
+      return "memcpy";
+    case LimitKind::kAtomicFile:
+      return "atomic_file";
+    case LimitKind::kAppendSync:
+      return "append_fdatasync";
   }
   return "unknown";
 }
@@ -77,10 +81,12 @@ double Measure(LimitKind kind, size_t bytes) {
   switch (kind) {
     case LimitKind::kMemcpy: {
       std::vector<char> dst(bytes, 0);
-      return Calibrate([&] {
-        std::memcpy(dst.data(), src.data(), bytes);
-        benchmark::ClobberMemory();
-      }, 0.002, 9, /*wall=*/false);
+      return Calibrate(
+          [&] {
+            std::memcpy(dst.data(), src.data(), bytes);
+            benchmark::ClobberMemory();
+          },
+          0.002, 9, /*wall=*/false);
     }
     case LimitKind::kAtomicFile: {
       const std::string dir = MakeScratchDir("limit-atomic");
@@ -97,15 +103,18 @@ double Measure(LimitKind kind, size_t bytes) {
       double s;
       {
         AppendSyncWriter w(dir);
-        s = Calibrate([&] {
-          if (w.file_bytes() > (256u << 20)) SF_CHECK(w.Truncate().ok());
-          SF_CHECK(w.Append(src).ok());
-        }, 0.02, 5, /*wall=*/true);
+        s = Calibrate(
+            [&] {
+              if (w.file_bytes() > (256u << 20)) SF_CHECK(w.Truncate().ok());
+              SF_CHECK(w.Append(src).ok());
+            },
+            0.02, 5, /*wall=*/true);
       }
       RemoveScratchDir(dir);
       return s;
     }
-    case LimitKind::kNone: break;
+    case LimitKind::kNone:
+      break;
   }
   SF_CHECK(false);
   return 0;

@@ -7,9 +7,10 @@
 // 20 ms for the disk kinds, at most 2^20 repetitions); then several batches are timed (9 for
 // memcpy, 5 for the disk kinds) and the median batch time divided by the batch count is the limit.
 // memcpy is timed in thread CPU time (as the CPU-bound benchmarks, which report CPU time), the disk
-// kinds in wall time (as the disk benchmarks, which use real time). Each (kind, size) is calibrated once and cached; main calibrates the sizes the selected
-// benchmarks need before any benchmark runs, so a limit never changes during a run.
-// Thread-safety: Limits is internally locked; the raw writers are single-threaded.
+// kinds in wall time (as the disk benchmarks, which use real time). Each (kind, size) is calibrated
+// once and cached; main calibrates the sizes the selected benchmarks need before any benchmark
+// runs, so a limit never changes during a run. Thread-safety: Limits is internally locked; the raw
+// writers are single-threaded.
 #pragma once
 
 #include <map>

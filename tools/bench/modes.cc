@@ -4,7 +4,6 @@
 #include "engine/file_store.h"
 #include "engine/sqlite_store.h"
 #include "faults/sim_fs.h"
-
 #include "tools/bench/bytes_store.h"
 
 namespace stepfault::bench {
@@ -35,7 +34,8 @@ void AddDurableStoreModes(std::vector<Mode>* modes) {
   // SQLite store on the real disk: WAL, synchronous=FULL.
   modes->push_back(Mode{"sqlite", ManagerKind::kStore,
                         [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
-                          auto store = SqliteCheckpointStore::Open(PosixEnv(), JoinPath(dir, "checkpoints.db"));
+                          auto store = SqliteCheckpointStore::Open(PosixEnv(),
+                                                                   JoinPath(dir, "checkpoints.db"));
                           SF_CHECK(store.ok());
                           return std::move(store).value();
                         },

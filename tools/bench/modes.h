@@ -29,9 +29,9 @@ enum class ManagerKind { kNone, kInMemory, kStore };
 struct Mode {
   std::string name;
   ManagerKind manager = ManagerKind::kNone;
-  StoreFactory factory;                    // kStore only
-  LimitKind limit = LimitKind::kNone;      // what `ratio` divides by
-  bool on_disk = false;                    // reduced matrix; a scratch dir per harness
+  StoreFactory factory;                // kStore only
+  LimitKind limit = LimitKind::kNone;  // what `ratio` divides by
+  bool on_disk = false;                // reduced matrix; a scratch dir per harness
 };
 
 // A store that keeps alive what its inner store runs on (a simulated file system, an Env), so a
@@ -46,7 +46,9 @@ class OwningStore final : public CheckpointStore, public RestorationObserver {
                                 const std::optional<CheckpointInfo>& parent) override {
     return inner_->Commit(session_id, bytes, parent);
   }
-  Result<std::string> Retrieve(const CheckpointInfo& info) override { return inner_->Retrieve(info); }
+  Result<std::string> Retrieve(const CheckpointInfo& info) override {
+    return inner_->Retrieve(info);
+  }
   Result<std::vector<StoreEntry>> Index(const std::string& session_id,
                                         const std::optional<CheckpointInfo>& with_parent) override {
     return inner_->Index(session_id, with_parent);

@@ -14,7 +14,8 @@ namespace stepfault::bench {
 namespace {
 
 const Mode& MemoryMode() {
-  static const Mode* mode = new Mode{"memory", ManagerKind::kInMemory, nullptr, LimitKind::kMemcpy, false};
+  static const Mode* mode =
+      new Mode{"memory", ManagerKind::kInMemory, nullptr, LimitKind::kMemcpy, false};
   return *mode;
 }
 
@@ -35,8 +36,8 @@ void Restore(benchmark::State& state, size_t size, int depth) {
   const double limit_s = Limits::Global().Seconds(LimitKind::kMemcpy, TotalStateBytes(config));
   state.counters["state_bytes"] = static_cast<double>(TotalStateBytes(config));
   state.counters["limit_ns"] = limit_s * 1e9;
-  state.counters["ratio"] =
-      benchmark::Counter(limit_s * iterations, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ratio"] = benchmark::Counter(
+      limit_s * iterations, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 }  // namespace
@@ -52,7 +53,8 @@ void RegisterRestoreFamily() {
         Limits::Global().Seconds(LimitKind::kMemcpy, TotalStateBytes({Shape::kFanIn, 7, size / 8}));
       };
       Registry::Global()
-          .Add(name, [size, depth](benchmark::State& s) { Restore(s, size, depth); }, prepare)
+          .Add(
+              name, [size, depth](benchmark::State& s) { Restore(s, size, depth); }, prepare)
           ->Unit(benchmark::kMicrosecond);
     }
   }

@@ -31,7 +31,8 @@ namespace {
 size_t ProbeCheckpointBytes(const StepConfig& config) {
   static std::map<std::tuple<int, int, size_t>, size_t>* cache =
       new std::map<std::tuple<int, int, size_t>, size_t>();
-  const auto key = std::make_tuple(static_cast<int>(config.shape), config.width, config.state_bytes);
+  const auto key =
+      std::make_tuple(static_cast<int>(config.shape), config.width, config.state_bytes);
   auto it = cache->find(key);
   if (it != cache->end()) return it->second;
   Mode memory{"memory", ManagerKind::kInMemory, nullptr, LimitKind::kMemcpy, false};
@@ -66,8 +67,8 @@ void RunStep(benchmark::State& state, const Mode& mode, const StepConfig& config
   if (mode.limit != LimitKind::kNone) {
     const double limit_s = Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
     state.counters["limit_ns"] = limit_s * 1e9;
-    state.counters["ratio"] = benchmark::Counter(limit_s * iterations,
-                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["ratio"] = benchmark::Counter(
+        limit_s * iterations, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   }
 }
 
@@ -89,17 +90,19 @@ void RegisterStepFamily() {
     }
     for (const StepConfig& config : configs) {
       const bool linear = config.shape == Shape::kLinear;
-      const std::string name = BenchName(
-          "BM_Step", {{"mode", mode.name},
-                      {"shape", linear ? "linear" : "fanin"},
-                      {linear ? "length" : "width", std::to_string(config.width)},
-                      {"state", std::to_string(config.state_bytes)}});
+      const std::string name =
+          BenchName("BM_Step", {{"mode", mode.name},
+                                {"shape", linear ? "linear" : "fanin"},
+                                {linear ? "length" : "width", std::to_string(config.width)},
+                                {"state", std::to_string(config.state_bytes)}});
       auto prepare = [mode, config] {
-        if (mode.limit != LimitKind::kNone) Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
+        if (mode.limit != LimitKind::kNone)
+          Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
       };
       Registry::Global()
-          .Add(name, [mode, config](benchmark::State& s) { RunStep(s, mode, config); }, prepare,
-               /*real_time=*/mode.on_disk)
+          .Add(
+              name, [mode, config](benchmark::State& s) { RunStep(s, mode, config); }, prepare,
+              /*real_time=*/mode.on_disk)
           ->Unit(benchmark::kMicrosecond);
     }
   }

@@ -144,7 +144,9 @@ void PrintFits(const std::map<std::string, BenchResult>& results, const std::str
       y.push_back(py);
     }
     const Fit f = LeastSquares(x, y);
-    std::fprintf(out, "  %-10s %-40s slope %8.4f ns/B (%7.2f GB/s)  intercept %10.2f us  R^2 %.4f  marginal ns/B:",
+    std::fprintf(out,
+                 "  %-10s %-40s slope %8.4f ns/B (%7.2f GB/s)  intercept %10.2f us  R^2 %.4f  "
+                 "marginal ns/B:",
                  family.c_str(), key.c_str(), f.slope, f.slope > 0 ? 1.0 / f.slope : 0.0,
                  f.intercept / 1e3, f.r2);
     for (size_t i = 1; i < x.size(); ++i) {
@@ -165,19 +167,24 @@ void PrintSummary(const std::map<std::string, BenchResult>& results, std::FILE* 
       unchecked[Key(r, {"mode"})] = &r;
     }
   }
-  std::fprintf(out, "\n== stepfault-bench summary (medians of repetitions when aggregates were "
-                    "reported, else means; times per iteration) ==\n");
-  std::fprintf(out, "Target: in-memory checkpointing at 1 MB/executor <= 2x memcpy of the state per step "
-                    "(verdict on (step - unchecked step) / memcpy):\n");
+  std::fprintf(out,
+               "\n== stepfault-bench summary (medians of repetitions when aggregates were "
+               "reported, else means; times per iteration) ==\n");
+  std::fprintf(
+      out,
+      "Target: in-memory checkpointing at 1 MB/executor <= 2x memcpy of the state per step "
+      "(verdict on (step - unchecked step) / memcpy):\n");
   for (const auto& [name, r] : results) {
     if (r.family != "BM_Step" || r.labels.count("mode") == 0 || r.labels.at("mode") != "memory" ||
-        r.labels.count("state") == 0 || r.labels.at("state") != "1048576") continue;
+        r.labels.count("state") == 0 || r.labels.at("state") != "1048576")
+      continue;
     const double limit = Counter(r, "limit_ns");
     auto base = unchecked.find(Key(r, {"mode"}));
     if (limit <= 0 || base == unchecked.end()) continue;
     const double overhead = (r.time_ns - base->second->time_ns) / limit;
-    std::fprintf(out, "  %-40s step %10.1f us  unchecked %10.1f us  memcpy(%.0f B) %9.1f us  "
-                      "step/memcpy %5.2f  overhead/memcpy %5.2f  [%s]\n",
+    std::fprintf(out,
+                 "  %-40s step %10.1f us  unchecked %10.1f us  memcpy(%.0f B) %9.1f us  "
+                 "step/memcpy %5.2f  overhead/memcpy %5.2f  [%s]\n",
                  Key(r, {"mode", "state"}).c_str(), r.time_ns / 1e3, base->second->time_ns / 1e3,
                  Counter(r, "state_bytes"), limit / 1e3, r.time_ns / limit, overhead,
                  overhead <= 2 ? "met" : "not met");
@@ -185,15 +192,18 @@ void PrintSummary(const std::map<std::string, BenchResult>& results, std::FILE* 
   std::fprintf(out, "Target: a checkpointed step at 100 B/executor <= 2x an unchecked step:\n");
   for (const auto& [name, r] : results) {
     if (r.family != "BM_Step" || r.labels.count("state") == 0 || r.labels.at("state") != "100" ||
-        r.labels.at("mode") == "none") continue;
+        r.labels.at("mode") == "none")
+      continue;
     auto base = unchecked.find(Key(r, {"mode"}));
     if (base == unchecked.end() || base->second->time_ns <= 0) continue;
     const double ratio = r.time_ns / base->second->time_ns;
     std::fprintf(out, "  %-55s %9.2f us / %9.2f us = %5.2f  [%s]\n", Key(r, {"state"}).c_str(),
-                 r.time_ns / 1e3, base->second->time_ns / 1e3, ratio, ratio <= 2 ? "met" : "not met");
+                 r.time_ns / 1e3, base->second->time_ns / 1e3, ratio,
+                 ratio <= 2 ? "met" : "not met");
   }
-  std::fprintf(out, "Cost vs size, least squares time = intercept + slope * bytes (x = state_bytes for "
-                    "steps/restore, checkpoint_bytes for the codec, bytes for limits):\n");
+  std::fprintf(out,
+               "Cost vs size, least squares time = intercept + slope * bytes (x = state_bytes for "
+               "steps/restore, checkpoint_bytes for the codec, bytes for limits):\n");
   PrintFits(results, "BM_Step", "state", "state_bytes", out);
   PrintFits(results, "BM_Encode", "size", "checkpoint_bytes", out);
   PrintFits(results, "BM_Decode", "size", "checkpoint_bytes", out);
@@ -205,7 +215,8 @@ void PrintSummary(const std::map<std::string, BenchResult>& results, std::FILE* 
     if (r.family != "BM_Step" || r.labels.at("mode") == "none") continue;
     auto base = unchecked.find(Key(r, {"mode"}));
     if (base == unchecked.end()) continue;
-    overhead[Key(r, {"state"})].push_back({Counter(r, "state_bytes"), r.time_ns - base->second->time_ns});
+    overhead[Key(r, {"state"})].push_back(
+        {Counter(r, "state_bytes"), r.time_ns - base->second->time_ns});
   }
   std::fprintf(out, "Checkpoint overhead (step - unchecked step) vs state bytes:\n");
   for (auto& [key, points] : overhead) {
@@ -217,8 +228,8 @@ void PrintSummary(const std::map<std::string, BenchResult>& results, std::FILE* 
       y.push_back(py);
     }
     const Fit f = LeastSquares(x, y);
-    std::fprintf(out, "  %-55s slope %8.4f ns/B  intercept %9.2f us  R^2 %.4f\n", key.c_str(), f.slope,
-                 f.intercept / 1e3, f.r2);
+    std::fprintf(out, "  %-55s slope %8.4f ns/B  intercept %9.2f us  R^2 %.4f\n", key.c_str(),
+                 f.slope, f.intercept / 1e3, f.r2);
   }
 }
 

@@ -8,9 +8,12 @@ namespace stepfault::cli {
 
 int RunCli(int argc, char** argv) {
   CommandState state;
-  for (int i = 0; i < argc; ++i) state.argv_line += (i == 0 ? std::string("stepfault") : " " + std::string(argv[i]));
-  CLI::App app("stepfault: crash, power-fail, corrupt and mis-resume a checkpointed workflow engine at every "
-               "interruption window, and check that recovery keeps its promises");
+  for (int i = 0; i < argc; ++i)
+    state.argv_line += (i == 0 ? std::string("stepfault") : " " + std::string(argv[i]));
+  CLI::App app(
+      "stepfault: crash, power-fail, corrupt and mis-resume a checkpointed workflow engine at "
+      "every "
+      "interruption window, and check that recovery keeps its promises");
   app.require_subcommand(1);
   AddExploreCommand(app, state);
   AddCheckCommand(app, state);

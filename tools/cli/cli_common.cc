@@ -19,8 +19,9 @@ int UsageError(const std::string& message) {
 
 bool StderrIsTerminal() { return ::isatty(STDERR_FILENO) == 1; }
 
-Result<properties::RunConfig> MakeRunConfig(const std::string& profile, const std::vector<std::string>& hazards,
-                                            uint64_t seed, const std::string& params_json) {
+Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
+                                            const std::vector<std::string>& hazards, uint64_t seed,
+                                            const std::string& params_json) {
   properties::RunConfig config;
   config.seed = seed;
   if (profile == "maf-compat") {
@@ -55,13 +56,16 @@ Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::st
   if (auto s = scenarios::FindScenario(name)) return s;
   std::error_code ec;
   if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) {
-    if (!std::filesystem::exists(name, ec)) return Status::InvalidArgument("scenario file '" + name + "' does not exist");
+    if (!std::filesystem::exists(name, ec))
+      return Status::InvalidArgument("scenario file '" + name + "' does not exist");
     return scenarios::LoadJsonScenario(PosixEnv(), name);
   }
   std::string names;
-  for (const auto& s : scenarios::BuiltinScenarios()) names += (names.empty() ? "" : ", ") + s->name();
-  return Status::InvalidArgument("unknown scenario '" + name + "'; the scenarios are: " + names +
-                                 ", or the path of a JSON scenario file (scenarios/examples/*.json)");
+  for (const auto& s : scenarios::BuiltinScenarios())
+    names += (names.empty() ? "" : ", ") + s->name();
+  return Status::InvalidArgument(
+      "unknown scenario '" + name + "'; the scenarios are: " + names +
+      ", or the path of a JSON scenario file (scenarios/examples/*.json)");
 }
 
 Status WriteReports(const std::string& dir, const reports::Report& report) {
@@ -72,7 +76,8 @@ Status WriteReports(const std::string& dir, const reports::Report& report) {
 }
 
 void PrintSummary(std::FILE* out, const reports::Report& report, const std::string& dir) {
-  std::fprintf(out, "%-18s %8s %8s %10s %10s\n", "scenario", "windows", "cells", "exercised", "violations");
+  std::fprintf(out, "%-18s %8s %8s %10s %10s\n", "scenario", "windows", "cells", "exercised",
+               "violations");
   for (const auto& s : report.scenarios) {
     auto c = reports::ComputeCoverage(s);
     int64_t violations = 0;
@@ -88,8 +93,9 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
   }
   auto total = reports::ComputeCoverage(report);
   std::fprintf(out, "coverage: %lld/%lld cells (%.1f%%), %lld runs, %lld lives, verdict: %s\n",
-               static_cast<long long>(total.cells_exercised), static_cast<long long>(total.cells_total),
-               total.cells_pct, static_cast<long long>(report.runs), static_cast<long long>(report.lives),
+               static_cast<long long>(total.cells_exercised),
+               static_cast<long long>(total.cells_total), total.cells_pct,
+               static_cast<long long>(report.runs), static_cast<long long>(report.lives),
                std::string(reports::VerdictName(reports::ComputeVerdict(report))).c_str());
   if (!dir.empty()) std::fprintf(out, "report: %s/report.html\n", dir.c_str());
 }

@@ -22,8 +22,9 @@ inline constexpr int kExitCoverage = 3;
 int UsageError(const std::string& message);
 
 // Builds the run configuration; a bad profile or hazard name is an error naming the valid ones.
-Result<properties::RunConfig> MakeRunConfig(const std::string& profile, const std::vector<std::string>& hazards,
-                                            uint64_t seed, const std::string& params_json);
+Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
+                                            const std::vector<std::string>& hazards, uint64_t seed,
+                                            const std::string& params_json);
 
 // A built-in scenario by name, or a JSON scenario file.
 Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::string& name);

@@ -1,6 +1,6 @@
 // Goal: the command line keeps its contract in real, separate processes: Demo320's exercise
-// (start; resume with --fail-after-write exits 1 yet the item is stored; the same resume returns the
-// same ItemId with one row; an edited comment fails; a refusal creates no row; a second host is
+// (start; resume with --fail-after-write exits 1 yet the item is stored; the same resume returns
+// the same ItemId with one row; an edited comment fails; a refusal creates no row; a second host is
 // refused; --crash-at at every business window followed by resume ends Completed with one row),
 // and the exit statuses 0/1/2/3 of the exploring commands.
 // Method: run build/bin/stepfault with popen/system in scratch directories and read business.db
@@ -40,7 +40,8 @@ ProcessRun Stepfault(const std::string& args) {
   std::array<char, 4096> buf{};
   while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
   int status = ::pclose(p);
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : (WIFSIGNALED(status) ? -WTERMSIG(status) : -1);
+  int code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : (WIFSIGNALED(status) ? -WTERMSIG(status) : -1);
   // popen runs a shell: a child killed by a signal shows as 128+N from the shell.
   if (code > 128) code = -(code - 128);
   return {code, out};
@@ -54,13 +55,15 @@ std::string Scratch(const std::string& name) {
 
 int RowCount(const std::string& dir) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2((dir + "/business.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2((dir + "/business.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) !=
+      SQLITE_OK) {
     sqlite3_close(db);
     return -1;
   }
   sqlite3_stmt* st = nullptr;
   int n = -1;
-  if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM ApprovedBacklogItems", -1, &st, nullptr) == SQLITE_OK &&
+  if (sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM ApprovedBacklogItems", -1, &st, nullptr) ==
+          SQLITE_OK &&
       sqlite3_step(st) == SQLITE_ROW) {
     n = sqlite3_column_int(st, 0);
   }
@@ -77,9 +80,11 @@ TEST(ApprovalCliTest, Demo320ExerciseAcrossProcesses) {
   ASSERT_EQ(start.exit_code, 0) << start.out;
   EXPECT_NE(start.out.find("OperationId: "), std::string::npos);
   EXPECT_NE(start.out.find("RequestId: "), std::string::npos);
-  EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Waiting"), std::string::npos);
+  EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Waiting"),
+            std::string::npos);
 
-  ProcessRun failed = Stepfault("approval resume --dir " + dir + " approve " + kComment + " --fail-after-write");
+  ProcessRun failed =
+      Stepfault("approval resume --dir " + dir + " approve " + kComment + " --fail-after-write");
   EXPECT_EQ(failed.exit_code, 1) << failed.out;
   ProcessRun status = Stepfault("approval status --dir " + dir);
   EXPECT_NE(status.out.find("Status: Completed"), std::string::npos) << status.out;
@@ -97,10 +102,13 @@ TEST(ApprovalCliTest, Demo320ExerciseAcrossProcesses) {
 
   // A refusal on another operation is final and creates no row.
   const std::string other = Scratch("refusal");
-  ASSERT_EQ(Stepfault("approval start --dir " + other + " --draft \"Another proposal\"").exit_code, 0);
-  ProcessRun refused = Stepfault("approval resume --dir " + other + " reject \"Not this quarter.\"");
+  ASSERT_EQ(Stepfault("approval start --dir " + other + " --draft \"Another proposal\"").exit_code,
+            0);
+  ProcessRun refused =
+      Stepfault("approval resume --dir " + other + " reject \"Not this quarter.\"");
   EXPECT_EQ(refused.exit_code, 0) << refused.out;
-  EXPECT_NE(Stepfault("approval status --dir " + other).out.find("Status: Rejected"), std::string::npos);
+  EXPECT_NE(Stepfault("approval status --dir " + other).out.find("Status: Rejected"),
+            std::string::npos);
   EXPECT_EQ(RowCount(other), 0);
   EXPECT_EQ(Stepfault("approval resume --dir " + other + " approve " + kComment).exit_code, 2);
   EXPECT_EQ(RowCount(other), 0);
@@ -128,12 +136,15 @@ TEST(ApprovalCliTest, BadInputExitsTwoAndChangesNothing) {
   const std::string before = *PosixEnv()->ReadFile(dir + "/waiting.json");
   EXPECT_EQ(Stepfault("approval resume --dir " + dir + " maybe " + kComment).exit_code, 2);
   EXPECT_EQ(Stepfault("approval resume --dir " + dir + " approve \"   \"").exit_code, 2);
-  EXPECT_EQ(Stepfault("approval resume --dir " + dir + " approve \"" + std::string(501, 'x') + "\"").exit_code, 2);
+  EXPECT_EQ(Stepfault("approval resume --dir " + dir + " approve \"" + std::string(501, 'x') + "\"")
+                .exit_code,
+            2);
   EXPECT_EQ(Stepfault("approval start --dir " + dir).exit_code, 2);  // already holds an operation
   EXPECT_EQ(Stepfault("approval status --dir " + dir + "-missing").exit_code, 2);
   EXPECT_EQ(Stepfault("approval start --dir " + dir + " --crash-at \"bad point\"").exit_code, 2);
   EXPECT_EQ(*PosixEnv()->ReadFile(dir + "/waiting.json"), before);
-  EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Waiting"), std::string::npos);
+  EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Waiting"),
+            std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -143,10 +154,14 @@ TEST(ApprovalCliTest, CrashAtEveryBusinessWindowThenResumeEndsCompletedWithOneRo
     const char* point;
   };
   const Case cases[] = {
-      {"start", "checkpoint.commit.after#1"}, {"start", "receipt.publish.before"},
-      {"start", "fs.rename[receipt]"},        {"start", "receipt.publish.after"},
-      {"resume", "host.resume"},              {"resume", "decision.record.after"},
-      {"resume", "effect.commit.before"},     {"resume", "effect.commit.after"},
+      {"start", "checkpoint.commit.after#1"},
+      {"start", "receipt.publish.before"},
+      {"start", "fs.rename[receipt]"},
+      {"start", "receipt.publish.after"},
+      {"resume", "host.resume"},
+      {"resume", "decision.record.after"},
+      {"resume", "effect.commit.before"},
+      {"resume", "effect.commit.after"},
       {"resume", "checkpoint.commit.after#2"},
   };
   for (const Case& c : cases) {
@@ -159,7 +174,8 @@ TEST(ApprovalCliTest, CrashAtEveryBusinessWindowThenResumeEndsCompletedWithOneRo
       EXPECT_EQ(killed.exit_code, -SIGKILL) << killed.out;
       ProcessRun again = Stepfault("approval start --dir " + dir);
       // Killed after the receipt was published: the directory already holds the operation.
-      EXPECT_TRUE(again.exit_code == 0 || again.out.find("already holds") != std::string::npos) << again.out;
+      EXPECT_TRUE(again.exit_code == 0 || again.out.find("already holds") != std::string::npos)
+          << again.out;
     } else {
       ASSERT_EQ(Stepfault("approval start --dir " + dir).exit_code, 0);
       ProcessRun killed = Stepfault(resume + crash);
@@ -167,7 +183,8 @@ TEST(ApprovalCliTest, CrashAtEveryBusinessWindowThenResumeEndsCompletedWithOneRo
     }
     ProcessRun done = Stepfault(resume);
     EXPECT_EQ(done.exit_code, 0) << done.out;
-    EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Completed"), std::string::npos);
+    EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Completed"),
+              std::string::npos);
     EXPECT_EQ(RowCount(dir), 1);
     fs::remove_all(dir);
   }
@@ -185,9 +202,12 @@ TEST(ExploreCliTest, ExitStatusesFollowTheContract) {
   EXPECT_EQ(pass.exit_code, 0) << pass.out;
   EXPECT_TRUE(fs::exists(out + "/report.json") && fs::exists(out + "/report.html") &&
               fs::exists(out + "/summary.md") && fs::exists(out + "/junit.xml"));
-  ProcessRun low = Stepfault("explore --scenario fan-in --actions crash --shard 1/2 --min-coverage 90 --quiet --out " + out);
+  ProcessRun low = Stepfault(
+      "explore --scenario fan-in --actions crash --shard 1/2 --min-coverage 90 --quiet --out " +
+      out);
   EXPECT_EQ(low.exit_code, 3) << low.out;
-  ProcessRun compat = Stepfault("explore --scenario fan-in --actions topology --profile maf-compat --quiet --out " + out);
+  ProcessRun compat = Stepfault(
+      "explore --scenario fan-in --actions topology --profile maf-compat --quiet --out " + out);
   EXPECT_EQ(compat.exit_code, 1) << compat.out;
   fs::remove_all(out);
 }
@@ -200,10 +220,19 @@ namespace {
 
 TEST(ReportCliTest, MergedShardsEqualTheUnshardedReportAndRenderAndBenchWork) {
   const std::string base = Scratch("report");
-  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --quiet --out " + base + "/all").exit_code, 0);
-  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --shard 1/2 --quiet --out " + base + "/s1").exit_code, 0);
-  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --shard 2/2 --quiet --out " + base + "/s2").exit_code, 0);
-  ProcessRun merged = Stepfault("report merge " + base + "/s1/report.json " + base + "/s2/report.json --out " + base + "/merged");
+  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --quiet --out " + base + "/all")
+                .exit_code,
+            0);
+  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --shard 1/2 --quiet --out " +
+                      base + "/s1")
+                .exit_code,
+            0);
+  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --shard 2/2 --quiet --out " +
+                      base + "/s2")
+                .exit_code,
+            0);
+  ProcessRun merged = Stepfault("report merge " + base + "/s1/report.json " + base +
+                                "/s2/report.json --out " + base + "/merged");
   ASSERT_EQ(merged.exit_code, 0) << merged.out;
   auto a = *PosixEnv()->ReadFile(base + "/all/report.json");
   auto m = *PosixEnv()->ReadFile(base + "/merged/report.json");
@@ -214,9 +243,13 @@ TEST(ReportCliTest, MergedShardsEqualTheUnshardedReportAndRenderAndBenchWork) {
     return s.erase(at, end - at);
   };
   EXPECT_EQ(strip(a), strip(m));
-  EXPECT_EQ(Stepfault("report merge " + base + "/s1/report.json --out " + base + "/bad").exit_code, 2);
-  ASSERT_EQ(Stepfault("report render " + base + "/all/report.json --out " + base + "/rendered").exit_code, 0);
-  EXPECT_EQ(*PosixEnv()->ReadFile(base + "/rendered/report.html"), *PosixEnv()->ReadFile(base + "/all/report.html"));
+  EXPECT_EQ(Stepfault("report merge " + base + "/s1/report.json --out " + base + "/bad").exit_code,
+            2);
+  ASSERT_EQ(
+      Stepfault("report render " + base + "/all/report.json --out " + base + "/rendered").exit_code,
+      0);
+  EXPECT_EQ(*PosixEnv()->ReadFile(base + "/rendered/report.html"),
+            *PosixEnv()->ReadFile(base + "/all/report.html"));
   // A tiny Google Benchmark JSON becomes charts in the HTML report.
   const std::string bench = base + "/bench.json";
   {
@@ -224,10 +257,12 @@ TEST(ReportCliTest, MergedShardsEqualTheUnshardedReportAndRenderAndBenchWork) {
     ASSERT_TRUE(f.ok());
     ASSERT_TRUE((*f)->Append(R"({"context":{},"benchmarks":[
       {"name":"BM_Step/mode:memory/shape:fanin/width:8/state:100","run_type":"iteration","real_time":1200,"cpu_time":1100,"time_unit":"ns","ratio":1.5},
-      {"name":"BM_Step/mode:none/shape:fanin/width:8/state:100","run_type":"iteration","real_time":800,"cpu_time":790,"time_unit":"ns"}]})").ok());
+      {"name":"BM_Step/mode:none/shape:fanin/width:8/state:100","run_type":"iteration","real_time":800,"cpu_time":790,"time_unit":"ns"}]})")
+                    .ok());
     ASSERT_TRUE((*f)->Close().ok());
   }
-  ProcessRun charted = Stepfault("report bench " + bench + " --report " + base + "/all/report.json --out " + base + "/charts");
+  ProcessRun charted = Stepfault("report bench " + bench + " --report " + base +
+                                 "/all/report.json --out " + base + "/charts");
   ASSERT_EQ(charted.exit_code, 0) << charted.out;
   const std::string html = *PosixEnv()->ReadFile(base + "/charts/report.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
@@ -254,7 +289,8 @@ TEST(ApprovalCliTest, AnUnknownGraphVersionIsRejectedAndNothingChanges) {
   EXPECT_EQ(resumed.exit_code, 2) << resumed.out;
   EXPECT_NE(resumed.out.find("unknown to this host"), std::string::npos) << resumed.out;
   EXPECT_EQ(RowCount(dir), 0);
-  EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Waiting"), std::string::npos);
+  EXPECT_NE(Stepfault("approval status --dir " + dir).out.find("Status: Waiting"),
+            std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -28,7 +28,8 @@ int RunApproval(const std::string& command, const ApprovalArgs& a) {
     std::filesystem::create_directories(a.dir, ec);
     if (ec) return UsageError("cannot create directory '" + a.dir + "': " + ec.message());
   } else if (!std::filesystem::is_directory(a.dir, ec)) {
-    return UsageError("directory '" + a.dir + "' does not exist; run `stepfault approval start --dir " + a.dir + "` first");
+    return UsageError("directory '" + a.dir +
+                      "' does not exist; run `stepfault approval start --dir " + a.dir + "` first");
   }
   std::unique_ptr<faults::KillInjector> kill;
   if (!a.crash_at.empty()) {
@@ -37,7 +38,8 @@ int RunApproval(const std::string& command, const ApprovalArgs& a) {
     kill = std::move(k).value();
   }
   NoFaults no_faults;
-  faults::ProbedEnv probed(PosixEnv(), kill ? static_cast<faults::FaultHook*>(kill.get()) : &no_faults,
+  faults::ProbedEnv probed(PosixEnv(),
+                           kill ? static_cast<faults::FaultHook*>(kill.get()) : &no_faults,
                            faults::DefaultRoleClassifier());
   LogicalClock clock;
   scenarios::HostEnv env;
@@ -51,7 +53,9 @@ int RunApproval(const std::string& command, const ApprovalArgs& a) {
   scenarios::ApprovalOutcome out;
   if (command == "start") {
     out = scenarios::ApprovalStart(env, a.draft, &report);
-    if (out.status.ok()) std::printf("OperationId: %s\nRequestId: %s\n", out.operation_id.c_str(), out.request_id.c_str());
+    if (out.status.ok())
+      std::printf("OperationId: %s\nRequestId: %s\n", out.operation_id.c_str(),
+                  out.request_id.c_str());
   } else if (command == "status") {
     out = scenarios::ApprovalStatusOf(env);
     if (out.status.ok()) {
@@ -64,12 +68,14 @@ int RunApproval(const std::string& command, const ApprovalArgs& a) {
       if (out.item_id) {
         std::printf("ItemId: %lld\n", static_cast<long long>(*out.item_id));
       } else {
-        std::printf("%s: operation %s was rejected; no item was created\n", out.state.c_str(), out.operation_id.c_str());
+        std::printf("%s: operation %s was rejected; no item was created\n", out.state.c_str(),
+                    out.operation_id.c_str());
       }
     }
   }
   if (!out.status.ok()) {
-    std::fprintf(stderr, "stepfault approval %s: %s\n", command.c_str(), out.status.ToString().c_str());
+    std::fprintf(stderr, "stepfault approval %s: %s\n", command.c_str(),
+                 out.status.ToString().c_str());
   }
   return out.exit_code;
 }
@@ -87,16 +93,21 @@ void AddApprovalCommand(CLI::App& app, CommandState& state) {
   auto* start = cmd->add_subcommand("start", "register the draft and wait for a decision");
   common(start);
   start->add_option("--draft", state.approval.draft, "the proposal text");
-  start->callback([&state] { state.run = [&state] { return RunApproval("start", state.approval); }; });
+  start->callback(
+      [&state] { state.run = [&state] { return RunApproval("start", state.approval); }; });
   auto* status = cmd->add_subcommand("status", "print the operation's status and its stored item");
   common(status);
-  status->callback([&state] { state.run = [&state] { return RunApproval("status", state.approval); }; });
-  auto* resume = cmd->add_subcommand("resume", "answer the pending request: approve|reject \"COMMENT\"");
+  status->callback(
+      [&state] { state.run = [&state] { return RunApproval("status", state.approval); }; });
+  auto* resume =
+      cmd->add_subcommand("resume", "answer the pending request: approve|reject \"COMMENT\"");
   common(resume);
   resume->add_option("choice", state.approval.choice, "approve or reject")->required();
   resume->add_option("comment", state.approval.comment, "1 to 500 characters")->required();
-  resume->add_flag("--fail-after-write", state.approval.fail_after_write, "exit 1 right after the commit");
-  resume->callback([&state] { state.run = [&state] { return RunApproval("resume", state.approval); }; });
+  resume->add_flag("--fail-after-write", state.approval.fail_after_write,
+                   "exit 1 right after the commit");
+  resume->callback(
+      [&state] { state.run = [&state] { return RunApproval("resume", state.approval); }; });
 }
 
 }  // namespace stepfault::cli

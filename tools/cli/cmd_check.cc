@@ -9,7 +9,8 @@
 namespace stepfault::cli {
 
 void AddCheckCommand(CLI::App& app, CommandState& state) {
-  auto* cmd = app.add_subcommand("check", "random multi-life fault schedules with RapidCheck, shrunk on failure");
+  auto* cmd = app.add_subcommand(
+      "check", "random multi-life fault schedules with RapidCheck, shrunk on failure");
   auto* o = &state.check;
   cmd->add_option("--scenario", o->scenario, "scenario name or JSON scenario file")->required();
   cmd->add_option("--cases", o->cases, "number of random schedules")->check(CLI::Range(1, 1000000));
@@ -35,7 +36,8 @@ void AddCheckCommand(CLI::App& app, CommandState& state) {
       report.profile = a.profile;
       report.hazards = options.config.profile.EnabledHazards();
       report.runs = result.cases;
-      report.properties.push_back(properties::ToPropertyResult("random-schedules", **scenario, result));
+      report.properties.push_back(
+          properties::ToPropertyResult("random-schedules", **scenario, result));
       if (!result.passed) {
         reports::Violation v;
         v.scenario = (*scenario)->name();
@@ -53,12 +55,16 @@ void AddCheckCommand(CLI::App& app, CommandState& state) {
       Status written = WriteReports(a.out, report);
       if (!written.ok()) return UsageError(written.ToString());
       if (result.passed) {
-        std::printf("%s: %lld random schedules, every invariant held (seed %llu)\n", (*scenario)->name().c_str(),
-                    static_cast<long long>(result.cases), static_cast<unsigned long long>(a.seed));
+        std::printf("%s: %lld random schedules, every invariant held (seed %llu)\n",
+                    (*scenario)->name().c_str(), static_cast<long long>(result.cases),
+                    static_cast<unsigned long long>(a.seed));
       } else {
-        std::printf("%s: %s violated after %lld schedules\n  minimal plan: %s\n  replay: %s\n  RapidCheck: RC_PARAMS=\"%s\"\n  %s\n",
-                    (*scenario)->name().c_str(), result.invariant.c_str(), static_cast<long long>(result.cases),
-                    result.plan.c_str(), result.replay.c_str(), result.reproduce.c_str(), result.message.c_str());
+        std::printf(
+            "%s: %s violated after %lld schedules\n  minimal plan: %s\n  replay: %s\n  RapidCheck: "
+            "RC_PARAMS=\"%s\"\n  %s\n",
+            (*scenario)->name().c_str(), result.invariant.c_str(),
+            static_cast<long long>(result.cases), result.plan.c_str(), result.replay.c_str(),
+            result.reproduce.c_str(), result.message.c_str());
       }
       std::printf("report: %s/report.html\n", a.out.c_str());
       return result.passed ? kExitOk : kExitViolation;

@@ -1,12 +1,11 @@
 // explore, mutants and replay: the commands that run the harness.
-#include "tools/cli/commands.h"
-
 #include <algorithm>
 
 #include "faults/plan.h"
 #include "properties/explorer.h"
 #include "properties/mutants.h"
 #include "tools/cli/cli_common.h"
+#include "tools/cli/commands.h"
 #include "tools/cli/progress.h"
 
 namespace stepfault::cli {
@@ -15,8 +14,10 @@ namespace {
 Result<std::pair<int, int>> ParseShard(const std::string& text) {
   size_t slash = text.find('/');
   int i = 0, n = 0;
-  if (slash == std::string::npos || std::sscanf(text.c_str(), "%d/%d", &i, &n) != 2 || n < 1 || i < 1 || i > n) {
-    return Status::InvalidArgument("--shard must be I/N with 1 <= I <= N, e.g. 2/4 (got '" + text + "')");
+  if (slash == std::string::npos || std::sscanf(text.c_str(), "%d/%d", &i, &n) != 2 || n < 1 ||
+      i < 1 || i > n) {
+    return Status::InvalidArgument("--shard must be I/N with 1 <= I <= N, e.g. 2/4 (got '" + text +
+                                   "')");
   }
   return std::make_pair(i, n);
 }
@@ -24,19 +25,24 @@ Result<std::pair<int, int>> ParseShard(const std::string& text) {
 }  // namespace
 
 void AddExploreCommand(CLI::App& app, CommandState& state) {
-  auto* cmd = app.add_subcommand("explore", "every applicable fault at every window of each scenario");
+  auto* cmd =
+      app.add_subcommand("explore", "every applicable fault at every window of each scenario");
   auto* o = &state.explore;
   cmd->add_option("--scenario", o->scenario, "scenario name");
   cmd->add_flag("--all", o->all, "every built-in scenario");
   cmd->add_option("--actions", o->actions, "action kinds to try (comma separated)")->delimiter(',');
-  cmd->add_option("--depth", o->depth, "1, or 2 for a second fault in the first recovery")->check(CLI::Range(1, 2));
+  cmd->add_option("--depth", o->depth, "1, or 2 for a second fault in the first recovery")
+      ->check(CLI::Range(1, 2));
   cmd->add_option("--profile", o->profile, "strict or maf-compat");
-  cmd->add_option("--hazard", o->hazards, "turn on a hazard (repeatable; see `stepfault list hazards`)");
+  cmd->add_option("--hazard", o->hazards,
+                  "turn on a hazard (repeatable; see `stepfault list hazards`)");
   cmd->add_option("--seed", o->seed, "root seed");
   cmd->add_option("--jobs", o->jobs, "worker processes")->check(CLI::Range(1, 64));
   cmd->add_option("--shard", o->shard, "run shard I of N (I/N)");
-  cmd->add_option("--min-coverage", o->min_coverage, "exit 3 when cell coverage is below PCT")->check(CLI::Range(0.0, 100.0));
-  cmd->add_option("--depth2-max-pairs", o->depth2_max_pairs, "sample depth-2 pairs above this count");
+  cmd->add_option("--min-coverage", o->min_coverage, "exit 3 when cell coverage is below PCT")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--depth2-max-pairs", o->depth2_max_pairs,
+                  "sample depth-2 pairs above this count");
   cmd->add_flag("--mutants", o->with_mutants, "also run the mutant hunt and put it in the report");
   cmd->add_flag("--quiet", o->quiet, "no progress output");
   cmd->add_option("--out", o->out, "directory for the reports")->required();
@@ -47,7 +53,8 @@ namespace {
 // The exploration's identity: what selects the cells and decides their outcomes, without --shard,
 // --out, --jobs or --quiet, so every shard of one exploration records the same command and merges.
 std::string CanonicalCommand(const ExploreArgs& a) {
-  std::string c = "stepfault explore " + (a.all ? std::string("--all") : "--scenario " + a.scenario);
+  std::string c =
+      "stepfault explore " + (a.all ? std::string("--all") : "--scenario " + a.scenario);
   if (!a.actions.empty()) {
     c += " --actions ";
     for (size_t i = 0; i < a.actions.size(); ++i) c += (i > 0 ? "," : "") + a.actions[i];
@@ -62,7 +69,8 @@ std::string CanonicalCommand(const ExploreArgs& a) {
 }  // namespace
 
 int RunExplore(const ExploreArgs& a) {
-  if (a.all == !a.scenario.empty()) return UsageError("explore needs exactly one of --scenario NAME or --all");
+  if (a.all == !a.scenario.empty())
+    return UsageError("explore needs exactly one of --scenario NAME or --all");
   for (const std::string& k : a.actions) {
     const auto& names = properties::ActionKindNames();
     if (std::find(names.begin(), names.end(), k) == names.end()) {
@@ -98,7 +106,9 @@ int RunExplore(const ExploreArgs& a) {
     std::unique_ptr<Progress> progress;
     std::string current;
     options.progress = [&](int64_t done, int64_t total) {
-      if (!progress) progress = std::make_unique<Progress>(stderr, StderrIsTerminal(), a.quiet, "explore", total);
+      if (!progress)
+        progress =
+            std::make_unique<Progress>(stderr, StderrIsTerminal(), a.quiet, "explore", total);
       progress->Advance(done - progress->done());
       if (done == total) {
         progress->Finish();
@@ -113,14 +123,14 @@ int RunExplore(const ExploreArgs& a) {
     hunt.config = options.config;
     hunt.jobs = a.jobs;
     report.mutants = properties::RunMutants(hunt, {}, [&](int64_t done, int64_t total) {
-                                              if (!progress) {
-                                                progress = std::make_unique<Progress>(stderr, StderrIsTerminal(),
-                                                                                      a.quiet, "mutants", total);
-                                                progress->set_unit("mutants");
-                                              }
-                                              progress->Advance(done - progress->done());
-                                              if (done == total) progress->Finish();
-                                            });
+      if (!progress) {
+        progress =
+            std::make_unique<Progress>(stderr, StderrIsTerminal(), a.quiet, "mutants", total);
+        progress->set_unit("mutants");
+      }
+      progress->Advance(done - progress->done());
+      if (done == total) progress->Finish();
+    });
   }
   report.min_coverage_pct = a.min_coverage;
   Status written = WriteReports(a.out, report);
@@ -130,7 +140,8 @@ int RunExplore(const ExploreArgs& a) {
 }
 
 void AddMutantsCommand(CLI::App& app, CommandState& state) {
-  auto* cmd = app.add_subcommand("mutants", "run exploration on every known bug and report which are killed");
+  auto* cmd = app.add_subcommand("mutants",
+                                 "run exploration on every known bug and report which are killed");
   auto* o = &state.mutants;
   cmd->add_option("--jobs", o->jobs, "worker processes")->check(CLI::Range(1, 64));
   cmd->add_option("--seed", o->seed, "root seed");
@@ -143,7 +154,8 @@ void AddMutantsCommand(CLI::App& app, CommandState& state) {
       for (const std::string& name : a.only) {
         bool known = false;
         for (const auto& m : properties::AllMutants()) known = known || m.name == name;
-        if (!known) return UsageError("unknown mutant '" + name + "'; run `stepfault list hazards`");
+        if (!known)
+          return UsageError("unknown mutant '" + name + "'; run `stepfault list hazards`");
       }
       properties::ExploreOptions options;
       options.config.seed = a.seed;
@@ -155,7 +167,8 @@ void AddMutantsCommand(CLI::App& app, CommandState& state) {
       std::unique_ptr<Progress> progress;
       report.mutants = properties::RunMutants(options, a.only, [&](int64_t done, int64_t total) {
         if (!progress) {
-          progress = std::make_unique<Progress>(stderr, StderrIsTerminal(), a.quiet, "mutants", total);
+          progress =
+              std::make_unique<Progress>(stderr, StderrIsTerminal(), a.quiet, "mutants", total);
           progress->set_unit("mutants");
         }
         progress->Advance(done - progress->done());
@@ -165,8 +178,8 @@ void AddMutantsCommand(CLI::App& app, CommandState& state) {
       if (!written.ok()) return UsageError(written.ToString());
       std::printf("%-45s %-8s %-14s %s\n", "mutant", "killed", "invariant", "plan");
       for (const auto& m : report.mutants) {
-        std::printf("%-45s %-8s %-14s %s\n", m.name.c_str(), m.killed ? "yes" : "NO", m.invariant.c_str(),
-                    m.plan.empty() ? "(fault-free)" : m.plan.c_str());
+        std::printf("%-45s %-8s %-14s %s\n", m.name.c_str(), m.killed ? "yes" : "NO",
+                    m.invariant.c_str(), m.plan.empty() ? "(fault-free)" : m.plan.c_str());
       }
       PrintSummary(stdout, report, a.out);
       return reports::VerdictExitCode(reports::ComputeVerdict(report));
@@ -178,7 +191,8 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
   auto* cmd = app.add_subcommand("replay", "replay one scenario under one fault plan, exactly");
   auto* o = &state.replay;
   cmd->add_option("scenario", o->scenario, "scenario name")->required();
-  cmd->add_option("--plan", o->plan, "the fault plan, e.g. 'none;crash@effect.commit.after#1'")->required();
+  cmd->add_option("--plan", o->plan, "the fault plan, e.g. 'none;crash@effect.commit.after#1'")
+      ->required();
   cmd->add_option("--seed", o->seed, "root seed");
   cmd->add_option("--profile", o->profile, "strict or maf-compat");
   cmd->add_option("--hazard", o->hazards, "turn on a hazard (repeatable)");
@@ -199,15 +213,18 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
       } else {
         for (size_t i = 0; i < ex.lives.size(); ++i) {
           const auto& l = ex.lives[i];
-          std::printf("life %zu %-8s fault=%-40s %s%s\n", i + 1, l.report.command.c_str(),
-                      l.fault ? l.fault->Print().c_str() : "none",
-                      l.death.empty() ? l.report.status.ToString().c_str() : ("died: " + l.death).c_str(),
-                      l.report.completed ? " (completed)" : "");
+          std::printf(
+              "life %zu %-8s fault=%-40s %s%s\n", i + 1, l.report.command.c_str(),
+              l.fault ? l.fault->Print().c_str() : "none",
+              l.death.empty() ? l.report.status.ToString().c_str() : ("died: " + l.death).c_str(),
+              l.report.completed ? " (completed)" : "");
         }
       }
-      for (const auto& v : ex.violations) std::printf("VIOLATION %s: %s\n", v.invariant.c_str(), v.message.c_str());
-      std::printf("%s after %zu lives, %zu violation(s); seed %llu\n", ex.completed ? "completed" : "not completed",
-                  ex.lives.size(), ex.violations.size(), static_cast<unsigned long long>(a.seed));
+      for (const auto& v : ex.violations)
+        std::printf("VIOLATION %s: %s\n", v.invariant.c_str(), v.message.c_str());
+      std::printf("%s after %zu lives, %zu violation(s); seed %llu\n",
+                  ex.completed ? "completed" : "not completed", ex.lives.size(),
+                  ex.violations.size(), static_cast<unsigned long long>(a.seed));
       return ex.violations.empty() ? kExitOk : kExitViolation;
     };
   });

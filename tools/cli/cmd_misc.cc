@@ -19,7 +19,8 @@ namespace {
 
 Result<std::string> ReadWholeFile(const std::string& path) {
   auto bytes = PosixEnv()->ReadFile(path);
-  if (!bytes.ok()) return Status::InvalidArgument("cannot read '" + path + "': " + bytes.status().message());
+  if (!bytes.ok())
+    return Status::InvalidArgument("cannot read '" + path + "': " + bytes.status().message());
   return bytes;
 }
 
@@ -28,19 +29,23 @@ int List(const std::string& what) {
     for (const auto& s : scenarios::BuiltinScenarios()) {
       std::string invs;
       for (const auto& i : s->invariants()) invs += " " + i;
-      std::printf("%-18s %s\n%-18s invariants:%s\n", s->name().c_str(), s->description().c_str(), "", invs.c_str());
+      std::printf("%-18s %s\n%-18s invariants:%s\n", s->name().c_str(), s->description().c_str(),
+                  "", invs.c_str());
     }
   } else if (what == "points") {
     for (const auto& p : faults::AllPoints()) {
       std::string roles;
       for (const auto& r : p.roles) roles += (roles.empty() ? "" : ",") + r;
-      std::printf("%-26s %-9s %-36s %s\n", p.name.c_str(), std::string(faults::PointLayerName(p.layer)).c_str(),
+      std::printf("%-26s %-9s %-36s %s\n", p.name.c_str(),
+                  std::string(faults::PointLayerName(p.layer)).c_str(),
                   roles.empty() ? "-" : ("[" + roles + "]").c_str(), p.meaning.c_str());
     }
   } else if (what == "invariants") {
-    for (const auto& i : properties::AllInvariants()) std::printf("%-16s %s\n", i.id.c_str(), i.statement.c_str());
+    for (const auto& i : properties::AllInvariants())
+      std::printf("%-16s %s\n", i.id.c_str(), i.statement.c_str());
   } else if (what == "hazards") {
-    for (const auto& m : properties::AllMutants()) std::printf("%-45s %s\n", m.name.c_str(), m.description.c_str());
+    for (const auto& m : properties::AllMutants())
+      std::printf("%-45s %s\n", m.name.c_str(), m.description.c_str());
   } else if (what == "actions") {
     for (const auto& a : properties::ActionKindNames()) std::printf("%s\n", a.c_str());
   } else {
@@ -68,7 +73,9 @@ int ReportMerge(const ReportArgs& a) {
 }
 
 int ReportRender(const ReportArgs& a, bool bench) {
-  if (a.inputs.size() != 1) return UsageError(std::string("report ") + (bench ? "bench" : "render") + " takes one input file");
+  if (a.inputs.size() != 1)
+    return UsageError(std::string("report ") + (bench ? "bench" : "render") +
+                      " takes one input file");
   reports::Report report;
   if (bench) {
     if (!a.report.empty()) {
@@ -100,22 +107,30 @@ int ReportRender(const ReportArgs& a, bool bench) {
 
 // The sample workflow of the Quick start: a request port between two steps, answered in the loop.
 int Demo() {
-  auto prepare = FunctionExecutor("prepare", "Prepare", {"Draft"}, [](const Message& m, WorkflowContext& ctx) {
-    ctx.QueueStateUpdate("draft", m.body);
-    ctx.SendMessage(Message{"Ticket", m.body});
-    return Status::Ok();
-  });
-  auto apply = FunctionExecutor("apply", "Apply", {"Decision"}, [](const Message& m, WorkflowContext& ctx) {
-    ctx.YieldOutput(Message{"Applied", m.body});
-    return Status::Ok();
-  });
-  auto wf = WorkflowBuilder(prepare).AddExecutor(apply).AddRequestPort("approval", "Ticket", "Decision")
-                .AddEdge("prepare", "approval").AddEdge("approval", "apply").WithOutputFrom("apply").Build();
+  auto prepare =
+      FunctionExecutor("prepare", "Prepare", {"Draft"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.QueueStateUpdate("draft", m.body);
+        ctx.SendMessage(Message{"Ticket", m.body});
+        return Status::Ok();
+      });
+  auto apply =
+      FunctionExecutor("apply", "Apply", {"Decision"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.YieldOutput(Message{"Applied", m.body});
+        return Status::Ok();
+      });
+  auto wf = WorkflowBuilder(prepare)
+                .AddExecutor(apply)
+                .AddRequestPort("approval", "Ticket", "Decision")
+                .AddEdge("prepare", "approval")
+                .AddEdge("approval", "apply")
+                .WithOutputFrom("apply")
+                .Build();
   SF_CHECK(wf.ok());
   InMemoryCheckpointManager manager;
   RunOptions options;
   options.checkpoints = &manager;
-  auto run = StreamingRun::Start(*wf, Message{"Draft", Json{{"text", "Regional pilot proposal"}}}, options);
+  auto run = StreamingRun::Start(*wf, Message{"Draft", Json{{"text", "Regional pilot proposal"}}},
+                                 options);
   SF_CHECK(run.ok());
   auto stream = (*run)->Watch();
   SF_CHECK(stream.ok());
@@ -124,7 +139,10 @@ int Demo() {
     if (!e) break;
     std::printf("%s\n", e->ToJson().dump().c_str());
     if (e->kind == EventKind::kRequestInfo) {
-      SF_CHECK((*run)->SendResponse({e->request_id, "approval", Message{"Decision", Json{{"choice", "approve"}}}}).ok());
+      SF_CHECK((*run)
+                   ->SendResponse({e->request_id, "approval",
+                                   Message{"Decision", Json{{"choice", "approve"}}}})
+                   .ok());
     }
   }
   std::printf("status: %s\n", std::string(RunStatusName((*run)->status())).c_str());
@@ -135,24 +153,31 @@ int Demo() {
 
 void AddListCommand(CLI::App& app, CommandState& state) {
   auto* cmd = app.add_subcommand("list", "list scenarios, points, invariants, hazards or actions");
-  cmd->add_option("what", state.list_what, "scenarios|points|invariants|hazards|actions")->required();
+  cmd->add_option("what", state.list_what, "scenarios|points|invariants|hazards|actions")
+      ->required();
   cmd->callback([&state] { state.run = [&state] { return List(state.list_what); }; });
 }
 
 void AddReportCommand(CLI::App& app, CommandState& state) {
-  auto* cmd = app.add_subcommand("report", "merge shard reports, re-render a report, or add benchmark charts");
+  auto* cmd = app.add_subcommand(
+      "report", "merge shard reports, re-render a report, or add benchmark charts");
   cmd->require_subcommand(1);
-  auto* merge = cmd->add_subcommand("merge", "merge the report.json of every shard into one report");
+  auto* merge =
+      cmd->add_subcommand("merge", "merge the report.json of every shard into one report");
   merge->add_option("inputs", state.report.inputs, "shard report.json files")->required();
   merge->add_option("--out", state.report.out, "output directory")->required();
   merge->callback([&state] { state.run = [&state] { return ReportMerge(state.report); }; });
   auto* render = cmd->add_subcommand("render", "re-render every format from a report.json");
   render->add_option("inputs", state.report.inputs, "report.json")->required();
   render->add_option("--out", state.report.out, "output directory")->required();
-  render->callback([&state] { state.run = [&state] { return ReportRender(state.report, false); }; });
-  auto* bench = cmd->add_subcommand("bench", "render Google Benchmark JSON into the report's overhead charts");
-  bench->add_option("inputs", state.report.inputs, "bench.json (--benchmark_format=json output)")->required();
-  bench->add_option("--report", state.report.report, "an existing report.json to add the charts to");
+  render->callback(
+      [&state] { state.run = [&state] { return ReportRender(state.report, false); }; });
+  auto* bench = cmd->add_subcommand(
+      "bench", "render Google Benchmark JSON into the report's overhead charts");
+  bench->add_option("inputs", state.report.inputs, "bench.json (--benchmark_format=json output)")
+      ->required();
+  bench->add_option("--report", state.report.report,
+                    "an existing report.json to add the charts to");
   bench->add_option("--out", state.report.out, "output directory")->required();
   bench->callback([&state] { state.run = [&state] { return ReportRender(state.report, true); }; });
 }

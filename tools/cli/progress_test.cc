@@ -4,12 +4,12 @@
 // the throttling are exact.
 #include "tools/cli/progress.h"
 
-#include "engine/status.h"
-
 #include <gtest/gtest.h>
 #include <stdio.h>
 
 #include <cstdlib>
+
+#include "engine/status.h"
 
 namespace stepfault::cli {
 namespace {

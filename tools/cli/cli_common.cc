@@ -91,6 +91,17 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
     for (const auto& m : report.mutants) killed += m.killed ? 1 : 0;
     std::fprintf(out, "mutants killed: %d/%zu\n", killed, report.mutants.size());
   }
+  // Every failure names its seed and the command that replays it.
+  for (size_t i = 0; i < report.violations.size() && i < 5; ++i) {
+    const auto& v = report.violations[i];
+    std::fprintf(out, "VIOLATION %s in %s at %s (%s): %s\n  replay: %s\n", v.invariant.c_str(),
+                 v.scenario.c_str(), v.window.c_str(), v.action.c_str(), v.message.c_str(),
+                 v.replay.c_str());
+  }
+  if (report.violations.size() > 5) {
+    std::fprintf(out, "... %zu more violations in report.json (seed %llu)\n",
+                 report.violations.size() - 5, static_cast<unsigned long long>(report.seed));
+  }
   auto total = reports::ComputeCoverage(report);
   std::fprintf(out, "coverage: %lld/%lld cells (%.1f%%), %lld runs, %lld lives, verdict: %s\n",
                static_cast<long long>(total.cells_exercised),

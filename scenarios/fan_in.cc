@@ -175,32 +175,10 @@ class FanInScenario final : public Scenario {
       return;
     }
     WorkflowSpec spec = BuildSpec(width, bytes, effects->get());
-    auto index = (*store)->Index(session);
-    if (!index.ok()) {
-      report->status = index.status();
-      return;
-    }
-    std::unique_ptr<StreamingRun> run;
-    if (index->empty()) {
-      report->command = "start";
-      auto wf = spec.Build();
-      SF_CHECK(wf.ok());
-      RunOptions o = LifeRunOptions(env, &manager);
-      o.session_id = session;
-      auto started = StreamingRun::Start(*wf, Message{"Job", Json{{"op", kOperation}}}, o);
-      SF_CHECK(started.ok());
-      run = std::move(started).value();
-    } else {
-      report->command = "resume";
-      env.probe->Hit("host.resume");
-      auto resumed = ResumeLatestIntact(env, spec, *index, &manager, report);
-      if (!resumed.ok()) {
-        report->status = resumed.status();
-        report->final = resumed.status().code() == StatusCode::kCorruption;
-        return;
-      }
-      run = std::move(resumed).value();
-    }
+    auto started = StartOrResume(env, spec, store->get(), &manager, session,
+                                 Message{"Job", Json{{"op", kOperation}}}, report);
+    if (!started.ok()) return;
+    std::unique_ptr<StreamingRun> run = std::move(started).value();
     std::vector<std::string> outputs;
     Status error;
     StreamingRun* live = run.get();

@@ -191,4 +191,33 @@ Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,
   return last_error;
 }
 
+Result<std::unique_ptr<StreamingRun>> StartOrResume(const HostEnv& env, const WorkflowSpec& spec,
+                                                    CheckpointStore* store,
+                                                    CheckpointManager* manager,
+                                                    const std::string& session_id,
+                                                    const Message& input, LifeReport* report) {
+  auto fail = [report](Status s) -> Result<std::unique_ptr<StreamingRun>> {
+    report->status = s;
+    report->final = s.code() == StatusCode::kCorruption;
+    return s;
+  };
+  auto index = store->Index(session_id);
+  if (!index.ok()) return fail(index.status());
+  if (index->empty()) {
+    report->command = "start";
+    auto wf = spec.Build();
+    if (!wf.ok()) return fail(wf.status());
+    RunOptions o = LifeRunOptions(env, manager);
+    o.session_id = session_id;
+    auto started = StreamingRun::Start(*wf, input, o);
+    if (!started.ok()) return fail(started.status());
+    return started;
+  }
+  report->command = "resume";
+  env.probe->Hit("host.resume");
+  auto resumed = ResumeLatestIntact(env, spec, *index, manager, report);
+  if (!resumed.ok()) return fail(resumed.status());
+  return resumed;
+}
+
 }  // namespace stepfault::scenarios

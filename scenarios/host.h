@@ -60,4 +60,14 @@ Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,
                                                          CheckpointManager* manager,
                                                          LifeReport* report);
 
+// The operator's next command for a host that keeps one session in `store`: "start" (no checkpoint
+// of the session yet: a new run with `input`) or "resume" (hits host.resume, then the newest intact
+// checkpoint). Sets report->command; on failure sets report->status, and report->final when the
+// checkpoints are damaged beyond a fallback.
+Result<std::unique_ptr<StreamingRun>> StartOrResume(const HostEnv& env, const WorkflowSpec& spec,
+                                                    CheckpointStore* store,
+                                                    CheckpointManager* manager,
+                                                    const std::string& session_id,
+                                                    const Message& input, LifeReport* report);
+
 }  // namespace stepfault::scenarios

@@ -119,34 +119,11 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
   }
   JsonRuntime runtime{effects->get(), env.env, env.dir};
   const WorkflowSpec spec = JsonScenarioSpec(def_, &runtime);
-  auto index = (*store)->Index(Session(env.root_seed));
-  if (!index.ok()) {
-    report->status = index.status();
-    return;
-  }
-  std::unique_ptr<StreamingRun> run;
-  if (index->empty()) {
-    report->command = "start";
-    auto wf = spec.Build();
-    SF_CHECK(wf.ok());  // the parser built it already
-    RunOptions o = LifeRunOptions(env, &manager);
-    o.session_id = Session(env.root_seed);
-    auto started = StreamingRun::Start(*wf, def_.input, o);
-    if (!started.ok()) {
-      report->status = started.status();
-      return;
-    }
-    run = std::move(started).value();
-  } else {
-    report->command = "resume";
-    env.probe->Hit("host.resume");
-    auto resumed = ResumeLatestIntact(env, spec, *index, &manager, report);
-    if (!resumed.ok()) {
-      report->status = resumed.status();
-      report->final = resumed.status().code() == StatusCode::kCorruption;
-      return;
-    }
-    run = std::move(resumed).value();
+  auto started =
+      StartOrResume(env, spec, store->get(), &manager, Session(env.root_seed), def_.input, report);
+  if (!started.ok()) return;
+  std::unique_ptr<StreamingRun> run = std::move(started).value();
+  if (report->command == "resume") {
     // The requests the resumed checkpoint holds: each must be re-emitted with its id (INV-REQID).
     Json outstanding = Json::array();
     for (const PendingRequest& r : run->pending_requests()) outstanding.push_back(r.request_id);

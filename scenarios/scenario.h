@@ -37,12 +37,14 @@ struct ScenarioHazards {
       false;  // approval: response sent before the decision is stored
   bool duplicate_response_resumes_twice = false;  // approval: a duplicate response resumes again
   bool boundary_checkpoint_too_early = false;  // artifact-boundary: checkpoint before the boundary
+  friend bool operator==(const ScenarioHazards&, const ScenarioHazards&) = default;
 };
 
 // Store mutants (the upstream store behaviours).
 struct StoreHazards {
   bool prune_on_read = false;
   bool in_place_write = false;
+  friend bool operator==(const StoreHazards&, const StoreHazards&) = default;
 };
 
 // A recovery-side variation the harness asks of one life (fault actions applied at host.resume).

@@ -1,7 +1,7 @@
-// Checkpoint: everything a run needs to continue from the end of one super-step (DESIGN.md §2-3,
-// engine-semantics §1.4, §2): executor (private) and shared state, fan-in edge state keyed by
-// EdgeId, the messages queued for the next step, outstanding requests, the step number, the
-// topology signature and the parent link.
+// Checkpoint: everything a run needs to continue from the end of one super-step (docs/design.md
+// §2-3, docs/engine-semantics.md §1.4, §2): executor (private) and shared state, fan-in edge state
+// keyed by EdgeId, the messages queued for the next step, outstanding requests, the step number,
+// the topology signature and the parent link.
 //
 // The encoded form is one canonical JSON document (sorted keys, no insignificant whitespace),
 // schema-versioned and sealed with a CRC32C of the canonical body:

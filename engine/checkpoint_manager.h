@@ -1,5 +1,5 @@
 // CheckpointManager: where a run commits its checkpoints and finds them again (MAF's
-// CheckpointManager facade, engine-semantics §4).
+// CheckpointManager facade, docs/engine-semantics.md §4).
 //
 // InMemoryCheckpointManager keeps Checkpoint objects. Commit stores a copy, so later changes to the
 // run never reach a stored checkpoint; the only sharing left is the immutable FanInState, which the

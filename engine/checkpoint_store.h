@@ -1,5 +1,5 @@
 // CheckpointStore: the durable-store contract (modelled on MAF's ICheckpointStore<JsonElement> and
-// ICheckpointRestorationObserver, engine-semantics.md §4.2, §4.4).
+// ICheckpointRestorationObserver, docs/engine-semantics.md §4.2, §4.4).
 //
 // A store keeps opaque checkpoint documents (canonical JSON bytes) per session:
 //  - Commit(session, bytes, parent) stores the bytes and returns a CheckpointInfo whose id the
@@ -62,7 +62,7 @@ class RestorationObserver {
   virtual Status OnRestorationCompleted(const CheckpointInfo& restored) = 0;
 };
 
-// The pruning rule of the Foundry store (engine-semantics.md §4.4), over a session's index in
+// The pruning rule of the Foundry store (docs/engine-semantics.md §4.4), over a session's index in
 // commit order: the entries strictly before `restored` that are legacy (no parent metadata),
 // parentless roots, or ancestors of `restored`. Sibling branches, `restored` and everything after
 // it are kept. Returns nothing when `restored` is absent or first.

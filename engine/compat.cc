@@ -73,7 +73,7 @@ Json Shape(const Json& e) {
   return s;
 }
 
-// MAF IsMatch (engine-semantics §3), returning the first reason it fails.
+// MAF IsMatch (docs/engine-semantics.md §3), returning the first reason it fails.
 std::optional<std::string> BlindMismatch(const Json& cp, const Json& wf, bool bijective) {
   if (cp.value("start", Json()) != wf.value("start", Json())) return "start executor differs";
   const Json cp_ex = cp.value("executors", Json::object());

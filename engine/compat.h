@@ -1,4 +1,4 @@
-// Compatibility of a checkpoint's topology signature with a workflow (engine-semantics §3).
+// Compatibility of a checkpoint's topology signature with a workflow (docs/engine-semantics.md §3).
 //
 // Strict: the signatures must be equal: the same executors and types, the same edges with the same
 // EdgeIds, kinds, ordered sources and sinks and condition/assigner flags (so edges match one to one

@@ -1,6 +1,6 @@
-// WorkflowEvent: what a run reports, in the order it happens (DESIGN.md §2, engine-semantics §7).
-// Every event renders as one canonical JSON line; the sequence of lines is the run's trace, and
-// the same workflow, input and seed give a byte-identical trace.
+// WorkflowEvent: what a run reports, in the order it happens (docs/design.md §2,
+// docs/engine-semantics.md §7). Every event renders as one canonical JSON line; the sequence of
+// lines is the run's trace, and the same workflow, input and seed give a byte-identical trace.
 // Thread-safety: values.
 #pragma once
 

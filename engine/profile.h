@@ -1,6 +1,6 @@
 // EngineProfile: the strict engine by default, and every known upstream hazard as a named switch.
 //
-// Strict semantics fix the hazards of MAF .NET (DESIGN.md §2); each switch turns one upstream
+// Strict semantics fix the hazards of MAF .NET (docs/design.md §2); each switch turns one upstream
 // behaviour back on so the harness can show what it breaks and prove it detects it. `maf-compat`
 // turns on every engine switch. Store hazards live in the store options (prune on read, in-place
 // checkpoint writes); scenario hazards in the scenarios.

@@ -1,15 +1,15 @@
-// Goal: the pruning PR's promises (seed 002, MAF #7796/PR #7939) hold end to end: a restore or
-// resume that fails for any reason deletes nothing; only a restore that fully succeeded prunes, and
-// exactly the restored checkpoint's ancestors; an observer failure never fails the restore, and a
-// list the observer shrank before failing is re-read truthfully. Under the prune-on-read hazard the
-// same failures visibly erode the ancestry.
-// Method: a chain of checkpoints in a MemoryCheckpointStore behind a StoreCheckpointManager; each
-// failing case is attempted and the store's index compared before and after.
+// Goal: the pruning PR's promises (docs/sources.md, seed 002, MAF #7796/PR #7939) hold end to end:
+// a restore or resume that fails for any reason deletes nothing; only a restore that fully
+// succeeded prunes, and exactly the restored checkpoint's ancestors; an observer failure never
+// fails the restore, and a list the observer shrank before failing is re-read truthfully. Under the
+// prune-on-read hazard the same failures visibly erode the ancestry. Method: a chain of checkpoints
+// in a MemoryCheckpointStore behind a StoreCheckpointManager; each failing case is attempted and
+// the store's index compared before and after.
 #include <gtest/gtest.h>
 
 #include "engine/checkpoint.h"
-#include "engine/memory_store.h"
 #include "engine/run_test_util.h"
+#include "engine/stores/memory_store.h"
 
 namespace stepfault {
 namespace {

@@ -1,7 +1,7 @@
-// Goal: checkpoints, live restore and fresh resume behave as MAF's (engine-semantics §1.4, §3, §5,
-// §8) where we follow it, and every upstream hazard is fixed by default yet reproducible by its
-// switch. Method: upstream-equivalent tests named after the tests they mirror, then tests of the
-// gaps upstream never tested, each run under strict and, where it matters, maf-compat.
+// Goal: checkpoints, live restore and fresh resume behave as MAF's (docs/engine-semantics.md §1.4,
+// §3, §5, §8) where we follow it, and every upstream hazard is fixed by default yet reproducible by
+// its switch. Method: upstream-equivalent tests named after the tests they mirror, then tests of
+// the gaps upstream never tested, each run under strict and, where it matters, maf-compat.
 #include <gtest/gtest.h>
 
 #include "engine/checkpoint.h"

@@ -1,5 +1,5 @@
 // StreamingRun: a run of a workflow and the handle a host drives it with (MAF's StreamingRun,
-// engine-semantics §1, §5, §6).
+// docs/engine-semantics.md §1, §5, §6).
 //
 // Execution is single-threaded and pulled: an EventStream's Next() runs super-steps until the run
 // halts (no queued work), and RunUntilHalt() does the same without watching, buffering the events
@@ -7,7 +7,7 @@
 // cancelling a watcher never cancels execution; Cancel() does (status Ended).
 // Only one watcher may be active at a time; a second Watch() while one is active is an error.
 //
-// Super-steps follow DESIGN.md §2: external inputs and responses queued with SendMessage and
+// Super-steps follow docs/design.md §2: external inputs and responses queued with SendMessage and
 // SendResponse are validated and routed at the start of the next step; each receiver handles its
 // queue in FIFO order; receivers run in an order drawn from the seed, while messages for the next
 // step are routed in a canonical order (sender id, then emission order) so outcomes never depend on

@@ -1,4 +1,5 @@
-// Live restore and fresh resume (engine-semantics §5.2, §5.4; DESIGN.md §2 hazard table).
+// Live restore and fresh resume (docs/engine-semantics.md §5.2, §5.4; docs/design.md §2 hazard
+// table).
 //
 // Strict: fetch, decode, check compatibility and the checkpoint's own consistency with the
 // workflow, build the complete new state aside, then swap it in; if an executor's restore hook

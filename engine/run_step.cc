@@ -1,5 +1,5 @@
 // One super-step: advance external deliveries, run every receiver, route, publish state, commit
-// the checkpoint, report completion (engine-semantics §1.2-1.5).
+// the checkpoint, report completion (docs/engine-semantics.md §1.2-1.5).
 #include <algorithm>
 #include <exception>
 

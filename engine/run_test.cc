@@ -1,7 +1,7 @@
-// Goal: the run core behaves as MAF's in-process runner (engine-semantics §1, §5, §6) where we
-// follow it, and as documented where we deliberately depart. Method: small workflows driven through
-// the public StreamingRun API; assertions on the event stream, status and state. Names follow the
-// upstream tests they are equivalents of; tests of what upstream never tested say so.
+// Goal: the run core behaves as MAF's in-process runner (docs/engine-semantics.md §1, §5, §6) where
+// we follow it, and as documented where we deliberately depart. Method: small workflows driven
+// through the public StreamingRun API; assertions on the event stream, status and state. Names
+// follow the upstream tests they are equivalents of; tests of what upstream never tested say so.
 #include "engine/run.h"
 
 #include <gtest/gtest.h>

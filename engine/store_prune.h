@@ -1,5 +1,5 @@
 // Shared pieces of every checkpoint store: input validation, the id rule, and pruning after a
-// successful restore (engine-semantics.md §4.4, the #7796 fix).
+// successful restore (docs/engine-semantics.md §4.4, the #7796 fix).
 //
 // Pruning deletes ObsoleteBeforeRestored(index, restored) oldest first. Deleting oldest first keeps
 // the parent chain nearest `restored` intact, so a prune interrupted by a crash or an error is

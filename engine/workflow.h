@@ -1,4 +1,5 @@
-// Workflow and WorkflowBuilder: the topology a run executes (DESIGN.md §2, engine-semantics §1.3).
+// Workflow and WorkflowBuilder: the topology a run executes (docs/design.md §2,
+// docs/engine-semantics.md §1.3).
 //
 // A builder starts from a start executor and adds edges. Every Add*Edge call takes the next EdgeId
 // from a counter in call order, starting at 1 (one id per fan-in edge whatever its source count);

@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "engine/file_store.h"
+#include "engine/stores/file_store.h"
 
 namespace stepfault::faults {
 namespace {

@@ -15,7 +15,8 @@
 #include "engine/random.h"
 #include "faults/points.h"
 #include "properties/life_runner.h"
-#include "scenarios/artifact_boundary.h"
+#include "scenarios/artifact_boundary/artifact_boundary.h"
+#include "scenarios/registry.h"
 
 namespace stepfault::properties {
 namespace {

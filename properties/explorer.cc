@@ -7,9 +7,9 @@
 
 #include "engine/random.h"
 #include "faults/points.h"
-#include "properties/invariants.h"
 #include "properties/task_pool.h"
 #include "reports/merge.h"
+#include "scenarios/invariants.h"
 
 namespace stepfault::properties {
 namespace {
@@ -113,7 +113,7 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario,
   rep.name = scenario.name();
   rep.description = scenario.description();
   rep.invariants = scenario.invariants();
-  rep.invariants.push_back("INV-LIVENESS");
+  rep.invariants.push_back(scenarios::kInvLiveness);
 
   // The fault-free reference run and its windows.
   // Every shard records the windows; only the first counts the reference run itself.
@@ -288,7 +288,7 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario,
   for (const std::string& inv : rep.invariants) {
     reports::InvariantResult ir;
     ir.id = inv;
-    ir.statement = InvariantStatement(inv);
+    ir.statement = scenarios::InvariantStatement(inv);
     ir.checks = rep.runs;
     ir.violations = violated_runs.count(inv) > 0 ? violated_runs[inv] : 0;
     rep.invariant_results.push_back(std::move(ir));
@@ -296,7 +296,7 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario,
   for (const auto& [inv, n] : violated_runs) {
     if (std::find(rep.invariants.begin(), rep.invariants.end(), inv) != rep.invariants.end())
       continue;
-    rep.invariant_results.push_back({inv, InvariantStatement(inv), rep.runs, n});
+    rep.invariant_results.push_back({inv, scenarios::InvariantStatement(inv), rep.runs, n});
   }
   return out;
 }

@@ -1,6 +1,6 @@
-// Exploration (DESIGN.md §5): for every scenario, record the fault-free run's windows, inject every
-// applicable action at every window (a cell), recover through as many lives as needed, and check
-// every invariant; depth 2 adds a second fault in the first recovery life. The result is the
+// Exploration (docs/design.md §5): for every scenario, record the fault-free run's windows, inject
+// every applicable action at every window (a cell), recover through as many lives as needed, and
+// check every invariant; depth 2 adds a second fault in the first recovery life. The result is the
 // coverage report model (reports/report_model.h), one matrix per scenario.
 //
 // Cells are enumerated in a fixed order (windows in fault-free order, actions in a fixed order),

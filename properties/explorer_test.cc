@@ -8,6 +8,7 @@
 
 #include "reports/merge.h"
 #include "reports/report_json.h"
+#include "scenarios/registry.h"
 
 namespace stepfault::properties {
 namespace {

@@ -6,7 +6,7 @@
 // reference, through the life runner; for the mutants, search the same sweep for a violation with
 // the expected invariant id. The crash/powerloss sweep takes every window; the other actions take
 // every 5th window (corrupt and fail-after-write every one; all of them with STEPFAULT_LONG=1).
-#include "scenarios/json_scenario.h"
+#include "scenarios/json/json_scenario.h"
 
 #include <gtest/gtest.h>
 
@@ -23,8 +23,8 @@ namespace {
 std::shared_ptr<const scenarios::Scenario> Example(const std::string& file) {
   const char* source = std::getenv("STEPFAULT_SOURCE_DIR");
   const std::string dir = source != nullptr && *source != '\0'
-                              ? JoinPath(source, "scenarios/examples")
-                              : JoinPath(DirName(DirName(__FILE__)), "scenarios/examples");
+                              ? JoinPath(source, "scenarios/json/examples")
+                              : JoinPath(DirName(DirName(__FILE__)), "scenarios/json/examples");
   auto scenario = scenarios::LoadJsonScenario(PosixEnv(), JoinPath(dir, file));
   SF_CHECK(scenario.ok());
   return *scenario;

@@ -8,6 +8,7 @@
 #include "faults/sim_fs.h"
 #include "faults/sim_vfs.h"
 #include "properties/mutants.h"
+#include "scenarios/invariants.h"
 
 namespace stepfault::properties {
 namespace {
@@ -176,14 +177,15 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
     }
     if (record.report.final) {
       if (!damaged) {
-        ex.violations.push_back({"INV-LIVENESS", "life " + std::to_string(life) +
-                                                     " gave up with '" +
-                                                     record.report.status.ToString() +
-                                                     "' although no data was damaged"});
+        ex.violations.push_back({scenarios::kInvLiveness, "life " + std::to_string(life) +
+                                                              " gave up with '" +
+                                                              record.report.status.ToString() +
+                                                              "' although no data was damaged"});
       } else if (!IsTypedDataError(record.report.status)) {
-        ex.violations.push_back({"INV-CORRUPT", "after damage, life " + std::to_string(life) +
-                                                    " ended with an untyped error: " +
-                                                    record.report.status.ToString()});
+        ex.violations.push_back(
+            {scenarios::kInvCorrupt,
+             "after damage, life " + std::to_string(life) +
+                 " ended with an untyped error: " + record.report.status.ToString()});
       }
       break;
     }
@@ -194,7 +196,7 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
   }
   if (!ex.completed && (ex.lives.empty() || !ex.lives.back().report.final)) {
     ex.violations.push_back(
-        {"INV-LIVENESS", "not completed within " + std::to_string(lives_max) + " lives"});
+        {scenarios::kInvLiveness, "not completed within " + std::to_string(lives_max) + " lives"});
   }
 
   for (size_t i = 0; i < ex.lives.size(); ++i) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "scenarios/registry.h"
 #include "scenarios/scenario.h"
 
 namespace stepfault::properties {

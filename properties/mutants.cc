@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "faults/plan.h"
+#include "scenarios/registry.h"
 
 namespace stepfault::properties {
 

@@ -1,4 +1,4 @@
-// Random fault schedules (DESIGN.md §5, the property-based half of exploration): RapidCheck
+// Random fault schedules (docs/design.md §5, the property-based half of exploration): RapidCheck
 // generates a scenario's parameters and a multi-life fault plan, the life runner runs it, and a
 // failure shrinks to a minimal plan (fewer faults, earlier lives, earlier windows, plainer actions)
 // that replays from the command line.

@@ -17,7 +17,8 @@
 #include <sstream>
 
 #include "faults/points.h"
-#include "scenarios/approval_store.h"
+#include "scenarios/approval/approval_store.h"
+#include "scenarios/registry.h"
 #include "scenarios/scenario.h"
 
 namespace stepfault::properties {

@@ -10,6 +10,7 @@
 #include "engine/clock.h"
 #include "engine/env.h"
 #include "engine/random.h"
+#include "scenarios/registry.h"
 #include "scenarios/scenario.h"
 
 namespace stepfault::properties {

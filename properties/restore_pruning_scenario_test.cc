@@ -15,7 +15,8 @@
 
 #include "faults/points.h"
 #include "properties/life_runner.h"
-#include "scenarios/restore_pruning.h"
+#include "scenarios/registry.h"
+#include "scenarios/restore_pruning/restore_pruning.h"
 
 namespace stepfault::properties {
 namespace {

@@ -1,6 +1,6 @@
-// Scenario: a recovery protocol under test (DESIGN.md §7). A scenario is a workflow, its business
-// store, a host that starts, recovers from durable state alone and responds the way the seed
-// documents describe, the invariants it promises, and labels for its business windows.
+// Scenario: a recovery protocol under test (docs/design.md §7). A scenario is a workflow, its
+// business store, a host that starts, recovers from durable state alone and responds the way the
+// seed documents describe, the invariants it promises, and labels for its business windows.
 //
 // The harness drives a scenario as a sequence of *lives*: each life is one process of the host,
 // running the operator's next command (start, resume, ...) chosen from the durable state alone.
@@ -95,7 +95,7 @@ class Scenario {
   // What `stepfault replay` and `explore --scenario` take to find this scenario again: its name, or
   // the path of the file a user-defined scenario came from.
   virtual std::string replay_name() const { return name(); }
-  // The invariant ids it declares (DESIGN.md §6); the harness adds INV-LIVENESS and
+  // The invariant ids it declares (docs/design.md §6); the harness adds INV-LIVENESS and
   // INV-DETERMINISM.
   virtual std::vector<std::string> invariants() const = 0;
   // How many lives the fault-free run takes; the harness allows this plus two per injected fault
@@ -127,9 +127,5 @@ class Scenario {
   virtual void Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,
                      std::vector<Violation>* out) const = 0;
 };
-
-// The registry of built-in scenarios, in a fixed order.
-const std::vector<std::shared_ptr<const Scenario>>& BuiltinScenarios();
-std::shared_ptr<const Scenario> FindScenario(const std::string& name);
 
 }  // namespace stepfault::scenarios

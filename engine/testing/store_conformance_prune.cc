@@ -1,4 +1,4 @@
-// Conformance: pruning after a restore (engine-semantics.md §4.4, #7796) and the prune-on-read
+// Conformance: pruning after a restore (docs/engine-semantics.md §4.4, #7796) and the prune-on-read
 // hazard.
 // Method: build one session with two roots, a sibling branch and entries after the restored
 // checkpoint, plus a second session; notify (or retrieve, for the hazard) and compare the surviving

@@ -14,6 +14,7 @@
 
 #include "faults/injector.h"
 #include "properties/life_runner.h"
+#include "scenarios/registry.h"
 #include "scenarios/scenario.h"
 
 namespace stepfault::bench {

@@ -1,8 +1,8 @@
 // The mode table.
 #include "tools/bench/modes.h"
 
-#include "engine/file_store.h"
-#include "engine/sqlite_store.h"
+#include "engine/stores/file_store.h"
+#include "engine/stores/sqlite_store.h"
 #include "faults/sim_fs.h"
 #include "tools/bench/bytes_store.h"
 

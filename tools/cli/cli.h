@@ -1,4 +1,4 @@
-// The stepfault command line (DESIGN.md §8): explore, check, replay, mutants, list, report,
+// The stepfault command line (docs/design.md §8): explore, check, replay, mutants, list, report,
 // approval and demo. Every command returns its exit status: 0 every invariant held, 1 a violation
 // (or, for approval, a failure after write), 2 bad usage or input (nothing durable changed),
 // 3 coverage below --min-coverage.

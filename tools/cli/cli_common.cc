@@ -8,7 +8,8 @@
 #include "engine/env.h"
 #include "properties/mutants.h"
 #include "reports/report_writer.h"
-#include "scenarios/json_scenario.h"
+#include "scenarios/json/json_scenario.h"
+#include "scenarios/registry.h"
 
 namespace stepfault::cli {
 
@@ -65,7 +66,7 @@ Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::st
     names += (names.empty() ? "" : ", ") + s->name();
   return Status::InvalidArgument(
       "unknown scenario '" + name + "'; the scenarios are: " + names +
-      ", or the path of a JSON scenario file (scenarios/examples/*.json)");
+      ", or the path of a JSON scenario file (scenarios/json/examples/*.json)");
 }
 
 Status WriteReports(const std::string& dir, const reports::Report& report) {

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "engine/env.h"
-#include "scenarios/receipt.h"
+#include "scenarios/approval/receipt.h"
 
 namespace stepfault::cli {
 namespace {

@@ -9,7 +9,7 @@
 #include "faults/kill_injector.h"
 #include "faults/points.h"
 #include "faults/probed_env.h"
-#include "scenarios/approval.h"
+#include "scenarios/approval/approval.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
 

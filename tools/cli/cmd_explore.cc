@@ -4,6 +4,7 @@
 #include "faults/plan.h"
 #include "properties/explorer.h"
 #include "properties/mutants.h"
+#include "scenarios/registry.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/progress.h"

@@ -1,0 +1,338 @@
+// FileCheckpointStore beyond the conformance suite: the on-disk layout, directory ownership, and
+// recovery from damaged files.
+// Method: real directories on PosixEnv; damage is done with std::filesystem between lives
+// (truncate, flip every byte, empty, leftover temp); the reopened store must give a typed error or
+// a documented recovery, and must never return bytes other than the ones committed.
+#include "engine/stores/file_store.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "engine/crc32c.h"
+
+namespace stepfault {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Doc(int n) {
+  return nlohmann::json{{"n", n}, {"text", "caf\u00e9 " + std::to_string(n)}}.dump();
+}
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void WriteAll(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+class FileStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("stepfault-file-store-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    dir_ = (root_ / "store").string();
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::unique_ptr<FileCheckpointStore> Open(FileStoreOptions options = {}) {
+    auto store = FileCheckpointStore::Open(PosixEnv(), dir_, options);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    return store.ok() ? std::move(store).value() : nullptr;
+  }
+  // Commits `count` chained checkpoints in session "s"; returns their infos.
+  std::vector<CheckpointInfo> CommitChain(CheckpointStore& store, int count) {
+    std::vector<CheckpointInfo> infos;
+    for (int i = 0; i < count; ++i) {
+      std::optional<CheckpointInfo> parent;
+      if (!infos.empty()) parent = infos.back();
+      auto info = store.Commit("s", Doc(i), parent);
+      EXPECT_TRUE(info.ok()) << info.status().ToString();
+      if (info.ok()) infos.push_back(*info);
+    }
+    return infos;
+  }
+  std::vector<std::string> Files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_))
+      names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  fs::path root_;
+  std::string dir_;
+};
+
+TEST_F(FileStoreTest, EachCheckpointIsOneSealedReadableFileNamedBySeqAndId) {
+  auto store = Open({.seed = 3});
+  ASSERT_NE(store, nullptr);
+  auto infos = CommitChain(*store, 2);
+  ASSERT_EQ(infos.size(), 2u);
+  EXPECT_EQ(Files(),
+            (std::vector<std::string>{"0000000001-" + infos[0].checkpoint_id + ".json",
+                                      "0000000002-" + infos[1].checkpoint_id + ".json", "LOCK"}));
+  auto envelope = nlohmann::json::parse(
+      ReadAll(fs::path(dir_) / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id)));
+  EXPECT_EQ(envelope["format"], "stepfault.checkpoint-file");
+  EXPECT_EQ(envelope["version"], 1);
+  EXPECT_EQ(envelope["seq"], 2);
+  EXPECT_EQ(envelope["session_id"], "s");
+  EXPECT_EQ(envelope["checkpoint_id"], infos[1].checkpoint_id);
+  EXPECT_EQ(envelope["parent_checkpoint_id"], infos[0].checkpoint_id);
+  EXPECT_EQ(envelope["checkpoint"].dump(), Doc(1));
+  const std::string checksum = envelope["checksum"];
+  envelope.erase("checksum");
+  EXPECT_EQ(checksum, Crc32cTag(envelope.dump()));
+}
+
+TEST_F(FileStoreTest, IdsAreAPureFunctionOfSeedSessionAndSequence) {
+  std::vector<std::string> first, second, other_seed;
+  for (auto* ids : {&first, &second}) {
+    fs::remove_all(dir_);
+    auto store = Open({.seed = 11});
+    ASSERT_NE(store, nullptr);
+    for (const CheckpointInfo& info : CommitChain(*store, 3)) ids->push_back(info.checkpoint_id);
+  }
+  fs::remove_all(dir_);
+  auto store = Open({.seed = 12});
+  ASSERT_NE(store, nullptr);
+  for (const CheckpointInfo& info : CommitChain(*store, 3))
+    other_seed.push_back(info.checkpoint_id);
+  EXPECT_EQ(first, second);
+  EXPECT_NE(first, other_seed);
+}
+
+TEST_F(FileStoreTest, SessionIdsNeverReachFileNames) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  for (const std::string session : {"../../x", "/", "/etc/passwd", "a/../../b", "日本語/🙂"}) {
+    auto info = store->Commit(session, Doc(1), std::nullopt);
+    ASSERT_TRUE(info.ok()) << info.status().ToString();
+    auto bytes = store->Retrieve(*info);
+    ASSERT_TRUE(bytes.ok());
+    EXPECT_EQ(*bytes, Doc(1));
+  }
+  EXPECT_FALSE(fs::exists(root_ / "x"));
+  EXPECT_FALSE(fs::exists(fs::path(dir_).parent_path().parent_path() / "x"));
+  for (const std::string& name : Files()) {
+    EXPECT_TRUE(name == "LOCK" ||
+                (name.size() == 10 + 1 + 32 + 5 && name.find('/') == std::string::npos))
+        << name;
+  }
+}
+
+TEST_F(FileStoreTest, CommitRejectsBytesThatAreNotJsonAndForeignParents) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  for (std::string_view bad : {"", "{", "not json", "{\"a\":1} trailing", "\xff\xfe"}) {
+    auto r = store->Commit("s", bad, std::nullopt);
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+  auto root = store->Commit("s", Doc(0), std::nullopt);
+  ASSERT_TRUE(root.ok());
+  EXPECT_EQ(store->Commit("t", Doc(1), *root).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->Commit("", Doc(1), std::nullopt).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Files().size(), 2u) << "a rejected commit must leave no file";
+}
+
+TEST_F(FileStoreTest, SecondStoreOnTheSameDirectoryIsRefusedWithBusy) {
+  auto first = Open();
+  ASSERT_NE(first, nullptr);
+  auto second = FileCheckpointStore::Open(PosixEnv(), dir_, {});
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kBusy);
+  EXPECT_NE(second.status().message().find("is in use by another store"), std::string::npos)
+      << second.status().message();
+  first.reset();
+  EXPECT_NE(Open(), nullptr) << "the lock must be released with the first store";
+}
+
+TEST_F(FileStoreTest, LeftoverTempFilesAreRemovedOnOpenAndNeverListed) {
+  std::vector<CheckpointInfo> infos;
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    infos = CommitChain(*store, 2);
+  }
+  // What an interrupted WriteFileAtomically leaves: a temp of the next checkpoint, whole or torn.
+  const std::string next = FileCheckpointStore::FileNameFor(3, std::string(32, 'a'));
+  WriteAll(fs::path(dir_) / (next + ".tmp"), "{\"format\":\"stepf");
+  WriteAll(fs::path(dir_) / "0000000004-x.json.tmp", "");
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(Files().size(), 3u) << "two checkpoints and LOCK";
+  auto index = store->Index("s");
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->size(), 2u);
+  EXPECT_TRUE(store->damaged_files().empty());
+}
+
+// Every single-byte flip, and truncations, of one checkpoint file: the reopened store either
+// reports that file as damaged (kCorruption from Retrieve, not indexed) or returns the exact bytes.
+TEST_F(FileStoreTest, DamagedCheckpointFileIsReportedAndNeverLoaded) {
+  std::vector<CheckpointInfo> infos;
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    infos = CommitChain(*store, 3);
+  }
+  const fs::path victim =
+      fs::path(dir_) / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id);
+  const std::string original = ReadAll(victim);
+  std::vector<std::pair<std::string, std::string>> damages;  // (what, bytes)
+  for (size_t i = 0; i < original.size(); ++i) {
+    std::string flipped = original;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x01);
+    damages.emplace_back("flip byte " + std::to_string(i), flipped);
+  }
+  for (size_t len : {size_t{0}, size_t{1}, original.size() / 2, original.size() - 2}) {
+    damages.emplace_back("truncate to " + std::to_string(len), original.substr(0, len));
+  }
+  int detected = 0;
+  for (const auto& [what, bytes] : damages) {
+    WriteAll(victim, bytes);
+    auto store = Open();
+    ASSERT_NE(store, nullptr) << what;
+    for (size_t i = 0; i < infos.size(); ++i) {
+      auto r = store->Retrieve(infos[i]);
+      if (i != 1) {
+        ASSERT_TRUE(r.ok()) << what << ": an undamaged file was lost";
+        EXPECT_EQ(*r, Doc(static_cast<int>(i)));
+        continue;
+      }
+      if (r.ok()) {
+        EXPECT_EQ(*r, Doc(1)) << what << ": wrong bytes loaded silently";
+      } else {
+        ++detected;
+        EXPECT_EQ(r.status().code(), StatusCode::kCorruption)
+            << what << ": " << r.status().ToString();
+        EXPECT_EQ(store->damaged_files().size(), 1u) << what;
+        auto index = store->Index("s");
+        ASSERT_TRUE(index.ok());
+        EXPECT_EQ(index->size(), 2u) << what << ": a damaged file was indexed";
+      }
+    }
+  }
+  EXPECT_EQ(detected, static_cast<int>(damages.size())) << "every flip and truncation is visible";
+  WriteAll(victim, original);
+}
+
+TEST_F(FileStoreTest, FileWhoseContentDisagreesWithItsNameIsDamaged) {
+  std::vector<CheckpointInfo> infos;
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    infos = CommitChain(*store, 1);
+  }
+  // A correctly sealed file copied under another seq: must not be loaded twice.
+  fs::copy_file(fs::path(dir_) / FileCheckpointStore::FileNameFor(1, infos[0].checkpoint_id),
+                fs::path(dir_) / FileCheckpointStore::FileNameFor(7, infos[0].checkpoint_id));
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_EQ(store->damaged_files().size(), 1u);
+  EXPECT_NE(store->damaged_files()[0].find("disagree with its name"), std::string::npos);
+  auto index = store->Index("s");
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->size(), 1u);
+  // New commits never reuse a sequence number seen on disk, damaged or not.
+  auto next = store->Commit("s", Doc(9), std::nullopt);
+  ASSERT_TRUE(next.ok());
+  EXPECT_TRUE(
+      fs::exists(fs::path(dir_) / FileCheckpointStore::FileNameFor(8, next->checkpoint_id)));
+}
+
+// The hazard mode reproduces the upstream file store: index.jsonl is the truth, a torn index line
+// fails Open, and an index entry whose file never got its bytes is listed but unreadable.
+TEST_F(FileStoreTest, InPlaceHazardTornIndexLineFailsOpenWithIndexCorrupted) {
+  const FileStoreOptions hazard{.hazard_in_place_write = true};
+  {
+    auto store = Open(hazard);
+    ASSERT_NE(store, nullptr);
+    CommitChain(*store, 2);
+  }
+  const fs::path index = fs::path(dir_) / FileCheckpointStore::kIndexFileName;
+  const std::string original = ReadAll(index);
+  for (size_t len : {original.size() - 1, original.size() / 2, original.size() - 5}) {
+    WriteAll(index, original.substr(0, len));
+    auto store = FileCheckpointStore::Open(PosixEnv(), dir_, hazard);
+    ASSERT_FALSE(store.ok()) << "truncated to " << len;
+    EXPECT_EQ(store.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(store.status().message().find("index corrupted"), std::string::npos);
+  }
+  WriteAll(index, original + "\n");  // an empty line is unparsable too
+  EXPECT_EQ(FileCheckpointStore::Open(PosixEnv(), dir_, hazard).status().code(),
+            StatusCode::kCorruption);
+  WriteAll(index, "");  // documented: an empty index is an empty store
+  auto empty = Open(hazard);
+  ASSERT_NE(empty, nullptr);
+  EXPECT_TRUE(empty->Index("s")->empty());
+}
+
+TEST_F(FileStoreTest, InPlaceHazardListsCheckpointsWhoseBytesNeverLanded) {
+  const FileStoreOptions hazard{.hazard_in_place_write = true};
+  std::vector<CheckpointInfo> infos;
+  {
+    auto store = Open(hazard);
+    ASSERT_NE(store, nullptr);
+    infos = CommitChain(*store, 3);
+  }
+  const fs::path dir(dir_);
+  WriteAll(dir / FileCheckpointStore::FileNameFor(1, infos[0].checkpoint_id), "");
+  const std::string second =
+      ReadAll(dir / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id));
+  WriteAll(dir / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id), second.substr(0, 20));
+  fs::remove(dir / FileCheckpointStore::FileNameFor(3, infos[2].checkpoint_id));
+  auto store = Open(hazard);
+  ASSERT_NE(store, nullptr);
+  auto index = store->Index("s");
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->size(), 3u) << "the index still lists all three";
+  EXPECT_EQ(store->Retrieve(infos[0]).status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(store->Retrieve(infos[1]).status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(store->Retrieve(infos[2]).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(FileStoreTest, InPlaceHazardIndexByteFlipsGiveTypedErrorsOrExactBytes) {
+  const FileStoreOptions hazard{.hazard_in_place_write = true};
+  std::vector<CheckpointInfo> infos;
+  {
+    auto store = Open(hazard);
+    ASSERT_NE(store, nullptr);
+    infos = CommitChain(*store, 2);
+  }
+  const fs::path index = fs::path(dir_) / FileCheckpointStore::kIndexFileName;
+  const std::string original = ReadAll(index);
+  for (size_t i = 0; i < original.size(); ++i) {
+    std::string flipped = original;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x01);
+    WriteAll(index, flipped);
+    auto store = FileCheckpointStore::Open(PosixEnv(), dir_, hazard);
+    if (!store.ok()) {
+      EXPECT_EQ(store.status().code(), StatusCode::kCorruption) << "flip " << i;
+      continue;
+    }
+    for (size_t k = 0; k < infos.size(); ++k) {
+      auto r = (*store)->Retrieve(infos[k]);
+      if (r.ok()) {
+        EXPECT_EQ(*r, Doc(static_cast<int>(k))) << "flip " << i;
+      } else {
+        EXPECT_TRUE(r.status().code() == StatusCode::kNotFound ||
+                    r.status().code() == StatusCode::kCorruption)
+            << "flip " << i << ": " << r.status().ToString();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace stepfault

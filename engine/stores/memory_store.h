@@ -1,0 +1,51 @@
+// MemoryCheckpointStore: checkpoints kept in process memory (the strict version of MAF's
+// InMemoryCheckpointManager, docs/engine-semantics.md §4.1).
+//
+// Commit keeps the canonical dump of the document, a copy no live object can alias. Ids come from
+// StoreCheckpointId(seed, session, seq), so a run replays with the same ids. Nothing survives the
+// object. Pruning happens only in OnRestorationCompleted, unless hazard_prune_on_read brings back
+// the upstream Foundry behaviour (#7796) of pruning inside Retrieve.
+// Thread-safety: every method is safe for concurrent calls (one mutex).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "engine/checkpoint_store.h"
+
+namespace stepfault {
+
+struct MemoryStoreOptions {
+  uint64_t seed = 0;
+  // HAZARD (#7796): Retrieve prunes the retrieved checkpoint's ancestry before returning.
+  bool hazard_prune_on_read = false;
+};
+
+class MemoryCheckpointStore final : public CheckpointStore, public RestorationObserver {
+ public:
+  explicit MemoryCheckpointStore(MemoryStoreOptions options = {}) : options_(options) {}
+
+  Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
+                                const std::optional<CheckpointInfo>& parent) override;
+  Result<std::string> Retrieve(const CheckpointInfo& info) override;
+  Result<std::vector<StoreEntry>> Index(
+      const std::string& session_id,
+      const std::optional<CheckpointInfo>& with_parent = std::nullopt) override;
+  Status OnRestorationCompleted(const CheckpointInfo& restored) override;
+
+ private:
+  struct Record {
+    StoreEntry entry;
+    std::string document;  // canonical JSON dump
+  };
+  std::vector<StoreEntry> SessionIndexLocked(const std::string& session_id) const;
+  Status PruneLocked(const CheckpointInfo& restored);
+
+  const MemoryStoreOptions options_;
+  mutable std::mutex mu_;
+  uint64_t next_seq_ = 1;
+  std::vector<Record> records_;  // commit order
+};
+
+}  // namespace stepfault

@@ -1,0 +1,340 @@
+// SqliteCheckpointStore: connection setup, the cached statements and the row checksum.
+#include "engine/stores/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "engine/crc32c.h"
+#include "engine/store_prune.h"
+
+namespace stepfault {
+namespace {
+
+constexpr const char* kCreateTable =
+    "CREATE TABLE IF NOT EXISTS checkpoints ("
+    " seq INTEGER PRIMARY KEY,"
+    " session_id TEXT NOT NULL,"
+    " checkpoint_id TEXT NOT NULL,"
+    " parent_checkpoint_id TEXT NULL,"
+    " body TEXT NOT NULL,"
+    " checksum TEXT NOT NULL,"
+    " UNIQUE(session_id, checkpoint_id))";
+constexpr const char* kInsert =
+    "INSERT INTO checkpoints(seq, session_id, checkpoint_id, parent_checkpoint_id, body, checksum)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6)";
+constexpr const char* kSelectOne =
+    "SELECT seq, parent_checkpoint_id, body, checksum FROM checkpoints"
+    " WHERE session_id = ?1 AND checkpoint_id = ?2";
+constexpr const char* kSelectSession =
+    "SELECT seq, checkpoint_id, parent_checkpoint_id, body, checksum FROM checkpoints"
+    " WHERE session_id = ?1 ORDER BY seq";
+constexpr const char* kSelectColumns =
+    "SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || pk"
+    " FROM pragma_table_info('checkpoints') ORDER BY cid";
+constexpr const char* kDelete =
+    "DELETE FROM checkpoints WHERE session_id = ?1 AND checkpoint_id = ?2";
+
+// The seal of one row: every column but the checksum itself.
+std::string RowChecksum(int64_t seq, const std::string& session_id,
+                        const std::string& checkpoint_id, const std::optional<std::string>& parent,
+                        std::string_view body) {
+  nlohmann::json row = nlohmann::json::array(
+      {seq, session_id, checkpoint_id, parent ? nlohmann::json(*parent) : nlohmann::json(nullptr),
+       std::string(body)});
+  return Crc32cTag(row.dump());
+}
+
+std::string ColumnText(sqlite3_stmt* stmt, int column) {
+  const unsigned char* text = sqlite3_column_text(stmt, column);
+  if (text == nullptr) return {};
+  return std::string(reinterpret_cast<const char*>(text),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt, column)));
+}
+
+std::optional<std::string> ColumnOptionalText(sqlite3_stmt* stmt, int column) {
+  if (sqlite3_column_type(stmt, column) == SQLITE_NULL) return std::nullopt;
+  return ColumnText(stmt, column);
+}
+
+int BindText(sqlite3_stmt* stmt, int index, std::string_view text) {
+  return sqlite3_bind_text64(stmt, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+// Resets a cached statement when the call that used it returns.
+struct ResetOnExit {
+  sqlite3_stmt* stmt;
+  ~ResetOnExit() { sqlite3_reset(stmt); }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteCheckpointStore>> SqliteCheckpointStore::Open(
+    Env* env, std::string db_path, SqliteStoreOptions options) {
+  std::string mode = options.journal_mode;
+  std::transform(mode.begin(), mode.end(), mode.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  if (mode != "WAL" && mode != "DELETE") {
+    return Status::InvalidArgument("journal_mode '" + options.journal_mode +
+                                   "' is not supported; use \"WAL\" or \"DELETE\"");
+  }
+  options.journal_mode = mode;
+  auto lock = env->LockFile(db_path + ".lock");
+  if (!lock.ok()) {
+    if (lock.status().code() == StatusCode::kBusy) {
+      return Status::Busy("checkpoint database " + db_path +
+                          " is in use by another store; close that store (or stop the process "
+                          "holding " +
+                          db_path + ".lock) before opening it again");
+    }
+    return lock.status().WithContext("locking checkpoint database " + db_path);
+  }
+  std::unique_ptr<SqliteCheckpointStore> store(
+      new SqliteCheckpointStore(std::move(db_path), std::move(options), std::move(lock).value()));
+  SF_RETURN_IF_ERROR(store->Initialize());
+  return store;
+}
+
+SqliteCheckpointStore::~SqliteCheckpointStore() {
+  for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
+  if (db_ != nullptr) sqlite3_close(db_);
+}
+
+Status SqliteCheckpointStore::Error(int rc, std::string_view what) const {
+  std::string message = std::string(what) + " on " + db_path_ + ": " +
+                        (db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc)) +
+                        " (sqlite code " + std::to_string(rc) + ")";
+  switch (rc & 0xff) {
+    case SQLITE_FULL:
+      return Status::NoSpace(message);
+    case SQLITE_IOERR:
+      return Status::IOError(message);
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return Status::Corruption(message);
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::Busy(message);
+    case SQLITE_CONSTRAINT:
+      return Status::AlreadyExists(message);
+    case SQLITE_CANTOPEN:
+      return Status::IOError(message);
+    default:
+      // While opening, a plain SQL error ("unsupported file format", a mangled schema) means the
+      // file is damaged or foreign, not that our statements are wrong.
+      if (opening_) {
+        return Status::Corruption(message + "; the database is damaged or not a checkpoint store");
+      }
+      return Status::Internal(message);
+  }
+}
+
+Status SqliteCheckpointStore::Exec(const char* sql) {
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
+  return rc == SQLITE_OK ? Status::Ok() : Error(rc, sql);
+}
+
+Result<sqlite3_stmt*> SqliteCheckpointStore::Prepare(const char* sql) {
+  auto it = statements_.find(sql);
+  if (it != statements_.end()) {
+    sqlite3_reset(it->second);
+    sqlite3_clear_bindings(it->second);
+    return it->second;
+  }
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, "preparing a statement");
+  statements_.emplace(sql, stmt);
+  return stmt;
+}
+
+Status SqliteCheckpointStore::Initialize() {
+  if (!options_.vfs_name.empty() && sqlite3_vfs_find(options_.vfs_name.c_str()) == nullptr) {
+    return Status::InvalidArgument("no SQLite VFS named '" + options_.vfs_name +
+                                   "' is registered; register it before opening " + db_path_);
+  }
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(db_path_.c_str(), &db_, flags,
+                           options_.vfs_name.empty() ? nullptr : options_.vfs_name.c_str());
+  if (rc != SQLITE_OK) return Error(rc, "opening");
+  sqlite3_extended_result_codes(db_, 1);
+  // Exclusive locking first: after it WAL keeps its index in heap memory, not in a -shm file.
+  SF_RETURN_IF_ERROR(Exec("PRAGMA locking_mode=EXCLUSIVE"));
+  const std::string journal = "PRAGMA journal_mode=" + options_.journal_mode;  // allow-listed
+  SF_ASSIGN_OR_RETURN(sqlite3_stmt * mode, Prepare(journal.c_str()));
+  {
+    ResetOnExit reset{mode};
+    rc = sqlite3_step(mode);
+    if (rc != SQLITE_ROW) return Error(rc, "setting the journal mode");
+    std::string actual = ColumnText(mode, 0);
+    std::transform(actual.begin(), actual.end(), actual.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    if (actual != options_.journal_mode) {
+      return Status::FailedPrecondition("journal_mode " + options_.journal_mode + " refused on " +
+                                        db_path_ + " (got " + actual +
+                                        "); does the VFS support it?");
+    }
+  }
+  SF_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL"));
+  SF_RETURN_IF_ERROR(Exec(kCreateTable));
+  SF_RETURN_IF_ERROR(VerifySchema());
+  SF_ASSIGN_OR_RETURN(sqlite3_stmt * check, Prepare("PRAGMA quick_check"));
+  {
+    ResetOnExit reset{check};
+    rc = sqlite3_step(check);
+    if (rc != SQLITE_ROW) return Error(rc, "checking the database");
+    std::string verdict = ColumnText(check, 0);
+    if (verdict != "ok") {
+      return Status::Corruption("checkpoint database " + db_path_ + " failed quick_check: " +
+                                verdict + "; restore it from a backup or remove it");
+    }
+  }
+  SF_ASSIGN_OR_RETURN(sqlite3_stmt * max_seq,
+                      Prepare("SELECT COALESCE(MAX(seq), 0) FROM checkpoints"));
+  ResetOnExit reset{max_seq};
+  rc = sqlite3_step(max_seq);
+  if (rc != SQLITE_ROW) return Error(rc, "reading the last sequence number");
+  next_seq_ = static_cast<uint64_t>(sqlite3_column_int64(max_seq, 0)) + 1;
+  opening_ = false;
+  return Status::Ok();
+}
+
+Status SqliteCheckpointStore::VerifySchema() {
+  // A damaged schema page can rename a column; catch it here rather than as odd SQL errors later.
+  static const std::vector<std::string> kExpected = {
+      "seq INTEGER 0 1",        "session_id TEXT 1 0",
+      "checkpoint_id TEXT 1 0", "parent_checkpoint_id TEXT 0 0",
+      "body TEXT 1 0",          "checksum TEXT 1 0"};
+  SF_ASSIGN_OR_RETURN(sqlite3_stmt * columns, Prepare(kSelectColumns));
+  ResetOnExit reset{columns};
+  std::vector<std::string> actual;
+  for (size_t rows = 0; rows <= kExpected.size(); ++rows) {
+    int rc = sqlite3_step(columns);
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return Error(rc, "reading the table schema");
+    actual.push_back(ColumnText(columns, 0));
+  }
+  if (actual != kExpected) {
+    return Status::Corruption("checkpoint database " + db_path_ +
+                              " has an unexpected checkpoints table schema (damaged, or not a "
+                              "Stepfault checkpoint database)");
+  }
+  return Status::Ok();
+}
+
+Result<CheckpointInfo> SqliteCheckpointStore::Commit(const std::string& session_id,
+                                                     std::string_view bytes,
+                                                     const std::optional<CheckpointInfo>& parent) {
+  SF_ASSIGN_OR_RETURN(std::string document, ValidateCommit(session_id, bytes, parent));
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t seq = next_seq_++;
+  CheckpointInfo info{session_id, StoreCheckpointId(options_.seed, session_id, seq)};
+  std::optional<std::string> parent_id;
+  if (parent) parent_id = parent->checkpoint_id;
+  const std::string checksum =
+      RowChecksum(static_cast<int64_t>(seq), session_id, info.checkpoint_id, parent_id, document);
+  SF_ASSIGN_OR_RETURN(sqlite3_stmt * insert, Prepare(kInsert));
+  ResetOnExit reset{insert};
+  sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(seq));
+  BindText(insert, 2, session_id);
+  BindText(insert, 3, info.checkpoint_id);
+  if (parent_id) {
+    BindText(insert, 4, *parent_id);
+  } else {
+    sqlite3_bind_null(insert, 4);
+  }
+  BindText(insert, 5, document);
+  BindText(insert, 6, checksum);
+  int rc = sqlite3_step(insert);
+  if (rc != SQLITE_DONE) return Error(rc, "committing checkpoint " + info.ToString());
+  return info;
+}
+
+Result<std::string> SqliteCheckpointStore::Retrieve(const CheckpointInfo& info) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string body;
+  {
+    SF_ASSIGN_OR_RETURN(sqlite3_stmt * select, Prepare(kSelectOne));
+    ResetOnExit reset{select};
+    BindText(select, 1, info.session_id);
+    BindText(select, 2, info.checkpoint_id);
+    int rc = sqlite3_step(select);
+    if (rc == SQLITE_DONE) {
+      return Status::NotFound("no checkpoint " + info.ToString() + " in " + db_path_);
+    }
+    if (rc != SQLITE_ROW) return Error(rc, "retrieving checkpoint " + info.ToString());
+    const int64_t seq = sqlite3_column_int64(select, 0);
+    std::optional<std::string> parent = ColumnOptionalText(select, 1);
+    body = ColumnText(select, 2);
+    const std::string stored = ColumnText(select, 3);
+    const std::string actual = RowChecksum(seq, info.session_id, info.checkpoint_id, parent, body);
+    if (stored != actual) {
+      return Status::Corruption("checkpoint " + info.ToString() + " in " + db_path_ +
+                                " fails its checksum (stored " + stored + ", computed " + actual +
+                                ")");
+    }
+  }
+  if (options_.hazard_prune_on_read) SF_RETURN_IF_ERROR(PruneLocked(info));
+  return body;
+}
+
+Result<std::vector<StoreEntry>> SqliteCheckpointStore::SessionIndexLocked(
+    const std::string& session_id) {
+  SF_ASSIGN_OR_RETURN(sqlite3_stmt * select, Prepare(kSelectSession));
+  ResetOnExit reset{select};
+  BindText(select, 1, session_id);
+  std::vector<StoreEntry> index;
+  for (;;) {
+    int rc = sqlite3_step(select);
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return Error(rc, "listing session '" + session_id + "'");
+    StoreEntry e;
+    e.info = CheckpointInfo{session_id, ColumnText(select, 1)};
+    e.parent_checkpoint_id = ColumnOptionalText(select, 2);
+    const std::string actual =
+        RowChecksum(sqlite3_column_int64(select, 0), session_id, e.info.checkpoint_id,
+                    e.parent_checkpoint_id, ColumnText(select, 3));
+    // A row that fails its seal is never listed (its metadata may be the damaged part); Retrieve
+    // of it reports kCorruption.
+    if (actual != ColumnText(select, 4)) continue;
+    index.push_back(std::move(e));
+  }
+  return index;
+}
+
+Result<std::vector<StoreEntry>> SqliteCheckpointStore::Index(
+    const std::string& session_id, const std::optional<CheckpointInfo>& with_parent) {
+  std::lock_guard<std::mutex> lock(mu_);
+  SF_ASSIGN_OR_RETURN(std::vector<StoreEntry> index, SessionIndexLocked(session_id));
+  return FilterByParent(std::move(index), with_parent);
+}
+
+Status SqliteCheckpointStore::OnRestorationCompleted(const CheckpointInfo& restored) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return PruneLocked(restored);
+}
+
+Status SqliteCheckpointStore::PruneLocked(const CheckpointInfo& restored) {
+  SF_ASSIGN_OR_RETURN(std::vector<StoreEntry> index, SessionIndexLocked(restored.session_id));
+  if (ObsoleteBeforeRestored(index, restored).empty()) return Status::Ok();
+  // One transaction: a crash or error deletes all obsolete rows or none.
+  SF_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  Status s = PruneObsolete(index, restored, [&](const CheckpointInfo& victim) -> Status {
+    SF_ASSIGN_OR_RETURN(sqlite3_stmt * del, Prepare(kDelete));
+    ResetOnExit reset{del};
+    BindText(del, 1, victim.session_id);
+    BindText(del, 2, victim.checkpoint_id);
+    int rc = sqlite3_step(del);
+    return rc == SQLITE_DONE ? Status::Ok() : Error(rc, "deleting " + victim.ToString());
+  });
+  if (s.ok()) s = Exec("COMMIT");
+  if (!s.ok()) {
+    if (!sqlite3_get_autocommit(db_)) (void)Exec("ROLLBACK");
+    return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace stepfault

@@ -1,0 +1,305 @@
+// SqliteCheckpointStore beyond the conformance suite: schema and pragmas, ownership, the row
+// checksum, and recovery from damaged database, -wal and -journal files.
+// Method: real files on PosixEnv. The WAL is damaged in a crash image: the db and its -wal copied
+// while the store is open (a crash leaves exactly that). After damage the reopened store must give
+// a typed error or a prefix of the committed checkpoints with exact bytes; never wrong bytes.
+#include "engine/stores/sqlite_store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace stepfault {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Doc(int n) {
+  return nlohmann::json{{"n", n}, {"blob", std::string(300, 'a' + n % 26)}}.dump();
+}
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void WriteAll(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+bool Typed(StatusCode code) {
+  return code == StatusCode::kCorruption || code == StatusCode::kNotFound ||
+         code == StatusCode::kIOError;
+}
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("stepfault-sqlite-store-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    db_ = (root_ / "checkpoints.db").string();
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  Result<std::unique_ptr<SqliteCheckpointStore>> TryOpen(const std::string& path,
+                                                         const std::string& mode = "WAL") {
+    return SqliteCheckpointStore::Open(PosixEnv(), path, {.journal_mode = mode});
+  }
+  std::vector<CheckpointInfo> CommitChain(CheckpointStore& store, int count) {
+    std::vector<CheckpointInfo> infos;
+    for (int i = 0; i < count; ++i) {
+      std::optional<CheckpointInfo> parent;
+      if (!infos.empty()) parent = infos.back();
+      auto info = store.Commit("s", Doc(i), parent);
+      EXPECT_TRUE(info.ok()) << info.status().ToString();
+      if (info.ok()) infos.push_back(*info);
+    }
+    return infos;
+  }
+  // Opens `path` and checks the documented outcome: a typed error, or a store whose index is a
+  // subsequence of `infos` (a prefix when `prefix`) and whose every checkpoint either has the exact
+  // committed bytes or gives a typed error.
+  void ExpectTypedErrorOrExactPrefix(const std::string& path,
+                                     const std::vector<CheckpointInfo>& infos,
+                                     const std::string& what, bool prefix = false) {
+    auto store = TryOpen(path);
+    if (!store.ok()) {
+      EXPECT_TRUE(Typed(store.status().code())) << what << ": " << store.status().ToString();
+      return;
+    }
+    auto index = (*store)->Index("s");
+    if (!index.ok()) {
+      EXPECT_TRUE(Typed(index.status().code())) << what << ": " << index.status().ToString();
+      return;
+    }
+    ASSERT_LE(index->size(), infos.size()) << what;
+    size_t next = 0;
+    for (const StoreEntry& e : *index) {
+      while (next < infos.size() && infos[next] != e.info) ++next;
+      ASSERT_LT(next, infos.size())
+          << what << ": listed " << e.info.ToString() << " out of order or never committed";
+      if (prefix) {
+        EXPECT_EQ(&e - index->data(), static_cast<std::ptrdiff_t>(next)) << what;
+      }
+      ++next;
+    }
+    for (size_t i = 0; i < infos.size(); ++i) {
+      auto r = (*store)->Retrieve(infos[i]);
+      if (r.ok()) {
+        EXPECT_EQ(*r, Doc(static_cast<int>(i))) << what << ": wrong bytes loaded silently";
+      } else {
+        EXPECT_TRUE(Typed(r.status().code())) << what << ": " << r.status().ToString();
+      }
+    }
+  }
+
+  fs::path root_;
+  std::string db_;
+};
+
+TEST_F(SqliteStoreTest, TableHasTheDocumentedColumnsAndWalPersists) {
+  {
+    auto store = TryOpen(db_);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    CommitChain(**store, 2);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+  std::vector<std::string> columns;
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info('checkpoints') ORDER BY cid",
+                               -1, &stmt, nullptr),
+            SQLITE_OK);
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    columns.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
+  }
+  sqlite3_finalize(stmt);
+  EXPECT_EQ(columns, (std::vector<std::string>{"seq", "session_id", "checkpoint_id",
+                                               "parent_checkpoint_id", "body", "checksum"}));
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0))), "wal");
+  sqlite3_finalize(stmt);
+  ASSERT_EQ(sqlite3_prepare_v2(
+                db, "SELECT parent_checkpoint_id IS NULL, checksum FROM checkpoints ORDER BY seq",
+                -1, &stmt, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(stmt, 0), 1) << "a root has a NULL parent";
+  EXPECT_EQ(
+      std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1))).rfind("crc32c:", 0),
+      0u);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+}
+
+TEST_F(SqliteStoreTest, SecondStoreOnTheSameDatabaseIsRefusedWithBusy) {
+  auto first = TryOpen(db_);
+  ASSERT_TRUE(first.ok());
+  auto second = TryOpen(db_);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kBusy);
+  EXPECT_NE(second.status().message().find("is in use by another store"), std::string::npos);
+  first = Status::Cancelled("closed");  // destroys the first store
+  EXPECT_TRUE(TryOpen(db_).ok());
+}
+
+TEST_F(SqliteStoreTest, UnknownJournalModeIsInvalidArgument) {
+  EXPECT_EQ(TryOpen(db_, "MEMORY; DROP TABLE x").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(TryOpen(db_, "delete").ok()) << "modes are case-insensitive";
+}
+
+TEST_F(SqliteStoreTest, UnknownVfsNameIsInvalidArgument) {
+  auto store = SqliteCheckpointStore::Open(PosixEnv(), db_, {.vfs_name = "no-such-vfs"});
+  EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument) << store.status().ToString();
+  EXPECT_FALSE(fs::exists(db_));
+}
+
+TEST_F(SqliteStoreTest, ErrorsMapToTypedStatusWithSqlitesMessage) {
+  auto missing_dir = TryOpen((root_ / "no" / "such" / "dir.db").string());
+  ASSERT_FALSE(missing_dir.ok());
+  EXPECT_TRUE(missing_dir.status().code() == StatusCode::kIOError ||
+              missing_dir.status().code() == StatusCode::kNotFound)
+      << missing_dir.status().ToString();
+  std::string garbage;
+  for (int i = 0; i < 100; ++i) garbage += "this is not a database. ";
+  WriteAll(db_, garbage);
+  auto not_a_db = TryOpen(db_);
+  ASSERT_FALSE(not_a_db.ok());
+  EXPECT_EQ(not_a_db.status().code(), StatusCode::kCorruption) << not_a_db.status().ToString();
+  EXPECT_NE(not_a_db.status().message().find("not a database"), std::string::npos);
+}
+
+TEST_F(SqliteStoreTest, RowWhoseBodyNoLongerMatchesItsChecksumIsCorruption) {
+  std::vector<CheckpointInfo> infos;
+  {
+    auto store = TryOpen(db_);
+    ASSERT_TRUE(store.ok());
+    infos = CommitChain(**store, 3);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE checkpoints SET body = '{\"n\":99}' WHERE seq = 2", nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE checkpoints SET parent_checkpoint_id = NULL WHERE seq = 3",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = TryOpen(db_);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->Retrieve(infos[0]).value(), Doc(0));
+  EXPECT_EQ((*store)->Retrieve(infos[1]).status().code(), StatusCode::kCorruption);
+  EXPECT_EQ((*store)->Retrieve(infos[2]).status().code(), StatusCode::kCorruption)
+      << "the checksum covers the parent link too";
+}
+
+TEST_F(SqliteStoreTest, DamagedDatabaseFileGivesTypedErrorOrExactBytes) {
+  std::vector<CheckpointInfo> infos;
+  {
+    auto store = TryOpen(db_);
+    ASSERT_TRUE(store.ok());
+    infos = CommitChain(**store, 4);
+  }
+  const std::string original = ReadAll(db_);
+  ASSERT_GT(original.size(), 4096u);
+  std::vector<size_t> offsets;
+  for (size_t i = 0; i < 100; ++i) offsets.push_back(i);  // the header
+  for (size_t i = 100; i < original.size(); i += 97) offsets.push_back(i);
+  for (size_t offset : offsets) {
+    std::string flipped = original;
+    flipped[offset] = static_cast<char>(flipped[offset] ^ 0x01);
+    WriteAll(db_, flipped);
+    ExpectTypedErrorOrExactPrefix(db_, infos, "flip byte " + std::to_string(offset));
+    fs::remove(db_ + "-wal");
+  }
+  for (size_t len : {size_t{100}, original.size() / 2, original.size() - 1}) {
+    WriteAll(db_, original.substr(0, len));
+    ExpectTypedErrorOrExactPrefix(db_, infos, "truncate to " + std::to_string(len));
+    fs::remove(db_ + "-wal");
+  }
+  // Documented SQLite behaviour: an empty file is an empty database, so the store opens empty.
+  WriteAll(db_, "");
+  auto empty = TryOpen(db_);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE((*empty)->Index("s")->empty());
+}
+
+TEST_F(SqliteStoreTest, DamagedWalInACrashImageGivesAPrefixWithExactBytesOrATypedError) {
+  const fs::path image = root_ / "image";
+  fs::create_directories(image);
+  const std::string image_db = (image / "checkpoints.db").string();
+  std::vector<CheckpointInfo> infos;
+  std::string db_bytes, wal_bytes;
+  {
+    auto store = TryOpen(db_);
+    ASSERT_TRUE(store.ok());
+    infos = CommitChain(**store, 4);
+    // The files as a crash would leave them: the commits live in the -wal only.
+    db_bytes = ReadAll(db_);
+    wal_bytes = ReadAll(db_ + "-wal");
+  }
+  ASSERT_FALSE(wal_bytes.empty());
+  auto with_wal = [&](const std::string& wal) {
+    fs::remove(image_db + "-wal");
+    WriteAll(image_db, db_bytes);
+    WriteAll(image_db + "-wal", wal);
+  };
+  with_wal(wal_bytes);
+  {
+    auto store = TryOpen(image_db);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    EXPECT_EQ((*store)->Index("s")->size(), infos.size()) << "the undamaged image recovers all";
+  }
+  for (size_t len : {size_t{0}, size_t{16}, size_t{32}, wal_bytes.size() / 3, wal_bytes.size() / 2,
+                     wal_bytes.size() - 1}) {
+    with_wal(wal_bytes.substr(0, len));
+    ExpectTypedErrorOrExactPrefix(image_db, infos, "wal truncated to " + std::to_string(len),
+                                  /*prefix=*/true);
+  }
+  // WAL header fields, the first frame header, then a stride through the frames.
+  std::vector<size_t> offsets = {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52};
+  for (size_t offset = 64; offset < wal_bytes.size(); offset += 1009) offsets.push_back(offset);
+  for (size_t offset : offsets) {
+    std::string flipped = wal_bytes;
+    flipped[offset] = static_cast<char>(flipped[offset] ^ 0x01);
+    with_wal(flipped);
+    ExpectTypedErrorOrExactPrefix(image_db, infos, "wal flip " + std::to_string(offset),
+                                  /*prefix=*/true);
+  }
+}
+
+TEST_F(SqliteStoreTest, DeleteModeIgnoresAGarbageOrEmptyJournal) {
+  std::vector<CheckpointInfo> infos;
+  {
+    auto store = TryOpen(db_, "DELETE");
+    ASSERT_TRUE(store.ok());
+    infos = CommitChain(**store, 3);
+  }
+  ASSERT_FALSE(fs::exists(db_ + "-journal"));
+  for (const std::string& journal :
+       {std::string(), std::string(600, 'j'),
+        std::string("\xd9\xd5\x05\xf9\x20\xa1\x63\xd7") + std::string(600, '\0')}) {
+    WriteAll(db_ + "-journal", journal);
+    auto store = SqliteCheckpointStore::Open(PosixEnv(), db_, {.journal_mode = "DELETE"});
+    if (!store.ok()) {
+      EXPECT_TRUE(Typed(store.status().code())) << store.status().ToString();
+      continue;
+    }
+    for (size_t i = 0; i < infos.size(); ++i) {
+      auto r = (*store)->Retrieve(infos[i]);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(*r, Doc(static_cast<int>(i)));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace stepfault

@@ -1,0 +1,331 @@
+// The approval host (start, resume, status) and the approval scenario around it.
+#include "scenarios/approval/approval.h"
+
+#include <algorithm>
+#include <map>
+
+#include "engine/checkpoint.h"
+#include "engine/checkpoint_manager.h"
+#include "engine/random.h"
+#include "scenarios/approval/approval_store.h"
+#include "scenarios/approval/lease.h"
+#include "scenarios/approval/receipt.h"
+#include "scenarios/host_drive.h"
+#include "scenarios/registry.h"
+
+namespace stepfault::scenarios {
+namespace {
+
+constexpr const char* kPrepare = "PrepareApprovalV1";
+constexpr const char* kPort = "BusinessApprovalV1";
+constexpr const char* kApply = "ApplyApprovalV1";
+constexpr const char* kFailAfterWrite =
+    "failing right after the write, as --fail-after-write asked";
+
+WorkflowSpec ApprovalSpec(ApprovalStore* store, bool fail_after_write) {
+  WorkflowSpec spec;
+  spec.start_id = kPrepare;
+  spec.executors.push_back(FunctionExecutor(
+      kPrepare, kPrepare, {"BacklogDraft"}, [store](const Message& m, WorkflowContext& ctx) {
+        const std::string op = m.body.value("operation_id", std::string());
+        const std::string draft = m.body.value("draft", std::string());
+        SF_RETURN_IF_ERROR(store->RegisterProposal(op, draft));
+        ctx.SendMessage(Message{"ApprovalTicket", Json{{"operation_id", op}, {"draft", draft}}});
+        return Status::Ok();
+      }));
+  spec.executors.push_back(FunctionExecutor(
+      kApply, kApply, {"ApprovalDecision"},
+      [store, fail_after_write](const Message& m, WorkflowContext& ctx) {
+        const std::string op = m.body.value("operation_id", std::string());
+        SF_ASSIGN_OR_RETURN(ApplyResult r, store->Apply(op, m.body.value("choice", std::string()),
+                                                        m.body.value("comment", std::string())));
+        if (fail_after_write) return Status::HandlerFailed(kFailAfterWrite);
+        Json result{{"operation_id", op}, {"status", std::string(ApprovalStatusName(r.status))}};
+        if (r.item_id) result["item_id"] = *r.item_id;
+        ctx.YieldOutput(Message{"ApprovalResult", result});
+        return Status::Ok();
+      }));
+  spec.ports.push_back({kPort, "ApprovalTicket", "ApprovalDecision"});
+  spec.edges.push_back({EdgeKind::kDirect, {kPrepare}, {kPort}, nullptr, nullptr});
+  spec.edges.push_back({EdgeKind::kDirect, {kPort}, {kApply}, nullptr, nullptr});
+  spec.outputs = {kApply};
+  return spec;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env) {
+  ApprovalStoreOptions o;
+  o.vfs_name = env.vfs_name;
+  o.probe = env.probe;
+  o.clock = env.clock;
+  o.hazard_no_unique_key = env.hazards.effect_without_unique_key;
+  return ApprovalStore::Open(JoinPath(env.dir, "business.db"), o);
+}
+
+namespace {
+
+ApprovalOutcome Fail(Status s, int exit_code, LifeReport* report) {
+  report->trace.push_back("host: " + s.ToString());
+  ApprovalOutcome o;
+  o.status = std::move(s);
+  o.exit_code = exit_code;
+  return o;
+}
+
+bool IsDataDamage(const Status& s) {
+  return s.code() == StatusCode::kCorruption || s.code() == StatusCode::kIncompatible;
+}
+
+}  // namespace
+
+ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport* report) {
+  report->command = "start";
+  if (draft.empty())
+    return Fail(Status::InvalidArgument("the draft is empty; pass --draft TEXT"), 2, report);
+  auto lease = AcquireLease(env.env, env.dir);
+  if (!lease.ok()) return Fail(lease.status(), 2, report);
+  auto existing = ReadReceipt(env.env, env.dir);
+  if (!existing.ok()) return Fail(existing.status(), 2, report);
+  if (existing->has_value()) {
+    return Fail(Status::AlreadyExists("directory '" + env.dir + "' already holds operation " +
+                                      (*existing)->operation_id +
+                                      "; resume it, or start in a fresh directory"),
+                2, report);
+  }
+  auto checkpoints = OpenCheckpointStore(env, "checkpoints");
+  if (!checkpoints.ok()) {
+    report->final = IsDataDamage(checkpoints.status());
+    return Fail(checkpoints.status(), 1, report);
+  }
+  auto business = OpenApprovalBusiness(env);
+  if (!business.ok()) return Fail(business.status(), 1, report);
+  StoreCheckpointManager manager(checkpoints->get());
+
+  const std::string op = DeriveId(env.root_seed, "operation|" + draft);
+  auto wf = ApprovalSpec(business->get(), false).Build();
+  SF_CHECK(wf.ok());
+  auto run = StreamingRun::Start(
+      *wf, Message{"BacklogDraft", Json{{"operation_id", op}, {"draft", draft}}},
+      LifeRunOptions(env, &manager));
+  if (!run.ok()) return Fail(run.status(), 1, report);
+
+  std::string request_id;
+  std::optional<CheckpointInfo> captured, before_request;
+  Status error;
+  Drive(**run, env, report, [&](const WorkflowEvent& e) {
+    if (e.kind == EventKind::kWorkflowError && error.ok()) error = e.error;
+    if (e.kind == EventKind::kRequestInfo) {
+      if (e.message->body.value("operation_id", std::string()) != op) {
+        error = Status::FailedPrecondition("unexpected pending operation");
+      }
+      request_id = e.request_id;
+    }
+    if (e.kind == EventKind::kSuperStepCompleted && e.checkpoint) {
+      // The checkpoint of the SuperStepCompleted after the request, never an earlier one.
+      if (!request_id.empty() && !captured) captured = e.checkpoint;
+      if (request_id.empty()) before_request = e.checkpoint;
+    }
+  });
+  if (!error.ok()) return Fail(error, 1, report);
+  if (env.hazards.receipt_before_request) captured = before_request;
+  if (!captured || request_id.empty()) {
+    return Fail(
+        Status::FailedPrecondition("no checkpoint containing the pending request was observed"), 1,
+        report);
+  }
+  WaitingReceipt receipt{kApprovalGraphVersion, captured->session_id, captured->checkpoint_id, op,
+                         request_id};
+  ReceiptOptions ro;
+  ro.probe = env.probe;
+  ro.hazard_in_place = env.hazards.receipt_in_place;
+  ro.hazard_no_dir_sync = env.hazards.receipt_no_dir_sync;
+  Status published = PublishReceipt(env.env, env.dir, receipt, ro);
+  if (!published.ok()) return Fail(published, 1, report);
+  auto bytes = env.env->ReadFile(JoinPath(env.dir, std::string(kReceiptFileName)));
+  report->facts["receipt"] = bytes.ok() ? *bytes : std::string();
+  report->facts["operation_id"] = op;
+  report->facts["request_id"] = request_id;
+  report->facts["session_id"] = captured->session_id;
+  report->trace.push_back("host: waiting on " + request_id);
+  ApprovalOutcome out;
+  out.operation_id = op;
+  out.request_id = request_id;
+  out.state = "Waiting";
+  return out;
+}
+
+ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const std::string& comment,
+                               bool fail_after_write, LifeReport* report) {
+  report->command = "resume";
+  Status valid = ValidateDecision(choice, comment);
+  if (!valid.ok()) return Fail(valid, 2, report);
+  auto lease = AcquireLease(env.env, env.dir);
+  if (!lease.ok()) return Fail(lease.status(), 2, report);
+  auto receipt = ReadReceipt(env.env, env.dir);
+  if (!receipt.ok()) {
+    report->final = IsDataDamage(receipt.status());
+    return Fail(receipt.status(), 2, report);
+  }
+  if (!receipt->has_value()) {
+    return Fail(Status::NotFound("no waiting receipt in '" + env.dir +
+                                 "'; run `stepfault approval start` first"),
+                2, report);
+  }
+  const WaitingReceipt r = **receipt;
+  if (r.graph_version != kApprovalGraphVersion) {
+    report->final = true;
+    return Fail(Status::Incompatible("receipt graph version '" + r.graph_version +
+                                     "' is unknown to this host (it knows " +
+                                     kApprovalGraphVersion + "); migrate it first"),
+                2, report);
+  }
+  auto checkpoints = OpenCheckpointStore(env, "checkpoints");
+  if (!checkpoints.ok()) {
+    report->final = IsDataDamage(checkpoints.status());
+    return Fail(checkpoints.status(), 1, report);
+  }
+  auto business = OpenApprovalBusiness(env);
+  if (!business.ok()) return Fail(business.status(), 1, report);
+  auto row = (*business)->Read(r.operation_id);
+  if (!row.ok()) return Fail(row.status(), 1, report);
+  if (row->decision && (*row->decision != choice || row->comment.value_or("") != comment)) {
+    return Fail(
+        Status::FailedPrecondition("operation " + r.operation_id + " was already decided '" +
+                                   *row->decision + "' with comment '" + row->comment.value_or("") +
+                                   "'; a replay must repeat it exactly"),
+        2, report);
+  }
+  StoreCheckpointManager manager(checkpoints->get());
+  ApprovalStore* store = business->get();
+  const WorkflowSpec spec = ApprovalSpec(store, fail_after_write);
+  env.probe->Hit("host.resume");
+  auto run =
+      ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);
+  if (!run.ok()) {
+    report->final = IsDataDamage(run.status()) || run.status().code() == StatusCode::kNotFound;
+    return Fail(run.status(), 1, report);
+  }
+
+  const Message decision{
+      "ApprovalDecision",
+      Json{{"operation_id", r.operation_id}, {"choice", choice}, {"comment", comment}}};
+  const auto& variation = env.variation.kind;
+  bool seen_request = false, responded = false, rejected_duplicate = false;
+  int apply_invocations = 0;
+  Status error;
+  auto respond = [&](StreamingRun& target, const std::string& request_id) {
+    if (!env.hazards.decision_sent_before_persisted) {
+      Status recorded = store->RecordDecision(r.operation_id, choice, comment);
+      if (!recorded.ok()) {
+        error = recorded;
+        return;
+      }
+    }
+    if (variation == faults::FaultActionKind::kConflictingResponse) {
+      Status conflicting = store->RecordDecision(
+          r.operation_id, choice == "approve" ? "reject" : "approve", comment + " (edited)");
+      report->facts["conflicting_rejected"] = !conflicting.ok();
+    }
+    SF_CHECK(target.SendResponse({request_id, kPort, decision}).ok());
+    if (variation == faults::FaultActionKind::kDuplicateResponse) {
+      SF_CHECK(target.SendResponse({request_id, kPort, decision}).ok());
+    }
+    responded = true;
+  };
+  auto on_event = [&](StreamingRun& target) {
+    return [&, target_ptr = &target](const WorkflowEvent& e) {
+      if (e.kind == EventKind::kRequestInfo && !responded) {
+        seen_request = true;
+        report->facts["reemitted_request_id"] = e.request_id;
+        if (e.request_id != r.request_id ||
+            e.message->body.value("operation_id", std::string()) != r.operation_id) {
+          error = Status::FailedPrecondition("the response does not match the pending request");
+          return;
+        }
+        respond(*target_ptr, e.request_id);
+      }
+      if (e.kind == EventKind::kExecutorInvoked && e.executor_id == kApply) ++apply_invocations;
+      if (e.kind == EventKind::kWorkflowError) {
+        if (e.error_kind == ErrorKind::kResponseRejected) {
+          rejected_duplicate = true;
+        } else if (error.ok()) {
+          error = e.error;
+        }
+      }
+    };
+  };
+  Drive(**run, env, report, on_event(**run));
+  if (responded && env.hazards.decision_sent_before_persisted && error.ok()) {
+    Status recorded = store->RecordDecision(r.operation_id, choice, comment);
+    if (!recorded.ok()) error = recorded;
+  }
+  if (rejected_duplicate && env.hazards.duplicate_response_resumes_twice && error.ok()) {
+    // The mistake: treat the rejected duplicate as a new decision and resume again.
+    auto again =
+        ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);
+    if (again.ok()) {
+      responded = false;
+      Drive(**again, env, report, on_event(**again));
+    }
+  }
+  report->facts["apply_invocations"] = apply_invocations;
+  if (!seen_request) {
+    report->facts["request_not_reemitted"] = true;
+    return Fail(Status::FailedPrecondition("the resumed run re-emitted no pending request"), 1,
+                report);
+  }
+  if (!error.ok()) {
+    const bool after_write = error.message().find(kFailAfterWrite) != std::string::npos;
+    return Fail(error, after_write ? 1 : (error.code() == StatusCode::kFailedPrecondition ? 2 : 1),
+                report);
+  }
+  ApprovalOutcome out = ApprovalStatusOf(env);
+  if (!out.status.ok()) return Fail(out.status, 1, report);
+  if (out.item_id) report->facts["item_id"] = *out.item_id;
+  report->facts["state"] = out.state;
+  report->trace.push_back("host: " + out.state +
+                          (out.item_id ? " item " + std::to_string(*out.item_id) : ""));
+  return out;
+}
+
+ApprovalOutcome ApprovalStatusOf(HostEnv& env) {
+  ApprovalOutcome out;
+  auto receipt = ReadReceipt(env.env, env.dir);
+  if (!receipt.ok()) {
+    out.status = receipt.status();
+    out.exit_code = 2;
+    return out;
+  }
+  if (!receipt->has_value()) {
+    out.status =
+        Status::NotFound("no waiting receipt in '" + env.dir + "'; nothing was started there");
+    out.exit_code = 2;
+    return out;
+  }
+  auto business = OpenApprovalBusiness(env);
+  if (!business.ok()) {
+    out.status = business.status();
+    out.exit_code = 1;
+    return out;
+  }
+  out.operation_id = (*receipt)->operation_id;
+  out.request_id = (*receipt)->request_id;
+  auto row = (*business)->Read(out.operation_id);
+  if (!row.ok()) {
+    out.status = row.status();
+    out.exit_code = 1;
+    return out;
+  }
+  out.state = std::string(ApprovalStatusName(row->status));
+  auto stored = (*business)->StoredItemByJoin(out.operation_id);
+  if (!stored.ok()) {
+    out.status = stored.status();
+    out.exit_code = 1;
+    return out;
+  }
+  out.item_id = *stored;
+  return out;
+}
+
+}  // namespace stepfault::scenarios

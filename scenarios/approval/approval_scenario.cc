@@ -1,0 +1,216 @@
+// The approval scenario: the operator's commands chosen from durable state, the business windows,
+// and the oracle (INV-ALO, INV-IDEM, INV-DECISION, INV-RECEIPT, INV-REQID, INV-ANCESTRY, ...).
+#include <algorithm>
+#include <map>
+
+#include "engine/checkpoint.h"
+#include "scenarios/approval/approval.h"
+#include "scenarios/approval/approval_store.h"
+#include "scenarios/approval/receipt.h"
+#include "scenarios/host_drive.h"
+#include "scenarios/host_oracles.h"
+#include "scenarios/invariants.h"
+#include "scenarios/registry.h"
+
+namespace stepfault::scenarios {
+namespace {
+
+class ApprovalScenario final : public Scenario {
+ public:
+  std::string name() const override { return "approval"; }
+  std::string description() const override {
+    return "Demo320: durable approval with a waiting receipt, a persisted decision and an "
+           "idempotent "
+           "SQLite effect, across processes";
+  }
+  std::vector<std::string> invariants() const override {
+    return {kInvAlo,      kInvIdem,     kInvDecision, kInvReceipt, kInvReqid,
+            kInvAncestry, kInvTopology, kInvObserver, kInvCorrupt};
+  }
+  Json default_params() const override {
+    return Json{{"draft", "Regional pilot proposal"},
+                {"choice", "approve"},
+                {"comment", "External business decision."}};
+  }
+  std::vector<faults::FaultAction> RecoveryActions() const override {
+    using faults::FaultAction;
+    using faults::FaultActionKind;
+    using faults::TopologyMutation;
+    return {FaultAction::Topology(TopologyMutation::kPermuteEdges),
+            FaultAction::Topology(TopologyMutation::kRenameExecutor),
+            FaultAction::Topology(TopologyMutation::kRemoveEdge),
+            FaultAction::Topology(TopologyMutation::kChangePortType),
+            FaultAction::Of(FaultActionKind::kDuplicateResponse),
+            FaultAction::Of(FaultActionKind::kConflictingResponse),
+            FaultAction::Of(FaultActionKind::kObserverCancel)};
+  }
+  std::string BusinessWindowAfter(const std::string& command, const std::string& point,
+                                  const std::string& previous) const override {
+    if (command == "start") {
+      if (previous == "after published wait" || point == "receipt.publish.after")
+        return "after published wait";
+      if (point.find("[receipt]") != std::string::npos || point == "receipt.publish.before")
+        return "publishing the wait";
+      return "before the wait is published";
+    }
+    if (point == "effect.commit.after" || previous == "after commit, before engine completion") {
+      return "after commit, before engine completion";
+    }
+    if (previous == "during the business transaction" ||
+        (previous == "after decision, before effect" &&
+         (point.find("[journal]") != std::string::npos ||
+          point.find("[db]") != std::string::npos))) {
+      return "during the business transaction";
+    }
+    if (point == "decision.record.after" || previous == "after decision, before effect") {
+      return "after decision, before effect";
+    }
+    return "after published wait";
+  }
+
+  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
+               LifeReport* report) const override {
+    (void)previous;
+    auto receipt = ReadReceipt(env.env, env.dir);
+    ApprovalOutcome out;
+    if (receipt.ok() && !receipt->has_value()) {
+      out = ApprovalStart(env, env.params.value("draft", std::string()), report);
+    } else {
+      out = ApprovalResume(env, env.params.value("choice", std::string()),
+                           env.params.value("comment", std::string()), false, report);
+      report->completed = out.status.ok() && (out.state == "Completed" || out.state == "Rejected");
+    }
+    report->status = out.status;
+    report->exit_code = out.exit_code;
+  }
+
+  void Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,
+             std::vector<Violation>* out) const override {
+    const std::string choice = env.params.value("choice", std::string());
+    const std::string comment = env.params.value("comment", std::string());
+    CheckHostFacts(lives, out);
+    std::string published;
+    std::optional<int64_t> returned_item;
+    for (size_t i = 0; i < lives.size(); ++i) {
+      const Json& f = lives[i].facts;
+      const std::string life = "life " + std::to_string(i + 1);
+      if (f.contains("receipt")) published = f["receipt"].get<std::string>();
+      if (f.value("request_not_reemitted", false)) {
+        out->push_back({kInvReqid, life + ": the resumed run did not re-emit the pending request"});
+      }
+      if (f.contains("reemitted_request_id") &&
+          lives[i].status.code() == StatusCode::kFailedPrecondition &&
+          lives[i].status.message().find("does not match") != std::string::npos) {
+        out->push_back({kInvReqid, life + ": the re-emitted request " +
+                                       f["reemitted_request_id"].get<std::string>() +
+                                       " is not the one in the receipt"});
+      }
+      if (f.value("apply_invocations", 0) > 1) {
+        out->push_back({kInvReqid, life + ": a duplicate response resumed the effect twice"});
+      }
+      if (f.contains("conflicting_rejected") && !f["conflicting_rejected"].get<bool>()) {
+        out->push_back({kInvDecision, life + ": a conflicting decision was accepted"});
+      }
+      if (f.contains("item_id")) {
+        const int64_t item = f["item_id"].get<int64_t>();
+        if (returned_item && *returned_item != item) {
+          out->push_back({kInvIdem, life + ": a replay returned item " + std::to_string(item) +
+                                        " after item " + std::to_string(*returned_item)});
+        }
+        returned_item = item;
+      }
+    }
+    // INV-RECEIPT: a receipt observed as published is there, byte for byte.
+    if (!published.empty()) {
+      auto now = env.env->ReadFile(JoinPath(env.dir, std::string(kReceiptFileName)));
+      if (!now.ok() || *now != published) {
+        out->push_back({kInvReceipt, "the published waiting receipt " +
+                                         std::string(now.ok() ? "changed" : "is gone") + " (" +
+                                         now.status().ToString() + ")"});
+      }
+    }
+    auto db_exists = env.env->FileExists(JoinPath(env.dir, "business.db"));
+    if (!db_exists.ok() || !*db_exists) return;
+    auto business = OpenApprovalBusiness(env);
+    if (!business.ok()) return;
+    auto items = (*business)->Items();
+    auto rows = (*business)->ReadAll();
+    if (!items.ok() || !rows.ok()) return;
+    std::map<std::string, int> per_op;
+    for (const BacklogItem& item : *items) per_op[item.operation_id]++;
+    for (const auto& [op, n] : per_op) {
+      if (n > 1)
+        out->push_back({kInvIdem, std::to_string(n) + " backlog items for operation " + op});
+    }
+    for (const ApprovalRow& row : *rows) {
+      if (row.decision && (*row.decision != choice || row.comment.value_or("") != comment)) {
+        out->push_back({kInvDecision, "operation " + row.operation_id + " records '" +
+                                          *row.decision + "', not the operator's first decision"});
+      }
+      if (row.status == ApprovalStatus::kRejected && per_op.count(row.operation_id) > 0) {
+        out->push_back(
+            {kInvDecision, "rejected operation " + row.operation_id + " has an effect row"});
+      }
+      if (returned_item && row.item_id && *row.item_id != *returned_item) {
+        out->push_back({kInvIdem, "the stored item " + std::to_string(*row.item_id) +
+                                      " is not the item a resume returned"});
+      }
+    }
+    CheckDecisionBeforeEngine(env, *rows, out);
+    auto receipt = ReadReceipt(env.env, env.dir);
+    if (receipt.ok() && receipt->has_value()) {
+      CheckAncestry(env, "checkpoints", (*receipt)->session_id, out);
+      if (final && !lives.empty() && lives.back().completed) {
+        auto row = std::find_if(rows->begin(), rows->end(), [&](const ApprovalRow& x) {
+          return x.operation_id == (*receipt)->operation_id;
+        });
+        const bool approve = choice == "approve";
+        if (row == rows->end() ||
+            row->status != (approve ? ApprovalStatus::kCompleted : ApprovalStatus::kRejected) ||
+            per_op[(*receipt)->operation_id] != (approve ? 1 : 0)) {
+          out->push_back({kInvAlo, "the completed operation is not " +
+                                       std::string(approve ? "Completed with one item"
+                                                           : "Rejected with no item")});
+        }
+      }
+    }
+  }
+
+ private:
+  // INV-DECISION: no stored checkpoint may carry a decision the business store does not hold yet.
+  static void CheckDecisionBeforeEngine(HostEnv& env, const std::vector<ApprovalRow>& rows,
+                                        std::vector<Violation>* out) {
+    const std::string dir = JoinPath(env.dir, "checkpoints");
+    auto children = env.env->GetChildren(dir);
+    if (!children.ok()) return;
+    for (const std::string& name : *children) {
+      if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
+      auto bytes = env.env->ReadFile(JoinPath(dir, name));
+      if (!bytes.ok()) continue;
+      Json envelope = Json::parse(*bytes, nullptr, false);
+      if (envelope.is_discarded() || !envelope.contains("checkpoint")) continue;
+      auto cp = DecodeCheckpoint(envelope["checkpoint"].dump());
+      if (!cp.ok()) continue;
+      for (const auto& [receiver, queue] : cp->queued) {
+        for (const Envelope& e : queue) {
+          if (e.message.type != "ApprovalDecision") continue;
+          const std::string op = e.message.body.value("operation_id", std::string());
+          auto row = std::find_if(rows.begin(), rows.end(),
+                                  [&](const ApprovalRow& x) { return x.operation_id == op; });
+          if (row == rows.end() || !row->decision) {
+            out->push_back({kInvDecision, "checkpoint " + name + " carries a decision for " + op +
+                                              " that the business store has not recorded"});
+          }
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const Scenario> MakeApprovalScenario() {
+  return std::make_shared<ApprovalScenario>();
+}
+
+}  // namespace stepfault::scenarios

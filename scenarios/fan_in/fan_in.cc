@@ -1,0 +1,258 @@
+// fan-in: fan-out to K workers that finish in different super-steps, two fan-in barriers, and a
+// sink with an idempotent SQLite effect (docs/design.md §7).
+//
+// Worker i contributes after i extra steps, so checkpoints in between hold a half-full barrier:
+// those buffered contributions must survive a crash and a resume (MAF #6372). The two barriers
+// (sink and audit) share their sources, so adding them in swapped order is a topology a careless
+// rebuild produces and a strict engine must reject (MAF's IsMatch accepts it).
+// The last contribution comes from a request port ("merge-approval" -> "approver"), the shape of
+// MAF's Checkpoint_Resume_PreservesFanInBarrierBufferedMessages tests: the start command runs until
+// every worker has contributed and the request is pending, then the process ends; the resume
+// command answers the re-emitted request and the barriers release.
+// Host: one durable file checkpoint store and effects.db in the scenario directory; each life
+// resumes the session's latest intact checkpoint (falling back to older ones when it is damaged)
+// or starts the run; the job is done when the effect row exists and the run halted.
+#include <algorithm>
+
+#include "engine/checkpoint_manager.h"
+#include "engine/random.h"
+#include "scenarios/effect_store.h"
+#include "scenarios/host_drive.h"
+#include "scenarios/host_oracles.h"
+#include "scenarios/invariants.h"
+#include "scenarios/registry.h"
+
+namespace stepfault::scenarios {
+namespace {
+
+constexpr const char* kOperation = "fan-in-op-1";
+
+std::string Payload(const std::string& worker, int bytes) {
+  std::string out;
+  Rng rng(Hash64(worker));
+  for (int i = 0; i < bytes; ++i) out += static_cast<char>('a' + rng.Uniform(26));
+  return out;
+}
+
+constexpr const char* kApproval = "approved";
+
+std::string ExpectedValue(int width, int bytes) {
+  std::vector<std::string> parts{std::string("approver=") + kApproval};
+  for (int i = 0; i < width; ++i) {
+    const std::string id = "w" + std::to_string(i);
+    parts.push_back(id + "=" + Payload(id, bytes));
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
+  WorkflowSpec spec;
+  spec.start_id = "dispatch";
+  std::vector<std::string> workers;
+  for (int i = 0; i < width; ++i) workers.push_back("w" + std::to_string(i));
+  spec.executors.push_back(
+      FunctionExecutor("dispatch", "Dispatch", {"Job"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.SendMessage(Message{"Work", m.body});
+        ctx.SendMessage(Message{"MergeRequest", m.body});
+        return Status::Ok();
+      }));
+  spec.executors.push_back(FunctionExecutor(
+      "approver", "Approver", {"MergeDecision"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.SendMessage(Message{
+            "Part", Json{{"from", "approver"}, {"data", m.body.value("decision", std::string())}}});
+        return Status::Ok();
+      }));
+  spec.ports.push_back({"merge-approval", "MergeRequest", "MergeDecision"});
+  for (int i = 0; i < width; ++i) {
+    const std::string id = workers[i];
+    spec.executors.push_back(FunctionExecutor(
+        id, "Worker", {"Work", "Tick"}, [id, i, bytes](const Message& m, WorkflowContext& ctx) {
+          int remaining = m.type == "Work" ? i : m.body.value("remaining", 0);
+          if (remaining > 0) {
+            ctx.SendMessage(Message{"Tick", Json{{"remaining", remaining - 1}}}, id);
+          } else {
+            ctx.SendMessage(Message{"Part", Json{{"from", id}, {"data", Payload(id, bytes)}}});
+          }
+          return Status::Ok();
+        }));
+    spec.edges.push_back({EdgeKind::kDirect, {id}, {id}, nullptr, nullptr});
+  }
+  spec.executors.push_back(FunctionExecutor(
+      "sink", "Sink", {"Part"}, [width, effects](const Message& m, WorkflowContext& ctx) {
+        Json parts = ctx.ReadState("parts").value_or(Json::array());
+        parts.push_back(m.body["from"].get<std::string>() + "=" +
+                        m.body["data"].get<std::string>());
+        if (static_cast<int>(parts.size()) < width + 1) {
+          ctx.QueueStateUpdate("parts", parts);
+          return Status::Ok();
+        }
+        std::vector<std::string> sorted = parts.get<std::vector<std::string>>();
+        std::sort(sorted.begin(), sorted.end());
+        std::string value;
+        for (const std::string& p : sorted) value += (value.empty() ? "" : ",") + p;
+        ctx.QueueStateUpdate("parts", std::nullopt);
+        SF_ASSIGN_OR_RETURN(EffectRow row, effects->Apply(kOperation, value));
+        ctx.YieldOutput(Message{"Done", Json{{"id", row.id}, {"value", row.value}}});
+        return Status::Ok();
+      }));
+  spec.executors.push_back(
+      FunctionExecutor("audit", "Audit", {"Part"}, [width](const Message&, WorkflowContext& ctx) {
+        int seen = ctx.ReadState("seen").value_or(Json(0)).get<int>() + 1;
+        ctx.QueueStateUpdate("seen", seen == width + 1 ? Json(0) : Json(seen));
+        if (seen == width + 1) ctx.YieldOutput(Message{"Audited", Json{{"parts", seen}}});
+        return Status::Ok();
+      }));
+  spec.edges.insert(spec.edges.begin(),
+                    {EdgeKind::kFanOut, {"dispatch"}, workers, nullptr, nullptr});
+  spec.edges.push_back({EdgeKind::kDirect, {"dispatch"}, {"merge-approval"}, nullptr, nullptr});
+  spec.edges.push_back({EdgeKind::kDirect, {"merge-approval"}, {"approver"}, nullptr, nullptr});
+  std::vector<std::string> sources = workers;
+  sources.push_back("approver");
+  spec.edges.push_back({EdgeKind::kFanIn, sources, {"sink"}, nullptr, nullptr});
+  spec.edges.push_back({EdgeKind::kFanIn, sources, {"audit"}, nullptr, nullptr});
+  spec.outputs = {"sink", "audit"};
+  return spec;
+}
+
+class FanInScenario final : public Scenario {
+ public:
+  std::string name() const override { return "fan-in"; }
+  std::string description() const override {
+    return "fan-out to K workers finishing in different steps, two fan-in barriers, an idempotent "
+           "SQLite effect; buffered contributions must survive resume, mutated topologies must be "
+           "rejected";
+  }
+  std::vector<std::string> invariants() const override {
+    return {kInvAlo, kInvIdem, kInvAncestry, kInvTopology, kInvObserver, kInvCorrupt};
+  }
+  Json default_params() const override { return Json{{"width", 3}, {"payload_bytes", 16}}; }
+  std::vector<faults::FaultAction> RecoveryActions() const override {
+    using faults::FaultAction;
+    using faults::TopologyMutation;
+    return {FaultAction::Topology(TopologyMutation::kPermuteEdges),
+            FaultAction::Topology(TopologyMutation::kSwapFanIn),
+            FaultAction::Topology(TopologyMutation::kRenameExecutor),
+            FaultAction::Topology(TopologyMutation::kRemoveEdge),
+            FaultAction::Topology(TopologyMutation::kChangePortType),
+            FaultAction::Of(faults::FaultActionKind::kObserverCancel)};
+  }
+  std::string BusinessWindow(const std::string& command, const std::string& point) const override {
+    (void)command;
+    if (point.rfind("effect.commit.after", 0) == 0) return "after effect commit, before completion";
+    if (point.rfind("effect.", 0) == 0 || point.find("[db]") != std::string::npos ||
+        point.find("[journal]") != std::string::npos) {
+      return "during the effect transaction";
+    }
+    if (point.find("[checkpoint]") != std::string::npos || point.rfind("checkpoint.", 0) == 0) {
+      return "checkpoint publish";
+    }
+    return "";
+  }
+
+  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
+               LifeReport* report) const override {
+    (void)previous;
+    const int width = env.params.value("width", 3);
+    const int bytes = env.params.value("payload_bytes", 16);
+    const std::string session = DeriveId(env.root_seed, "fan-in|session");
+    auto store = OpenCheckpointStore(env, "checkpoints");
+    if (!store.ok()) {
+      report->command = "open";
+      report->status = store.status();
+      report->final = store.status().code() == StatusCode::kCorruption;
+      return;
+    }
+    StoreCheckpointManager manager(store->get());
+    EffectStoreOptions eo;
+    eo.vfs_name = env.vfs_name;
+    eo.probe = env.probe;
+    eo.without_unique_key = env.hazards.effect_without_unique_key;
+    auto effects = EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
+    if (!effects.ok()) {
+      report->command = "open";
+      report->status = effects.status();
+      return;
+    }
+    WorkflowSpec spec = BuildSpec(width, bytes, effects->get());
+    auto started = StartOrResume(env, spec, store->get(), &manager, session,
+                                 Message{"Job", Json{{"op", kOperation}}}, report);
+    if (!started.ok()) return;
+    std::unique_ptr<StreamingRun> run = std::move(started).value();
+    std::vector<std::string> outputs;
+    Status error;
+    StreamingRun* live = run.get();
+    const bool answer = report->command == "resume";
+    Drive(*run, env, report, [&](const WorkflowEvent& e) {
+      // The start command leaves the request pending (the process ends); resume answers it.
+      if (answer && e.kind == EventKind::kRequestInfo) {
+        SF_CHECK(live->SendResponse({e.request_id, "merge-approval",
+                                     Message{"MergeDecision", Json{{"decision", kApproval}}}})
+                     .ok());
+      }
+      if (e.kind == EventKind::kWorkflowOutput && e.executor_id == "sink") {
+        outputs.push_back(e.message->body["value"].get<std::string>());
+      }
+      if (e.kind == EventKind::kWorkflowError && error.ok()) error = e.error;
+    });
+    report->facts["outputs"] = outputs;
+    if (!error.ok()) {
+      report->status = error;
+      return;
+    }
+    auto rows = (*effects)->All();
+    if (!rows.ok()) {
+      report->status = rows.status();
+      return;
+    }
+    report->completed = run->status() == RunStatus::kIdle &&
+                        std::any_of(rows->begin(), rows->end(),
+                                    [](const EffectRow& r) { return r.key == kOperation; });
+    if (!report->completed &&
+        !(report->command == "start" && run->status() == RunStatus::kPendingRequests)) {
+      report->status = Status::FailedPrecondition("the effect is not there yet");
+    }
+  }
+
+  void Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,
+             std::vector<Violation>* out) const override {
+    EffectStoreOptions eo;
+    eo.vfs_name = env.vfs_name;
+    eo.without_unique_key = env.hazards.effect_without_unique_key;
+    auto effects = EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
+    if (effects.ok()) {
+      auto rows = (*effects)->All();
+      if (rows.ok()) {
+        int count = 0;
+        std::string value;
+        for (const EffectRow& r : *rows) {
+          if (r.key == kOperation) {
+            ++count;
+            value = r.value;
+          }
+        }
+        if (count > 1)
+          out->push_back({kInvIdem, std::to_string(count) + " effect rows for one operation"});
+        const std::string expected =
+            ExpectedValue(env.params.value("width", 3), env.params.value("payload_bytes", 16));
+        if (count == 1 && value != expected) {
+          out->push_back({kInvAlo, "the effect holds '" + value +
+                                       "', expected every contribution: '" + expected + "'"});
+        }
+        if (final && count == 0 && !lives.empty() && !lives.back().final) {
+          out->push_back({kInvAlo, "the run ended without its effect"});
+        }
+      }
+    }
+    CheckAncestry(env, "checkpoints", DeriveId(env.root_seed, "fan-in|session"), out);
+    CheckHostFacts(lives, out);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const Scenario> MakeFanInScenario() { return std::make_shared<FanInScenario>(); }
+
+}  // namespace stepfault::scenarios

@@ -1,0 +1,137 @@
+// Driving and resuming (see host_drive.h).
+#include "scenarios/host_drive.h"
+
+#include <map>
+
+#include "engine/checkpoint.h"
+#include "engine/crc32c.h"
+
+namespace stepfault::scenarios {
+
+Result<std::unique_ptr<FileCheckpointStore>> OpenCheckpointStore(const HostEnv& env,
+                                                                 const std::string& subdir) {
+  FileStoreOptions options;
+  options.seed = env.root_seed;
+  options.hazard_prune_on_read = env.store.prune_on_read;
+  options.hazard_in_place_write = env.store.in_place_write;
+  options.probe = env.probe;
+  return FileCheckpointStore::Open(env.env, JoinPath(env.dir, subdir), options);
+}
+
+RunOptions LifeRunOptions(const HostEnv& env, CheckpointManager* manager) {
+  RunOptions o;
+  o.profile = env.profile;
+  o.checkpoints = manager;
+  o.probe = env.probe;
+  o.seed = env.seed;
+  return o;
+}
+
+void Drive(StreamingRun& run, const HostEnv& env, LifeReport* report,
+           const std::function<void(const WorkflowEvent&)>& on_event) {
+  const bool cancel_first = env.variation.kind == faults::FaultActionKind::kObserverCancel;
+  bool cancelled = false;
+  Result<EventStream> stream = run.Watch();
+  SF_CHECK(stream.ok());
+  for (int i = 0; i < 1'000'000; ++i) {
+    std::optional<WorkflowEvent> e = stream->Next();
+    if (!e) return;
+    report->trace.push_back(e->ToJson().dump());
+    if (on_event) on_event(*e);
+    if (cancel_first && !cancelled) {
+      cancelled = true;
+      stream->Cancel();
+      report->facts["observer_cancelled"] = true;
+      report->facts["run_ended_by_observer_cancel"] = run.status() == RunStatus::kEnded;
+      run.RunUntilHalt();
+      stream = run.Watch();
+      SF_CHECK(stream.ok());
+    }
+  }
+  SF_CHECK(false && "Drive: event bound hit");
+}
+
+}  // namespace stepfault::scenarios
+
+#include "faults/topology_mutator.h"
+
+namespace stepfault::scenarios {
+
+Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const WorkflowSpec& spec,
+                                                   const CheckpointInfo& checkpoint,
+                                                   CheckpointManager* manager, LifeReport* report) {
+  if (env.variation.kind == faults::FaultActionKind::kTopology &&
+      faults::MutationApplies(spec, env.variation.mutation)) {
+    auto mutated = faults::MutateTopology(spec, env.variation.mutation);
+    SF_CHECK(mutated.ok());
+    auto wf = mutated->Build();
+    SF_CHECK(wf.ok());
+    const std::string name =
+        faults::FaultActionName(faults::FaultAction::Topology(env.variation.mutation));
+    report->facts["topology_mutation"] = name;
+    auto run = StreamingRun::Resume(*wf, checkpoint, LifeRunOptions(env, manager));
+    if (run.ok()) {
+      report->facts["topology_rejected"] = false;
+      report->trace.push_back("host: resume with " + name + " was accepted");
+      return run;
+    }
+    report->facts["topology_rejected"] = true;
+    report->facts["workflow_reusable"] = !(*wf)->owned();
+    report->trace.push_back("host: resume with " + name + " rejected: " + run.status().ToString());
+  }
+  auto wf = spec.Build();
+  if (!wf.ok()) return wf.status();
+  return StreamingRun::Resume(*wf, checkpoint, LifeRunOptions(env, manager));
+}
+
+Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,
+                                                         const WorkflowSpec& spec,
+                                                         const std::vector<StoreEntry>& index,
+                                                         CheckpointManager* manager,
+                                                         LifeReport* report) {
+  Status last_error = Status::NotFound("there is no checkpoint to resume");
+  for (auto it = index.rbegin(); it != index.rend(); ++it) {
+    auto resumed = ResumeAsHost(env, spec, it->info, manager, report);
+    if (resumed.ok()) {
+      if (it != index.rbegin())
+        report->trace.push_back("host: fell back to " + it->info.checkpoint_id);
+      return resumed;
+    }
+    last_error = resumed.status();
+    report->trace.push_back("host: cannot resume " + it->info.checkpoint_id + ": " +
+                            last_error.ToString());
+    if (last_error.code() != StatusCode::kCorruption) break;
+  }
+  return last_error;
+}
+
+Result<std::unique_ptr<StreamingRun>> StartOrResume(const HostEnv& env, const WorkflowSpec& spec,
+                                                    CheckpointStore* store,
+                                                    CheckpointManager* manager,
+                                                    const std::string& session_id,
+                                                    const Message& input, LifeReport* report) {
+  auto fail = [report](Status s) -> Result<std::unique_ptr<StreamingRun>> {
+    report->status = s;
+    report->final = s.code() == StatusCode::kCorruption;
+    return s;
+  };
+  auto index = store->Index(session_id);
+  if (!index.ok()) return fail(index.status());
+  if (index->empty()) {
+    report->command = "start";
+    auto wf = spec.Build();
+    if (!wf.ok()) return fail(wf.status());
+    RunOptions o = LifeRunOptions(env, manager);
+    o.session_id = session_id;
+    auto started = StreamingRun::Start(*wf, input, o);
+    if (!started.ok()) return fail(started.status());
+    return started;
+  }
+  report->command = "resume";
+  env.probe->Hit("host.resume");
+  auto resumed = ResumeLatestIntact(env, spec, *index, manager, report);
+  if (!resumed.ok()) return fail(resumed.status());
+  return resumed;
+}
+
+}  // namespace stepfault::scenarios

@@ -1,0 +1,66 @@
+// Driving and resuming, as every host does: opening the durable checkpoint store of a scenario
+// directory with the configured store mutants, driving a run to its halt while recording the trace
+// (and applying the observer-cancel variation), resuming with the topology variation, falling back
+// to an intact ancestor, and choosing between start and resume. The checks every host shares are in
+// host_oracles.h.
+// Thread-safety: as the scenario's life.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/run.h"
+#include "engine/stores/file_store.h"
+#include "engine/workflow_spec.h"
+#include "scenarios/scenario.h"
+
+namespace stepfault::scenarios {
+
+Result<std::unique_ptr<FileCheckpointStore>> OpenCheckpointStore(const HostEnv& env,
+                                                                 const std::string& subdir);
+
+// RunOptions for a life: the env's profile, probe and seed, and `manager`.
+RunOptions LifeRunOptions(const HostEnv& env, CheckpointManager* manager);
+
+// Watches `run` until it halts; every event goes to the report's trace and to `on_event` (which may
+// answer requests from inside the loop). Under the observer-cancel variation the first watcher is
+// cancelled after its first event, the run is driven on without a watcher and a second watcher
+// collects the rest; the facts record whether the run survived that (INV-OBSERVER).
+void Drive(StreamingRun& run, const HostEnv& env, LifeReport* report,
+           const std::function<void(const WorkflowEvent&)>& on_event = nullptr);
+
+}  // namespace stepfault::scenarios
+
+namespace stepfault::scenarios {
+
+// Resumes `checkpoint` as a host does, and applies the topology variation first when the life has
+// one: the resume is tried with the mutated workflow, as a careless rebuild would; the facts record
+// whether it was rejected (topology_rejected) and whether the mutated workflow stayed usable
+// (workflow_reusable). A strict engine rejects it and the host goes on with the faithful rebuild;
+// an engine that accepts it (a hazard) runs on with the mutated workflow.
+Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const WorkflowSpec& spec,
+                                                   const CheckpointInfo& checkpoint,
+                                                   CheckpointManager* manager, LifeReport* report);
+
+// Resumes the newest checkpoint of `index` that resumes, falling back to older ones while the
+// newer ones are damaged (kCorruption): the documented fallback to an intact ancestor
+// (INV-CORRUPT). Any other failure stops the search and is returned.
+Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,
+                                                         const WorkflowSpec& spec,
+                                                         const std::vector<StoreEntry>& index,
+                                                         CheckpointManager* manager,
+                                                         LifeReport* report);
+
+// The operator's next command for a host that keeps one session in `store`: "start" (no checkpoint
+// of the session yet: a new run with `input`) or "resume" (hits host.resume, then the newest intact
+// checkpoint). Sets report->command; on failure sets report->status, and report->final when the
+// checkpoints are damaged beyond a fallback.
+Result<std::unique_ptr<StreamingRun>> StartOrResume(const HostEnv& env, const WorkflowSpec& spec,
+                                                    CheckpointStore* store,
+                                                    CheckpointManager* manager,
+                                                    const std::string& session_id,
+                                                    const Message& input, LifeReport* report);
+
+}  // namespace stepfault::scenarios

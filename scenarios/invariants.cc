@@ -1,0 +1,57 @@
+// The invariant table (see invariants.h).
+#include "scenarios/invariants.h"
+
+namespace stepfault::scenarios {
+
+const std::vector<InvariantInfo>& AllInvariants() {
+  static const auto* list = new std::vector<InvariantInfo>{
+      {kInvAlo,
+       "after recovery completes, every effect of the fault-free reference run exists "
+       "(at-least-once)"},
+      {kInvIdem,
+       "each operation id has at most one effect row; every replay returns the same item id"},
+      {kInvNoreplay,
+       "after restoring an accepted-boundary checkpoint, no executor at or before the boundary "
+       "runs again"},
+      {kInvAncestry,
+       "a restore or resume that fails deletes and changes no stored checkpoint; stored "
+       "checkpoints keep their parent links and never change"},
+      {kInvAtomic, "a restore that fails leaves the run exactly as it was"},
+      {kInvTopology,
+       "an incompatible workflow is rejected before any state is imported; the workflow stays "
+       "usable"},
+      {kInvCorrupt,
+       "damaged checkpoint/index/receipt bytes give a typed error or a documented fallback to an "
+       "intact ancestor"},
+      {kInvReqid,
+       "a pending request is re-emitted after restore with the same RequestId; a mismatched "
+       "response is rejected and the request stays pending"},
+      {kInvDecision,
+       "the first valid decision is persisted before it reaches the engine; a replay must repeat "
+       "it exactly; a conflicting one is rejected; a rejection creates no effect"},
+      {kInvReceipt, "a receipt observed as published survives power loss intact"},
+      {kInvObserver, "cancelling an event watcher does not cancel execution"},
+      {kInvLiveness,
+       "with finitely many faults, recovery reaches completion within a bounded number of lives"},
+      {kInvExpect, "every terminal output a JSON scenario observes is one its file expects"},
+      {kInvDeterminism,
+       "the same scenario, seed and plan give a byte-identical event trace and final state"},
+  };
+  return *list;
+}
+
+bool IsRegisteredInvariant(const std::string& id) {
+  for (const InvariantInfo& i : AllInvariants()) {
+    if (i.id == id) return true;
+  }
+  return false;
+}
+
+std::string InvariantStatement(const std::string& id) {
+  for (const InvariantInfo& i : AllInvariants()) {
+    if (i.id == id) return i.statement;
+  }
+  return "";
+}
+
+}  // namespace stepfault::scenarios

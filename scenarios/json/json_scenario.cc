@@ -1,0 +1,258 @@
+// The host and oracle of a JSON scenario (format and host rules: scenarios/json/json_scenario.h).
+#include "scenarios/json/json_scenario.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "engine/checkpoint.h"
+#include "engine/checkpoint_manager.h"
+#include "engine/random.h"
+#include "faults/topology_mutator.h"
+#include "scenarios/host_drive.h"
+#include "scenarios/host_oracles.h"
+#include "scenarios/invariants.h"
+#include "scenarios/json/json_scenario_def.h"
+
+namespace stepfault::scenarios {
+namespace {
+
+// The scripted answer to a request of `port`, or nullopt when no response matches.
+std::optional<Message> ScriptedResponse(const JsonExecutorDef& port, const Message& request) {
+  for (const JsonScriptedResponse& r : port.responses) {
+    if (r.when && !r.when->Matches(request.body)) continue;
+    Json body = request.body.is_object() ? request.body : Json::object();
+    body.update(r.body);
+    return Message{port.response_type, std::move(body)};
+  }
+  return std::nullopt;
+}
+
+class JsonScenario final : public Scenario {
+ public:
+  explicit JsonScenario(JsonScenarioDef def) : def_(std::move(def)) {}
+
+  const JsonScenarioDef& def() const { return def_; }
+  std::string name() const override { return def_.name; }
+  std::string replay_name() const override { return def_.source_name; }
+  std::string description() const override { return def_.description; }
+  std::vector<std::string> invariants() const override {
+    return {kInvAlo,      kInvIdem,     kInvReqid,   kInvAncestry,
+            kInvTopology, kInvObserver, kInvCorrupt, kInvExpect};
+  }
+  std::vector<faults::FaultAction> RecoveryActions() const override {
+    const WorkflowSpec spec = JsonScenarioSpec(def_, nullptr);
+    std::vector<faults::FaultAction> out;
+    for (faults::TopologyMutation m : faults::AllTopologyMutations()) {
+      if (faults::MutationApplies(spec, m)) out.push_back(faults::FaultAction::Topology(m));
+    }
+    out.push_back(faults::FaultAction::Of(faults::FaultActionKind::kObserverCancel));
+    return out;
+  }
+  std::string BusinessWindow(const std::string& command, const std::string& point) const override {
+    (void)command;
+    if (point.rfind("effect.commit.after", 0) == 0) return "after an effect commit";
+    if (point.rfind("effect.", 0) == 0 || point.find("[db]") != std::string::npos ||
+        point.find("[journal]") != std::string::npos) {
+      return "during an effect transaction";
+    }
+    if (point.find("[checkpoint]") != std::string::npos || point.rfind("checkpoint.", 0) == 0) {
+      return "checkpoint publish";
+    }
+    if (point.find("[file]") != std::string::npos) return "fail-once marker";
+    return "";
+  }
+
+  void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
+               LifeReport* report) const override;
+  void Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,
+             std::vector<Violation>* out) const override;
+
+ private:
+  std::string Session(uint64_t root_seed) const {
+    return DeriveId(root_seed, def_.name + "|session");
+  }
+  Result<std::unique_ptr<EffectStore>> OpenEffects(const HostEnv& env, Probe* probe) const {
+    EffectStoreOptions eo;
+    eo.vfs_name = env.vfs_name;
+    eo.probe = probe;
+    eo.without_unique_key = env.hazards.effect_without_unique_key;
+    return EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
+  }
+  // Resumes the latest intact checkpoint, falling back to older ones when one is damaged. Records
+  // the requests the resumed checkpoint holds, which the run must re-emit (INV-REQID).
+  void Answer(StreamingRun& run, const WorkflowEvent& e, LifeReport* report) const;
+
+  JsonScenarioDef def_;
+};
+
+void JsonScenario::Answer(StreamingRun& run, const WorkflowEvent& e, LifeReport* report) const {
+  report->facts["requests_seen"].push_back(e.request_id);
+  const JsonExecutorDef* port = def_.Find(e.executor_id);
+  std::optional<Message> response;
+  if (port != nullptr && port->kind == JsonExecutorKind::kRequestPort && e.message) {
+    response = ScriptedResponse(*port, *e.message);
+  }
+  if (!response) {
+    report->trace.push_back("host: no scripted response matches request " + e.request_id + " of '" +
+                            e.executor_id + "'; it stays pending");
+    return;
+  }
+  Status s = run.SendResponse(ExternalResponse{e.request_id, e.executor_id, std::move(*response)});
+  if (!s.ok())
+    report->trace.push_back("host: response to " + e.request_id + " refused: " + s.ToString());
+}
+
+void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
+                           LifeReport* report) const {
+  (void)previous;
+  report->command = "open";
+  auto store = OpenCheckpointStore(env, "checkpoints");
+  if (!store.ok()) {
+    report->status = store.status();
+    report->final = store.status().code() == StatusCode::kCorruption;
+    return;
+  }
+  StoreCheckpointManager manager(store->get());
+  auto effects = OpenEffects(env, env.probe);
+  if (!effects.ok()) {
+    report->status = effects.status();
+    return;
+  }
+  JsonRuntime runtime{effects->get(), env.env, env.dir};
+  const WorkflowSpec spec = JsonScenarioSpec(def_, &runtime);
+  auto started =
+      StartOrResume(env, spec, store->get(), &manager, Session(env.root_seed), def_.input, report);
+  if (!started.ok()) return;
+  std::unique_ptr<StreamingRun> run = std::move(started).value();
+  if (report->command == "resume") {
+    // The requests the resumed checkpoint holds: each must be re-emitted with its id (INV-REQID).
+    Json outstanding = Json::array();
+    for (const PendingRequest& r : run->pending_requests()) outstanding.push_back(r.request_id);
+    report->facts["outstanding_at_resume"] = outstanding;
+  }
+  report->facts["outputs"] = Json::array();
+  report->facts["requests_seen"] = Json::array();
+  Status error;
+  Drive(*run, env, report, [&](const WorkflowEvent& e) {
+    if (e.kind == EventKind::kRequestInfo) Answer(*run, e, report);
+    if (e.kind == EventKind::kWorkflowOutput && e.message) {
+      report->facts["outputs"].push_back(JsonOutputRecord(e.executor_id, *e.message));
+    }
+    if (e.kind == EventKind::kWorkflowError && error.ok()) error = e.error;
+  });
+  report->facts["drive_done"] = true;
+  if (!error.ok()) {
+    report->status = error;
+    return;
+  }
+  auto rows = (*effects)->All();
+  if (!rows.ok()) {
+    report->status = rows.status();
+    return;
+  }
+  std::set<std::string> keys;
+  for (const EffectRow& r : *rows) keys.insert(r.key);
+  const bool all_effects =
+      std::all_of(def_.expected_effects.begin(), def_.expected_effects.end(),
+                  [&](const JsonExpectedEffect& e) { return keys.count(e.key) > 0; });
+  report->completed = run->status() == RunStatus::kIdle && all_effects;
+  if (!report->completed) {
+    report->status = Status::FailedPrecondition(
+        std::string("not done: the run is ") + std::string(RunStatusName(run->status())) +
+        (all_effects ? "" : " and an expected effect row is missing"));
+  }
+}
+
+void JsonScenario::Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,
+                         std::vector<Violation>* out) const {
+  auto effects = OpenEffects(env, nullptr);
+  if (effects.ok()) {
+    auto rows = (*effects)->All();
+    if (rows.ok()) {
+      std::map<std::string, std::vector<std::string>> by_key;
+      for (const EffectRow& r : *rows) by_key[r.key].push_back(r.value);
+      for (const auto& [key, values] : by_key) {
+        if (values.size() > 1) {
+          out->push_back(
+              {kInvIdem, std::to_string(values.size()) + " effect rows for key '" + key + "'"});
+        }
+      }
+      for (const JsonExpectedEffect& e : def_.expected_effects) {
+        auto it = by_key.find(e.key);
+        if (it == by_key.end()) {
+          if (final && !lives.empty() && !lives.back().final) {
+            out->push_back({kInvAlo, "the run ended without effect row '" + e.key + "'"});
+          }
+          continue;
+        }
+        const Json value = Json::parse(it->second.front(), nullptr, /*allow_exceptions=*/false);
+        if (value != e.value) {
+          out->push_back({kInvAlo, "effect row '" + e.key + "' holds " + it->second.front() +
+                                       ", expected " + e.value.dump()});
+        }
+      }
+    }
+  }
+  std::set<std::string> expected;
+  for (const Json& o : def_.expected_outputs) expected.insert(o.dump());
+  for (const Json& o : JsonScenarioObservedOutputs({lives.empty() ? LifeReport{} : lives.back()})) {
+    if (expected.count(o.dump()) == 0) {
+      out->push_back({kInvExpect, "output " + o.dump() + " is not one of expect.outputs"});
+    }
+  }
+  // Check runs after every life, so the newest life is the only one not yet judged.
+  const Json facts = lives.empty() ? Json::object() : lives.back().facts;
+  if (facts.contains("outstanding_at_resume") && facts.value("drive_done", false)) {
+    const Json seen = facts.value("requests_seen", Json::array());
+    for (const Json& id : facts["outstanding_at_resume"]) {
+      if (std::find(seen.begin(), seen.end(), id) == seen.end()) {
+        out->push_back(
+            {kInvReqid, "life " + std::to_string(lives.size()) + ": pending request " + id.dump() +
+                            " of the resumed checkpoint was not re-emitted with its id"});
+      }
+    }
+  }
+  CheckAncestry(env, "checkpoints", Session(env.root_seed), out);
+  CheckHostFacts(lives, out);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Scenario>> ParseJsonScenario(std::string_view text,
+                                                          const std::string& source_name) {
+  SF_ASSIGN_OR_RETURN(JsonScenarioDef def, ParseJsonScenarioDef(text, source_name));
+  return std::shared_ptr<const Scenario>(std::make_shared<JsonScenario>(std::move(def)));
+}
+
+Result<std::shared_ptr<const Scenario>> LoadJsonScenario(Env* env, const std::string& path) {
+  auto text = env->ReadFile(path);
+  if (!text.ok()) {
+    return Status(text.status().code(),
+                  "cannot read scenario file " + path + ": " + text.status().message());
+  }
+  return ParseJsonScenario(*text, path);
+}
+
+Json JsonScenarioObservedOutputs(const std::vector<LifeReport>& lives) {
+  std::map<std::string, Json> unique;
+  for (const LifeReport& l : lives) {
+    if (!l.facts.contains("outputs")) continue;
+    for (const Json& o : l.facts["outputs"]) unique.emplace(o.dump(), o);
+  }
+  Json out = Json::array();
+  for (auto& [text, o] : unique) out.push_back(o);
+  return out;
+}
+
+Json JsonScenarioExpectedOutputs(const Scenario& scenario) {
+  const auto* json = dynamic_cast<const JsonScenario*>(&scenario);
+  SF_CHECK(json != nullptr);
+  std::map<std::string, Json> unique;
+  for (const Json& o : json->def().expected_outputs) unique.emplace(o.dump(), o);
+  Json out = Json::array();
+  for (auto& [text, o] : unique) out.push_back(o);
+  return out;
+}
+
+}  // namespace stepfault::scenarios

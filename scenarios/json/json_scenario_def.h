@@ -1,0 +1,90 @@
+// The parsed, validated form of a JSON scenario document (format: scenarios/json/json_scenario.h),
+// and the workflow spec it describes. Internal to the JSON scenario: json_scenario_parse.cc fills
+// it, json_scenario.cc hosts it. Promise: a JsonScenarioDef returned by ParseJsonScenarioDef names
+// only executors it declares and builds into a valid workflow. Thread-safety: a value.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/env.h"
+#include "engine/message.h"
+#include "engine/workflow_spec.h"
+#include "scenarios/effect_store.h"
+
+namespace stepfault::scenarios {
+
+enum class JsonExecutorKind { kPassThrough, kTransform, kEffect, kRequestPort, kFailOnce };
+
+// {"field": f, "equals": v}: true when the body has `field` equal to `equals`.
+struct JsonCondition {
+  std::string field;
+  Json equals;
+  bool Matches(const Json& body) const;
+};
+
+struct JsonScriptedResponse {
+  std::optional<JsonCondition> when;  // none: answers any request
+  Json body = Json::object();         // merged into the request's body
+};
+
+struct JsonExecutorDef {
+  std::string id;
+  JsonExecutorKind kind = JsonExecutorKind::kPassThrough;
+  std::string emit;                             // transform, effect: the emitted message type
+  Json set = Json::object();                    // transform: merged into the body
+  std::string key_template;                     // effect: "{op}-{id}"
+  std::string request_type;                     // request-port
+  std::string response_type;                    // request-port
+  std::vector<JsonScriptedResponse> responses;  // request-port
+};
+
+struct JsonEdgeDef {
+  EdgeKind kind = EdgeKind::kDirect;
+  std::vector<std::string> sources;
+  std::vector<std::string> sinks;
+  std::optional<JsonCondition> when;  // direct only
+};
+
+struct JsonExpectedEffect {
+  std::string key;
+  Json value;
+};
+
+struct JsonScenarioDef {
+  std::string source_name;
+  std::string name;
+  std::string description;
+  std::string start;
+  Message input;
+  std::vector<JsonExecutorDef> executors;
+  std::vector<JsonEdgeDef> edges;
+  std::vector<std::string> outputs;
+  std::vector<JsonExpectedEffect> expected_effects;
+  std::vector<Json> expected_outputs;  // {"executor", "type", "body"}
+
+  const JsonExecutorDef* Find(const std::string& id) const;
+};
+
+// What the executors of one life use. Null members are allowed when the spec is only inspected
+// (never run), as RecoveryActions does.
+struct JsonRuntime {
+  EffectStore* effects = nullptr;
+  Env* env = nullptr;
+  std::string dir;  // where fail-once markers live
+};
+
+Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text, const std::string& source_name);
+
+// The workflow the document describes; `runtime` must outlive every run of it.
+WorkflowSpec JsonScenarioSpec(const JsonScenarioDef& def, const JsonRuntime* runtime);
+
+// "{op}-{id}" with the body's fields filled in (strings as they are, other values as JSON).
+Result<std::string> ExpandJsonKeyTemplate(const std::string& key_template, const Json& body);
+
+// An observed or expected terminal output in its canonical form.
+Json JsonOutputRecord(const std::string& executor, const Message& message);
+
+}  // namespace stepfault::scenarios

@@ -1,0 +1,138 @@
+// The workflow a JSON scenario document describes: one FunctionExecutor per declared executor (a
+// request port is the engine's own port), edges in document order (so EdgeIds follow the file).
+// Every executor sends what it emits along its edges and also yields it as output (dropped unless
+// the executor is listed in "outputs").
+#include "scenarios/json/json_scenario_def.h"
+
+namespace stepfault::scenarios {
+namespace {
+
+Status Emit(WorkflowContext& ctx, Message message) {
+  ctx.YieldOutput(message);
+  ctx.SendMessage(std::move(message));
+  return Status::Ok();
+}
+
+HandlerFn Handler(const JsonExecutorDef& def, const JsonRuntime* runtime) {
+  const std::string id = def.id;
+  switch (def.kind) {
+    case JsonExecutorKind::kPassThrough:
+      return [](const Message& m, WorkflowContext& ctx) { return Emit(ctx, m); };
+    case JsonExecutorKind::kTransform:
+      return [id, emit = def.emit, set = def.set](const Message& m, WorkflowContext& ctx) {
+        if (!m.body.is_object()) {
+          return Status::HandlerFailed("transform '" + id + "' needs an object body, got " +
+                                       m.body.dump());
+        }
+        Json body = m.body;
+        body.update(set);
+        return Emit(ctx, Message{emit, std::move(body)});
+      };
+    case JsonExecutorKind::kEffect:
+      return [id, emit = def.emit, key_template = def.key_template, runtime](const Message& m,
+                                                                             WorkflowContext& ctx) {
+        SF_CHECK(runtime != nullptr && runtime->effects != nullptr);
+        if (!m.body.is_object()) {
+          return Status::HandlerFailed("effect '" + id + "' needs an object body, got " +
+                                       m.body.dump());
+        }
+        auto key = ExpandJsonKeyTemplate(key_template, m.body);
+        if (!key.ok())
+          return Status::HandlerFailed("effect '" + id + "': " + key.status().message());
+        SF_ASSIGN_OR_RETURN(EffectRow row, runtime->effects->Apply(*key, m.body.dump()));
+        // A replay emits what the first attempt stored, not what it was given this time.
+        Json stored = Json::parse(row.value, nullptr, /*allow_exceptions=*/false);
+        if (!stored.is_object()) {
+          return Status::Corruption("effect row '" + row.key +
+                                    "' does not hold a JSON object: " + row.value);
+        }
+        stored["effect_key"] = row.key;
+        return Emit(ctx, Message{emit, std::move(stored)});
+      };
+    case JsonExecutorKind::kFailOnce:
+      return [id, runtime](const Message& m, WorkflowContext& ctx) {
+        SF_CHECK(runtime != nullptr && runtime->env != nullptr);
+        const std::string marker = "fail-once-" + id + ".done";
+        SF_ASSIGN_OR_RETURN(bool failed_before,
+                            runtime->env->FileExists(JoinPath(runtime->dir, marker)));
+        if (failed_before) return Emit(ctx, m);
+        // The marker is durable before the failure is reported, so later lives pass. A life that
+        // dies before that never reported the failure; the next invocation fails instead.
+        SF_RETURN_IF_ERROR(
+            WriteFileAtomically(runtime->env, runtime->dir, marker, "failed once\n"));
+        return Status::HandlerFailed(
+            "fail-once '" + id + "' fails its first invocation of the scenario run (by design)");
+      };
+    case JsonExecutorKind::kRequestPort:
+      break;
+  }
+  SF_CHECK(false && "request ports have no handler");
+  return nullptr;
+}
+
+const char* TypeName(JsonExecutorKind kind) {
+  switch (kind) {
+    case JsonExecutorKind::kPassThrough:
+      return "PassThrough";
+    case JsonExecutorKind::kTransform:
+      return "Transform";
+    case JsonExecutorKind::kEffect:
+      return "Effect";
+    case JsonExecutorKind::kFailOnce:
+      return "FailOnce";
+    case JsonExecutorKind::kRequestPort:
+      return "RequestPort";
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<std::string> ExpandJsonKeyTemplate(const std::string& key_template, const Json& body) {
+  std::string out;
+  size_t i = 0;
+  while (i < key_template.size()) {
+    const size_t open = key_template.find('{', i);
+    if (open == std::string::npos) {
+      out += key_template.substr(i);
+      break;
+    }
+    const size_t close = key_template.find('}', open);
+    if (close == std::string::npos) {
+      return Status::InvalidArgument("key template '" + key_template + "' has an unclosed '{'");
+    }
+    out += key_template.substr(i, open - i);
+    const std::string field = key_template.substr(open + 1, close - open - 1);
+    if (!body.is_object() || !body.contains(field)) {
+      return Status::InvalidArgument("key template '" + key_template + "' names field '" + field +
+                                     "' that the message body lacks: " + body.dump());
+    }
+    const Json& v = body[field];
+    out += v.is_string() ? v.get<std::string>() : v.dump();
+    i = close + 1;
+  }
+  return out;
+}
+
+WorkflowSpec JsonScenarioSpec(const JsonScenarioDef& def, const JsonRuntime* runtime) {
+  WorkflowSpec spec;
+  spec.start_id = def.start;
+  for (const JsonExecutorDef& e : def.executors) {
+    if (e.kind == JsonExecutorKind::kRequestPort) {
+      spec.ports.push_back({e.id, e.request_type, e.response_type});
+      continue;
+    }
+    spec.executors.push_back(FunctionExecutor(e.id, TypeName(e.kind), {"*"}, Handler(e, runtime)));
+  }
+  for (const JsonEdgeDef& e : def.edges) {
+    EdgeCondition condition;
+    if (e.when) {
+      condition = [when = *e.when](const Message& m) { return when.Matches(m.body); };
+    }
+    spec.edges.push_back({e.kind, e.sources, e.sinks, condition, nullptr});
+  }
+  spec.outputs = def.outputs;
+  return spec;
+}
+
+}  // namespace stepfault::scenarios

@@ -1,0 +1,207 @@
+// The restore-pruning scenario's directory view, progress file and pruning oracle.
+#include "scenarios/restore_pruning/restore_pruning_view.h"
+
+#include <algorithm>
+#include <set>
+
+#include "engine/crc32c.h"
+
+namespace stepfault::scenarios {
+namespace {
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "<digits>-<id>.json": a checkpoint file of the FileCheckpointStore.
+bool IsCheckpointFileName(const std::string& name) {
+  if (!EndsWith(name, ".json")) return false;
+  const size_t dash = name.find('-');
+  if (dash == std::string::npos || dash == 0) return false;
+  return std::all_of(name.begin(), name.begin() + static_cast<long>(dash),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Parses the store's envelope the way the store verifies it (checksum over the canonical form
+// without "checksum"), so the view indexes exactly what the store would load.
+void ParseEnvelope(const std::string& content, bool decode, RestorePruningFile* file) {
+  Json envelope = Json::parse(content, nullptr, /*allow_exceptions=*/false);
+  if (envelope.is_discarded() || !envelope.is_object()) return;
+  const auto session = envelope.find("session_id");
+  const auto id = envelope.find("checkpoint_id");
+  const auto parent = envelope.find("parent_checkpoint_id");
+  const auto checksum = envelope.find("checksum");
+  const auto document = envelope.find("checkpoint");
+  if (session == envelope.end() || !session->is_string() || id == envelope.end() ||
+      !id->is_string() || parent == envelope.end() || !(parent->is_string() || parent->is_null()) ||
+      checksum == envelope.end() || !checksum->is_string() || document == envelope.end()) {
+    return;
+  }
+  Json unsealed = envelope;
+  unsealed.erase("checksum");
+  if (Crc32cTag(unsealed.dump()) != checksum->get<std::string>()) return;
+  file->envelope_ok = true;
+  file->entry.info = CheckpointInfo{session->get<std::string>(), id->get<std::string>()};
+  if (parent->is_string()) file->entry.parent_checkpoint_id = parent->get<std::string>();
+  if (!decode) return;
+  auto decoded = DecodeCheckpoint(document->dump());
+  if (decoded.ok()) file->checkpoint = std::move(decoded).value();
+}
+
+}  // namespace
+
+std::vector<StoreEntry> RestorePruningView::Index(const std::string& session_id) const {
+  std::vector<StoreEntry> out;
+  for (const RestorePruningFile& f : files) {
+    if (f.envelope_ok && f.entry.info.session_id == session_id) out.push_back(f.entry);
+  }
+  return out;
+}
+
+const RestorePruningFile* RestorePruningView::Find(const std::string& checkpoint_id) const {
+  for (const RestorePruningFile& f : files) {
+    if (f.envelope_ok && f.entry.info.checkpoint_id == checkpoint_id) return &f;
+  }
+  return nullptr;
+}
+
+Json RestorePruningView::ToJson() const {
+  Json out = Json::object();
+  for (const auto& [name, crc] : crc_by_name) out[name] = crc;
+  return out;
+}
+
+Result<RestorePruningView> ReadRestorePruningView(Env* env, const std::string& dir,
+                                                  RestorePruningDepth depth) {
+  RestorePruningView view;
+  SF_ASSIGN_OR_RETURN(bool exists, env->FileExists(dir));
+  if (!exists) return view;
+  SF_ASSIGN_OR_RETURN(std::vector<std::string> children, env->GetChildren(dir));
+  std::sort(children.begin(), children.end());  // the 10-digit sequence prefix sorts by commit
+  for (const std::string& name : children) {
+    if (name == "LOCK" || EndsWith(name, std::string(kTempSuffix))) continue;
+    auto content = env->ReadFile(JoinPath(dir, name));
+    if (!content.ok()) continue;  // a directory or a file that vanished: not a checkpoint
+    const std::string crc = Crc32cTag(*content);
+    view.crc_by_name[name] = crc;
+    if (depth == RestorePruningDepth::kBytes || !IsCheckpointFileName(name)) continue;
+    RestorePruningFile file;
+    file.name = name;
+    file.crc = crc;
+    ParseEnvelope(*content, depth == RestorePruningDepth::kCheckpoints, &file);
+    view.files.push_back(std::move(file));
+  }
+  return view;
+}
+
+Json RestorePruningIndexJson(const RestorePruningView& view, const std::string& session_id) {
+  Json out = Json::array();
+  for (const RestorePruningFile& f : view.files) {
+    if (!f.envelope_ok || f.entry.info.session_id != session_id) continue;
+    out.push_back({{"name", f.name},
+                   {"id", f.entry.info.checkpoint_id},
+                   {"parent", f.entry.parent_checkpoint_id ? Json(*f.entry.parent_checkpoint_id)
+                                                           : Json(nullptr)}});
+  }
+  return out;
+}
+
+Json RestorePruningProgress::ToJson() const {
+  return Json{{"cases_done", cases_done},
+              {"first_id", first_id},
+              {"pending_id", pending_id},
+              {"request_id", request_id},
+              {"restore_hook_fails", restore_hook_fails},
+              {"case6_target", case6_target}};
+}
+
+Result<RestorePruningProgress> ReadRestorePruningProgress(Env* env, const std::string& dir) {
+  const std::string path = JoinPath(dir, kRestorePruningProgressFile);
+  SF_ASSIGN_OR_RETURN(bool exists, env->FileExists(path));
+  RestorePruningProgress p;
+  if (!exists) return p;
+  SF_ASSIGN_OR_RETURN(std::string content, env->ReadFile(path));
+  Json j = Json::parse(content, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("cases_done") ||
+      !j["cases_done"].is_number_integer()) {
+    return Status::Corruption(path + " is not a progress document; remove it to start over");
+  }
+  p.cases_done = j["cases_done"].get<int>();
+  p.first_id = j.value("first_id", std::string());
+  p.pending_id = j.value("pending_id", std::string());
+  p.request_id = j.value("request_id", std::string());
+  p.restore_hook_fails = j.value("restore_hook_fails", false);
+  p.case6_target = j.value("case6_target", std::string());
+  return p;
+}
+
+Status WriteRestorePruningProgress(Env* env, const std::string& dir,
+                                   const RestorePruningProgress& progress) {
+  return WriteFileAtomically(env, dir, kRestorePruningProgressFile,
+                             progress.ToJson().dump() + "\n");
+}
+
+std::string RestorePruningUnchanged(const Json& before, const Json& after) {
+  std::string out;
+  for (const auto& [name, crc] : before.items()) {
+    if (!after.contains(name)) {
+      out += name + " was deleted; ";
+    } else if (after[name] != crc) {
+      out += name + " changed; ";
+    }
+  }
+  for (const auto& [name, crc] : after.items()) {
+    if (!before.contains(name)) out += name + " appeared; ";
+  }
+  return out;
+}
+
+std::string RestorePruningPrunedExactly(const Json& before_index, const Json& before,
+                                        const Json& after, const std::string& session_id,
+                                        const std::string& target, bool observer_ok) {
+  std::vector<StoreEntry> index;
+  std::map<std::string, std::string> name_by_id;
+  for (const Json& e : before_index) {
+    StoreEntry entry;
+    entry.info = CheckpointInfo{session_id, e["id"].get<std::string>()};
+    if (e["parent"].is_string()) entry.parent_checkpoint_id = e["parent"].get<std::string>();
+    name_by_id[entry.info.checkpoint_id] = e["name"].get<std::string>();
+    index.push_back(std::move(entry));
+  }
+  std::vector<std::string> victims;
+  for (const CheckpointInfo& v :
+       ObsoleteBeforeRestored(index, CheckpointInfo{session_id, target})) {
+    victims.push_back(name_by_id[v.checkpoint_id]);
+  }
+  std::string out;
+  std::set<std::string> removed;
+  for (const auto& [name, crc] : before.items()) {
+    if (!after.contains(name)) {
+      removed.insert(name);
+    } else if (after[name] != crc) {
+      out += name + " changed; ";
+    }
+  }
+  for (const auto& [name, crc] : after.items()) {
+    if (!before.contains(name)) out += name + " appeared; ";
+  }
+  // Oldest first: what was removed must be a prefix of the victims (all of them when the
+  // observer reported success).
+  size_t prefix = 0;
+  while (prefix < victims.size() && removed.count(victims[prefix]) > 0) ++prefix;
+  for (const std::string& name : removed) {
+    if (std::find(victims.begin(), victims.begin() + static_cast<long>(prefix), name) ==
+        victims.begin() + static_cast<long>(prefix)) {
+      out += name + " was deleted but is not an obsolete ancestor of " + target +
+             " (or was deleted out of order); ";
+    }
+  }
+  if (observer_ok && prefix < victims.size()) {
+    out += victims[prefix] + " is an obsolete ancestor of " + target +
+           " but survived a prune that reported success; ";
+  }
+  return out;
+}
+
+}  // namespace stepfault::scenarios

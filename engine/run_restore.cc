@@ -9,6 +9,7 @@
 // executor hooks, edge state, each applied as it goes, so a late failure leaves a half-restored
 // run.
 #include "engine/compat.h"
+#include "engine/probe_points.h"
 #include "engine/run.h"
 #include "engine/step_context.h"
 
@@ -78,7 +79,7 @@ Status StreamingRun::ImportCheckpoint(const CheckpointInfo& info, const Checkpoi
     return Status::Corruption("checkpoint " + info.ToString() + " records session '" +
                               checkpoint.session_id + "'");
   }
-  probe_->Hit("restore.import.before");
+  probe_->Hit(points::kRestoreImportBefore);
   Status s = options_.profile.non_atomic_restore ? ImportInPhases(info, checkpoint, fresh)
                                                  : ImportStrict(info, checkpoint, fresh);
   if (!s.ok()) return s;
@@ -86,7 +87,7 @@ Status StreamingRun::ImportCheckpoint(const CheckpointInfo& info, const Checkpoi
     buffered_.clear();  // events of the superseded timeline
     in_cycle_ = false;
   }
-  probe_->Hit("restore.import.after");
+  probe_->Hit(points::kRestoreImportAfter);
   AfterRestore(info);
   return Status::Ok();
 }
@@ -246,7 +247,7 @@ Status StreamingRun::ImportInPhases(const CheckpointInfo& info, const Checkpoint
 }
 
 void StreamingRun::AfterRestore(const CheckpointInfo& info) {
-  probe_->Hit("restore.notify.before");
+  probe_->Hit(points::kRestoreNotifyBefore);
   Status observer;
   options_.checkpoints->NotifyRestored(info, &observer);
   observer_status_ = observer;

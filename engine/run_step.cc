@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "engine/probe_points.h"
 #include "engine/random.h"
 #include "engine/run.h"
 #include "engine/step_context.h"
@@ -219,7 +220,7 @@ bool StreamingRun::CommitCheckpoint(int64_t step) {
     }
   }
   Checkpoint c = ExportCheckpoint();
-  probe_->Hit("checkpoint.commit.before");
+  probe_->Hit(points::kCheckpointCommitBefore);
   Result<CheckpointInfo> info = options_.checkpoints->Commit(c);
   if (!info.ok()) {
     EndWithError(
@@ -230,7 +231,7 @@ bool StreamingRun::CommitCheckpoint(int64_t step) {
   }
   last_checkpoint_ = *info;
   checkpoints_.push_back(*info);
-  probe_->Hit("checkpoint.commit.after");
+  probe_->Hit(points::kCheckpointCommitAfter);
   return true;
 }
 
@@ -297,7 +298,7 @@ bool StreamingRun::RunStep() {
     EndWithError(ErrorKind::kHandlerFailed, *failure, step);
     return true;
   }
-  probe_->Hit("step.handlers.after");
+  probe_->Hit(points::kStepHandlersAfter);
   if (options_.checkpoints != nullptr) {
     if (!CommitCheckpoint(step)) return true;
   } else if (!Publish(step)) {

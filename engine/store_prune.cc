@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/probe_points.h"
 #include "engine/random.h"
 
 namespace stepfault {
@@ -45,9 +46,9 @@ std::vector<StoreEntry> FilterByParent(std::vector<StoreEntry> index,
 Status PruneObsolete(const std::vector<StoreEntry>& session_index, const CheckpointInfo& restored,
                      const std::function<Status(const CheckpointInfo&)>& erase, Probe* probe) {
   if (probe == nullptr) probe = NullProbe();
-  probe->Hit("store.prune.before");
+  probe->Hit(points::kStorePruneBefore);
   for (const CheckpointInfo& victim : ObsoleteBeforeRestored(session_index, restored)) {
-    probe->Hit("store.prune.delete");
+    probe->Hit(points::kStorePruneDelete);
     Status s = erase(victim);
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
       return s.WithContext("pruning " + victim.ToString() + " after restoring " +

@@ -1,6 +1,8 @@
 // Injector: counting hits, evaluating the trigger, and acting on the fault.
 #include "faults/injector.h"
 
+#include "faults/points.h"
+
 namespace stepfault::faults {
 
 std::string_view FiredEffectName(FiredEffect effect) {
@@ -50,7 +52,12 @@ Decision Injector::Visit(std::string_view point, bool from_probe) {
   if (died_) return Decision::Die(death_kind_);
 
   auto it = counts_.find(point);
-  if (it == counts_.end()) it = counts_.emplace(std::string(point), 0).first;
+  if (it == counts_.end()) {
+    // A window whose point is not in the registry could never be named in a plan or a report:
+    // every point code hits must be registered (faults/points.cc, engine/probe_points.h).
+    SF_CHECK(FindPoint(point.substr(0, point.find('['))) != nullptr);
+    it = counts_.emplace(std::string(point), 0).first;
+  }
   const int occurrence = ++it->second;
   hits_.push_back(Window{std::string(point), occurrence});
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "engine/probe_points.h"
+
 namespace stepfault::faults {
 namespace {
 
@@ -16,54 +18,51 @@ std::vector<PointInfo> BuildTable() {
   };
   return {
       // engine
-      plain("step.handlers.after", PointLayer::kEngine,
+      plain(points::kStepHandlersAfter, PointLayer::kEngine,
             "all handlers of a superstep ran; its checkpoint is not yet written"),
-      plain("checkpoint.commit.before", PointLayer::kEngine,
+      plain(points::kCheckpointCommitBefore, PointLayer::kEngine,
             "a checkpoint is built and about to be committed to the store"),
-      plain("checkpoint.commit.after", PointLayer::kEngine,
+      plain(points::kCheckpointCommitAfter, PointLayer::kEngine,
             "the store committed a checkpoint; the engine has not yet moved on"),
-      plain("restore.import.before", PointLayer::kEngine,
+      plain(points::kRestoreImportBefore, PointLayer::kEngine,
             "a checkpoint was read and is about to be imported into a fresh run"),
-      plain("restore.import.after", PointLayer::kEngine,
+      plain(points::kRestoreImportAfter, PointLayer::kEngine,
             "the checkpoint's state is imported; pending requests not yet re-announced"),
-      plain("restore.notify.before", PointLayer::kEngine,
+      plain(points::kRestoreNotifyBefore, PointLayer::kEngine,
             "about to re-announce the restored pending requests to observers"),
       // store
-      plain("store.prune.before", PointLayer::kStore,
+      plain(points::kStorePruneBefore, PointLayer::kStore,
             "the store is about to delete checkpoints older than the retained ones"),
-      plain("store.prune.delete", PointLayer::kStore,
+      plain(points::kStorePruneDelete, PointLayer::kStore,
             "before each delete of an obsolete checkpoint"),
       // file system (the SimFs, ProbedEnv, and the SQLite VFS for db and journal files)
-      fs("fs.create", "a new file is about to be created"),
-      fs("fs.write", "bytes are about to be written (every append or positioned write)"),
-      fs("fs.fsync", "a file is about to be made durable"),
-      fs("fs.truncate", "a file is about to be cut (or an existing non-empty file recreated)"),
-      fs("fs.rename", "a file is about to be renamed over its target (role of the source)"),
-      fs("fs.unlink", "a file is about to be removed"),
-      fs("fs.dirsync", "a directory is about to be synced (role of the directory path)"),
+      fs(points::kFsCreate, "a new file is about to be created"),
+      fs(points::kFsWrite, "bytes are about to be written (every append or positioned write)"),
+      fs(points::kFsFsync, "a file is about to be made durable"),
+      fs(points::kFsTruncate,
+         "a file is about to be cut (or an existing non-empty file recreated)"),
+      fs(points::kFsRename, "a file is about to be renamed over its target (role of the source)"),
+      fs(points::kFsUnlink, "a file is about to be removed"),
+      fs(points::kFsDirsync, "a directory is about to be synced (role of the directory path)"),
       // scenario and host
-      plain("host.resume", PointLayer::kScenario,
+      plain(points::kHostResume, PointLayer::kScenario,
             "the host is about to resume a run from its latest checkpoint (recovery-side actions)"),
-      plain("receipt.publish.before", PointLayer::kScenario,
+      plain(points::kReceiptPublishBefore, PointLayer::kScenario,
             "a receipt of a pending request is about to be published"),
-      plain("receipt.publish.after", PointLayer::kScenario, "a receipt was published"),
-      plain("decision.record.after", PointLayer::kScenario,
+      plain(points::kReceiptPublishAfter, PointLayer::kScenario, "a receipt was published"),
+      plain(points::kDecisionRecordAfter, PointLayer::kScenario,
             "an external decision (a response to a request) was recorded"),
-      plain("effect.commit.before", PointLayer::kScenario,
+      plain(points::kEffectCommitBefore, PointLayer::kScenario,
             "the business transaction with the side effect is about to commit"),
-      plain("effect.commit.after", PointLayer::kScenario,
+      plain(points::kEffectCommitAfter, PointLayer::kScenario,
             "the business transaction committed; the workflow does not know yet"),
-      plain("output.publish.before", PointLayer::kScenario,
+      plain(points::kOutputPublishBefore, PointLayer::kScenario,
             "the workflow's output is about to be published"),
   };
 }
 
 bool Contains(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
 bool IsCorruptibleRole(std::string_view role) {
@@ -83,7 +82,7 @@ bool KindApplies(FaultActionKind kind, const PointInfo& info, std::string_view r
     case FaultActionKind::kCorrupt:
       return info.layer == PointLayer::kFs && IsCorruptibleRole(role);
     case FaultActionKind::kFailAfterWrite:
-      return info.name == "effect.commit.after";
+      return info.name == points::kEffectCommitAfter;
     case FaultActionKind::kTopology:
     case FaultActionKind::kDuplicateResponse:
     case FaultActionKind::kConflictingResponse:
@@ -104,7 +103,7 @@ const PointInfo* FindWindowPoint(std::string_view point_with_role) {
 
 // "<digits>-<hex>.json": the checkpoint file name shape.
 bool IsCheckpointFileName(std::string_view base) {
-  if (!EndsWith(base, ".json")) return false;
+  if (!base.ends_with(".json")) return false;
   std::string_view stem = base.substr(0, base.size() - 5);
   const size_t dash = stem.find('-');
   if (dash == std::string_view::npos || dash == 0 || dash + 1 == stem.size()) return false;
@@ -231,7 +230,7 @@ Status CheckPlanPoints(const Plan& plan) {
 
 std::string ClassifyRole(const std::string& path) {
   std::string_view p = path;
-  if (EndsWith(p, ".tmp")) p.remove_suffix(4);
+  if (p.ends_with(".tmp")) p.remove_suffix(4);
   const size_t slash = p.rfind('/');
   const std::string_view base = slash == std::string_view::npos ? p : p.substr(slash + 1);
   const std::string_view dir =
@@ -240,14 +239,14 @@ std::string ClassifyRole(const std::string& path) {
   const std::string_view dir_base =
       dir_slash == std::string_view::npos ? dir : dir.substr(dir_slash + 1);
 
-  if (base == "waiting.json" || EndsWith(base, ".receipt.json")) return "receipt";
+  if (base == "waiting.json" || base.ends_with(".receipt.json")) return "receipt";
   if (base == "index.jsonl") return "index";
-  if (EndsWith(base, ".json") && (dir_base == "checkpoints" || IsCheckpointFileName(base))) {
+  if (base.ends_with(".json") && (dir_base == "checkpoints" || IsCheckpointFileName(base))) {
     return "checkpoint";
   }
-  if (EndsWith(base, ".db")) return "db";
-  if (EndsWith(base, "-journal") || EndsWith(base, "-wal")) return "journal";
-  if (base == "LOCK" || EndsWith(base, ".lock") || EndsWith(base, ".lease")) return "lock";
+  if (base.ends_with(".db")) return "db";
+  if (base.ends_with("-journal") || base.ends_with("-wal")) return "journal";
+  if (base == "LOCK" || base.ends_with(".lock") || base.ends_with(".lease")) return "lock";
   return "file";
 }
 

@@ -7,7 +7,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
 #include <set>
+#include <sstream>
+
+#include "engine/probe_points.h"
 
 namespace stepfault::faults {
 namespace {
@@ -28,7 +35,7 @@ TEST(Points, NamesAreUniqueAndWellFormed) {
     EXPECT_TRUE(parsed->role.empty()) << info.name;
     EXPECT_FALSE(info.meaning.empty()) << info.name;
     EXPECT_EQ(info.meaning.find('\n'), std::string::npos) << info.name;
-    EXPECT_EQ(info.layer == PointLayer::kFs, info.name.rfind("fs.", 0) == 0) << info.name;
+    EXPECT_EQ(info.layer == PointLayer::kFs, info.name.starts_with("fs.")) << info.name;
     EXPECT_EQ(info.layer == PointLayer::kFs, !info.roles.empty()) << info.name;
     for (const std::string& role : info.roles) {
       EXPECT_TRUE(FaultPoint::Parse(info.name + "[" + role + "]").ok()) << role;
@@ -73,7 +80,7 @@ TEST(Points, ApplicableActionsFollowTheRules) {
     for (const std::string& role : info.roles) windows.push_back(info.name + "[" + role + "]");
     for (const std::string& window : windows) {
       const std::vector<std::string> actions = ApplicableActions(window);
-      const bool fs = info.name.rfind("fs.", 0) == 0;
+      const bool fs = info.name.starts_with("fs.");
       EXPECT_TRUE(Has(actions, "crash")) << window;
       EXPECT_TRUE(Has(actions, "powerloss")) << window;
       EXPECT_EQ(Has(actions, "ioerror"), fs) << window;
@@ -151,6 +158,60 @@ TEST(Points, CheckPlanPointsAcceptsApplicableAndExplainsTheRest) {
                         "of: crash, powerloss"));
   EXPECT_FALSE(CheckPlanPoints(*ParsePlan("corrupt:zero@fs.write[db]#1")).ok());
   EXPECT_FALSE(CheckPlanPoints(*ParsePlan("fail-after-write@effect.commit.before#1")).ok());
+}
+
+// The registry and the constants agree both ways: every constant names a registered point, and
+// every registered point has a constant (so call sites can name it without a string of their own).
+TEST(PointRegistry, EveryConstantIsRegisteredAndEveryRegisteredPointHasAConstant) {
+  std::set<std::string> constants(std::begin(points::kAll), std::end(points::kAll));
+  EXPECT_EQ(constants.size(), std::size(points::kAll)) << "a constant is listed twice";
+  for (const std::string& name : constants) {
+    EXPECT_NE(FindPoint(name), nullptr) << name << " has a constant but is not registered";
+  }
+  for (const PointInfo& info : AllPoints()) {
+    EXPECT_TRUE(constants.count(info.name)) << info.name << " is registered without a constant";
+  }
+}
+
+// Method: scan every non-test source for probe hits and file-system points; each must name its
+// point through a points:: constant. A point hit with a string of its own could be missing from
+// the registry, and the explorer could never name its windows.
+TEST(PointRegistry, EveryHitInTheSourcesNamesARegisteredConstant) {
+  namespace fs = std::filesystem;
+  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
+  const fs::path root =
+      env != nullptr ? fs::path(env) : fs::path(__FILE__).parent_path().parent_path();
+  ASSERT_TRUE(fs::exists(root / "engine")) << root;
+  // A call of Hit( or Point( whose first argument is anything but points::kName.
+  const std::regex hit(R"((->|\.)(Hit|Point)\(\s*([^,)]*))");
+  const std::regex constant(R"(points::k[A-Za-z]+)");
+  std::vector<std::string> offenders;
+  int hits = 0;
+  for (const char* dir : {"engine", "faults", "scenarios", "properties", "tools"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
+      const std::string name = entry.path().filename().string();
+      if (!entry.is_regular_file() || name.ends_with("_test.cc")) continue;
+      if (!name.ends_with(".cc") && !name.ends_with(".h")) continue;
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      const std::string source = text.str();
+      for (auto it = std::sregex_iterator(source.begin(), source.end(), hit);
+           it != std::sregex_iterator(); ++it) {
+        const std::string arg = (*it)[3].str();
+        // Forwarders pass a parameter on (Injector::Hit -> Visit, ProbedEnv -> hook): only a
+        // literal or a constant is a point name; a quoted string is the defect this test catches.
+        if (arg.find('"') != std::string::npos) {
+          offenders.push_back(entry.path().string() + ": " + (*it)[0].str());
+        } else if (std::regex_match(arg, constant)) {
+          ++hits;
+        }
+      }
+    }
+  }
+  EXPECT_THAT(offenders, ::testing::IsEmpty());
+  // The scan really sees the call sites (engine, stores, file systems, hosts).
+  EXPECT_GE(hits, 30);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // ProbedEnv: fault points in front of a real Env.
 #include "faults/probed_env.h"
 
+#include "engine/probe_points.h"
 #include "faults/points.h"
 
 namespace stepfault::faults {
@@ -12,11 +13,11 @@ class ProbedWritableFile final : public WritableFile {
       : env_(env), path_(std::move(path)), target_(std::move(target)) {}
 
   Status Append(std::string_view data) override {
-    SF_RETURN_IF_ERROR(env_->Point("write", path_));
+    SF_RETURN_IF_ERROR(env_->Point(points::kFsWrite, path_));
     return target_->Append(data);
   }
   Status Sync() override {
-    SF_RETURN_IF_ERROR(env_->Point("fsync", path_));
+    SF_RETURN_IF_ERROR(env_->Point(points::kFsFsync, path_));
     return target_->Sync();
   }
   Status Close() override { return target_->Close(); }
@@ -43,8 +44,8 @@ ProbedEnv::ProbedEnv(Env* target, FaultHook* hook, RoleClassifier classifier)
   SF_CHECK(hook_ != nullptr);
 }
 
-Status ProbedEnv::Point(std::string_view op, const std::string& path) {
-  const std::string point = "fs." + std::string(op) + "[" + classifier_(path) + "]";
+Status ProbedEnv::Point(std::string_view fs_point, const std::string& path) {
+  const std::string point = std::string(fs_point) + "[" + classifier_(path) + "]";
   const Decision decision = hook_->OnPoint(point);
   switch (decision.kind) {
     case Decision::Kind::kProceed:
@@ -64,32 +65,32 @@ Status ProbedEnv::Point(std::string_view op, const std::string& path) {
 Result<std::unique_ptr<WritableFile>> ProbedEnv::NewWritableFile(const std::string& path) {
   SF_ASSIGN_OR_RETURN(bool exists, target()->FileExists(path));
   if (!exists) {
-    SF_RETURN_IF_ERROR(Point("create", path));
+    SF_RETURN_IF_ERROR(Point(points::kFsCreate, path));
   } else {
     SF_ASSIGN_OR_RETURN(uint64_t size, target()->GetFileSize(path));
-    if (size > 0) SF_RETURN_IF_ERROR(Point("truncate", path));
+    if (size > 0) SF_RETURN_IF_ERROR(Point(points::kFsTruncate, path));
   }
   return Wrap(this, path, target()->NewWritableFile(path));
 }
 
 Result<std::unique_ptr<WritableFile>> ProbedEnv::NewAppendableFile(const std::string& path) {
   SF_ASSIGN_OR_RETURN(bool exists, target()->FileExists(path));
-  if (!exists) SF_RETURN_IF_ERROR(Point("create", path));
+  if (!exists) SF_RETURN_IF_ERROR(Point(points::kFsCreate, path));
   return Wrap(this, path, target()->NewAppendableFile(path));
 }
 
 Status ProbedEnv::RemoveFile(const std::string& path) {
-  SF_RETURN_IF_ERROR(Point("unlink", path));
+  SF_RETURN_IF_ERROR(Point(points::kFsUnlink, path));
   return target()->RemoveFile(path);
 }
 
 Status ProbedEnv::RenameFile(const std::string& from, const std::string& to) {
-  SF_RETURN_IF_ERROR(Point("rename", from));
+  SF_RETURN_IF_ERROR(Point(points::kFsRename, from));
   return target()->RenameFile(from, to);
 }
 
 Status ProbedEnv::SyncDir(const std::string& dir) {
-  SF_RETURN_IF_ERROR(Point("dirsync", dir));
+  SF_RETURN_IF_ERROR(Point(points::kFsDirsync, dir));
   return target()->SyncDir(dir);
 }
 

@@ -36,9 +36,9 @@ class ProbedEnv : public EnvWrapper {
   Status RenameFile(const std::string& from, const std::string& to) override;
   Status SyncDir(const std::string& dir) override;
 
-  // Asks the hook at "fs.<op>[<role of path>]": Ok to proceed, the injected Status to fail;
-  // throws CrashSignal on kDie.
-  Status Point(std::string_view op, const std::string& path);
+  // Asks the hook at "<fs_point>[<role of path>]" (fs_point: a points::kFs* name): Ok to proceed,
+  // the injected Status to fail; throws CrashSignal on kDie.
+  Status Point(std::string_view fs_point, const std::string& path);
 
  private:
   FaultHook* hook_;

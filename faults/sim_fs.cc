@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/probe_points.h"
 #include "faults/sim_fs_world.h"
 
 namespace stepfault::faults {
@@ -110,25 +111,25 @@ Result<size_t> SimFile::ReadAt(uint64_t offset, size_t n, char* out) {
 }
 
 Status SimFile::WriteAt(uint64_t offset, std::string_view data) {
-  SF_RETURN_IF_ERROR(world_->Point("write", role_));
+  SF_RETURN_IF_ERROR(world_->Point(points::kFsWrite, role_));
   world_->Write(inode_, offset, data);
   return Status::Ok();
 }
 
 Status SimFile::Append(std::string_view data) {
-  SF_RETURN_IF_ERROR(world_->Point("write", role_));
+  SF_RETURN_IF_ERROR(world_->Point(points::kFsWrite, role_));
   world_->Write(inode_, inode_->data.size(), data);
   return Status::Ok();
 }
 
 Status SimFile::Truncate(uint64_t size) {
-  SF_RETURN_IF_ERROR(world_->Point("truncate", role_));
+  SF_RETURN_IF_ERROR(world_->Point(points::kFsTruncate, role_));
   inode_->data.resize(size, '\0');
   return Status::Ok();
 }
 
 Status SimFile::Sync() {
-  SF_RETURN_IF_ERROR(world_->Point("fsync", role_));
+  SF_RETURN_IF_ERROR(world_->Point(points::kFsFsync, role_));
   world_->SyncInode(inode_);
   return Status::Ok();
 }
@@ -158,14 +159,14 @@ Result<std::unique_ptr<SimFile>> SimFs::OpenFile(const std::string& path, bool c
   }
   if (loc.parent == nullptr) return MissingDir(loc);
   if (!create) return MissingFile(full);
-  SF_RETURN_IF_ERROR(world_->Point("create", role));
+  SF_RETURN_IF_ERROR(world_->Point(points::kFsCreate, role));
   auto inode = std::make_shared<SimInode>();
   loc.parent->entries[loc.name] = SimEntry{inode};
   return std::make_unique<SimFile>(world_, std::move(inode), role);
 }
 
 Result<std::unique_ptr<SimFile>> SimFs::OpenAnonymousFile() {
-  SF_RETURN_IF_ERROR(world_->Point("create", kSimTempRole));
+  SF_RETURN_IF_ERROR(world_->Point(points::kFsCreate, kSimTempRole));
   return std::make_unique<SimFile>(world_, std::make_shared<SimInode>(), std::string(kSimTempRole));
 }
 
@@ -221,7 +222,7 @@ Status SimFs::RemoveFile(const std::string& path) {
   if (loc.entry->is_dir()) {
     return Status::InvalidArgument("'" + Full(loc) + "' is a directory; RemoveFile removes files");
   }
-  SF_RETURN_IF_ERROR(world_->Point("unlink", world_->Role(Full(loc))));
+  SF_RETURN_IF_ERROR(world_->Point(points::kFsUnlink, world_->Role(Full(loc))));
   loc.parent->entries.erase(loc.name);
   return Status::Ok();
 }
@@ -238,7 +239,7 @@ Status SimFs::RenameFile(const std::string& from, const std::string& to) {
   if (dst.entry != nullptr && dst.entry->is_dir()) {
     return Status::InvalidArgument("rename target '" + Full(dst) + "' is a directory");
   }
-  SF_RETURN_IF_ERROR(world_->Point("rename", world_->Role(Full(src))));
+  SF_RETURN_IF_ERROR(world_->Point(points::kFsRename, world_->Role(Full(src))));
   if (Full(src) == Full(dst)) return Status::Ok();
   SimEntry moved = *src.entry;
   src.parent->entries.erase(src.name);
@@ -267,7 +268,7 @@ Status SimFs::SyncDir(const std::string& dir) {
   if (it == world_->dirs.end()) {
     return Status::NotFound("directory '" + norm + "' does not exist in the simulated file system");
   }
-  SF_RETURN_IF_ERROR(world_->Point("dirsync", world_->Role(norm)));
+  SF_RETURN_IF_ERROR(world_->Point(points::kFsDirsync, world_->Role(norm)));
   it->second.durable = it->second.entries;
   return Status::Ok();
 }

@@ -136,7 +136,7 @@ TEST(SimFsContractTest, AnUnlinkedFileStaysUsableThroughItsHandle) {
 TEST(SimFsHookTest, PointsAreNamedByOperationAndRole) {
   SimFs fs;
   fs.SetRoleClassifier([](const std::string& path) {
-    return path.rfind("/cp", 0) == 0 ? std::string("checkpoint") : std::string("file");
+    return path.starts_with("/cp") ? std::string("checkpoint") : std::string("file");
   });
   ASSERT_TRUE(fs.CreateDirIfMissing("/cp").ok());
   ScriptedHook hook;

@@ -16,11 +16,11 @@ Status SimWorld::Enter() {
   return Status::Ok();
 }
 
-Status SimWorld::Point(std::string_view op, std::string_view role) {
+Status SimWorld::Point(std::string_view fs_point, std::string_view role) {
   SF_RETURN_IF_ERROR(Enter());
   if (hook == nullptr) return Status::Ok();
-  std::string point = "fs.";
-  point.append(op).append("[").append(role).append("]");
+  std::string point(fs_point);
+  point.append("[").append(role).append("]");
   Decision decision = hook->OnPoint(point);
   switch (decision.kind) {
     case Decision::Kind::kProceed:

@@ -53,9 +53,9 @@ struct SimWorld {
 
   // Refuses (kFailedPrecondition) when frozen; else counts the operation.
   Status Enter();
-  // Enter() plus the fault point "fs.<op>[<role>]": kProceed -> Ok, kFail -> injected Status,
-  // kDie -> Freeze and throw CrashSignal.
-  Status Point(std::string_view op, std::string_view role);
+  // Enter() plus the fault point "<fs_point>[<role>]" (fs_point: a points::kFs* name): kProceed ->
+  // Ok, kFail -> injected Status, kDie -> Freeze and throw CrashSignal.
+  Status Point(std::string_view fs_point, std::string_view role);
   std::string Role(const std::string& path) const;
   void Freeze(DeathKind kind, std::string_view point);
 

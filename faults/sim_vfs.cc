@@ -368,10 +368,7 @@ void SeedSqliteRandomness(uint64_t seed) {
 }
 
 std::string SqliteRoleOf(const std::string& path) {
-  auto ends_with = [&](std::string_view suffix) {
-    return path.size() >= suffix.size() &&
-           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
+  auto ends_with = [&](std::string_view suffix) { return path.ends_with(suffix); };
   if (ends_with("-journal") || ends_with("-wal")) return "journal";
   if (ends_with(".db") || ends_with(".sqlite")) return "db";
   return "file";

@@ -44,7 +44,7 @@ std::string ApplyCorruption(SimFs* world, const faults::Fault& fault, const std:
   const std::string role(faults::RoleOf(point));
   std::string target;
   for (const std::string& path : world->ListAllFiles()) {
-    if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".tmp") == 0) continue;
+    if (path.ends_with(".tmp")) continue;
     if (faults::ClassifyRole(path) == role) target = path;  // sorted: the last is the newest
   }
   if (target.empty()) return "corrupt: no published " + role + " file to damage";

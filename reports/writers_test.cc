@@ -46,7 +46,7 @@ std::string XmlProblem(const std::string& xml) {
     }
     return false;
   };
-  if (xml.rfind("<?xml ", 0) == 0) i = xml.find("?>") + 2;
+  if (xml.starts_with("<?xml ")) i = xml.find("?>") + 2;
   while (i < xml.size()) {
     size_t lt = xml.find('<', i);
     std::string text = xml.substr(i, lt == std::string::npos ? std::string::npos : lt - i);

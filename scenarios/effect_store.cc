@@ -1,6 +1,8 @@
 // EffectStore: schema, the idempotent insert, reads.
 #include "scenarios/effect_store.h"
 
+#include "engine/probe_points.h"
+
 namespace stepfault::scenarios {
 
 Status SqliteStatus(int rc, const std::string& what, sqlite3* db) {
@@ -78,13 +80,13 @@ Result<EffectRow> EffectStore::Apply(const std::string& key, const std::string& 
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     return s;
   }
-  probe->Hit("effect.commit.before");
+  probe->Hit(points::kEffectCommitBefore);
   Status commit = Exec("COMMIT");
   if (!commit.ok()) {
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     return commit;
   }
-  probe->Hit("effect.commit.after");
+  probe->Hit(points::kEffectCommitAfter);
   SF_ASSIGN_OR_RETURN(std::vector<EffectRow> rows, All());
   for (const EffectRow& r : rows) {
     if (r.key == key) return r;

@@ -53,6 +53,7 @@ void Drive(StreamingRun& run, const HostEnv& env, LifeReport* report,
 
 }  // namespace stepfault::scenarios
 
+#include "engine/probe_points.h"
 #include "faults/topology_mutator.h"
 
 namespace stepfault::scenarios {
@@ -128,7 +129,7 @@ Result<std::unique_ptr<StreamingRun>> StartOrResume(const HostEnv& env, const Wo
     return started;
   }
   report->command = "resume";
-  env.probe->Hit("host.resume");
+  env.probe->Hit(points::kHostResume);
   auto resumed = ResumeLatestIntact(env, spec, *index, manager, report);
   if (!resumed.ok()) return fail(resumed.status());
   return resumed;

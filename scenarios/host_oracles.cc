@@ -22,7 +22,7 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
   std::map<std::string, int64_t> steps;
   bool first = true;
   for (const std::string& name : *children) {
-    if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
+    if (!name.ends_with(".json")) continue;
     auto bytes = env.env->ReadFile(JoinPath(dir, name));
     if (!bytes.ok()) continue;
     const std::string crc = Crc32cTag(*bytes);

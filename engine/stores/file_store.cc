@@ -119,10 +119,6 @@ std::string IndexLine(uint64_t seq, const StoreEntry& e) {
   return line.dump() + "\n";
 }
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 }  // namespace
 
 std::string FileCheckpointStore::FileNameFor(uint64_t seq, const std::string& checkpoint_id) {
@@ -159,7 +155,7 @@ Result<std::unique_ptr<FileCheckpointStore>> FileCheckpointStore::Open(Env* env,
 Status FileCheckpointStore::RemoveTempFiles(const std::vector<std::string>& children) {
   bool removed = false;
   for (const std::string& name : children) {
-    if (!EndsWith(name, kTempSuffix)) continue;
+    if (!name.ends_with(kTempSuffix)) continue;
     Status s = env_->RemoveFile(JoinPath(dir_, name));
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
       return s.WithContext("removing leftover temp file of an interrupted commit");

@@ -6,6 +6,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/checkpoint_manager.h"
+#include "engine/probe_points.h"
 #include "engine/random.h"
 #include "scenarios/approval/approval_store.h"
 #include "scenarios/approval/lease.h"
@@ -199,7 +200,7 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
   StoreCheckpointManager manager(checkpoints->get());
   ApprovalStore* store = business->get();
   const WorkflowSpec spec = ApprovalSpec(store, fail_after_write);
-  env.probe->Hit("host.resume");
+  env.probe->Hit(points::kHostResume);
   auto run =
       ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);
   if (!run.ok()) {

@@ -184,7 +184,7 @@ class ApprovalScenario final : public Scenario {
     auto children = env.env->GetChildren(dir);
     if (!children.ok()) return;
     for (const std::string& name : *children) {
-      if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
+      if (!name.ends_with(".json")) continue;
       auto bytes = env.env->ReadFile(JoinPath(dir, name));
       if (!bytes.ok()) continue;
       Json envelope = Json::parse(*bytes, nullptr, false);

@@ -6,6 +6,7 @@
 
 #include <utility>
 
+#include "engine/probe_points.h"
 #include "scenarios/approval/approval_store_sql.h"
 
 namespace stepfault::scenarios {
@@ -191,7 +192,7 @@ Status ApprovalStore::RecordDecisionLocked(const std::string& op_id, const std::
     SF_CHECK(sqlite3_changes(db_) == 1);  // the row was Waiting under our write lock
     SF_RETURN_IF_ERROR(txn.Commit());
   }
-  probe_->Hit(kPointDecisionRecordAfter);
+  probe_->Hit(points::kDecisionRecordAfter);
   return Status::Ok();
 }
 
@@ -212,10 +213,10 @@ Result<ApplyResult> ApprovalStore::Apply(const std::string& op_id, const std::st
     SF_RETURN_IF_ERROR(complete.Prepare(db_, kMarkCompleted));
     SF_RETURN_IF_ERROR(complete.BindText(1, op_id));
     SF_RETURN_IF_ERROR(complete.Run());
-    probe_->Hit(kPointEffectCommitBefore);
+    probe_->Hit(points::kEffectCommitBefore);
     SF_RETURN_IF_ERROR(txn.Commit());
   }
-  probe_->Hit(kPointEffectCommitAfter);
+  probe_->Hit(points::kEffectCommitAfter);
   SF_ASSIGN_OR_RETURN(ApprovalRow row, ReadLocked(op_id));
   ApplyResult result;
   result.status = row.status;

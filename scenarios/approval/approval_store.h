@@ -85,9 +85,6 @@ struct ApprovalStoreOptions {
 };
 
 // Fault points (probe names) the store hits.
-inline constexpr std::string_view kPointDecisionRecordAfter = "decision.record.after";
-inline constexpr std::string_view kPointEffectCommitBefore = "effect.commit.before";
-inline constexpr std::string_view kPointEffectCommitAfter = "effect.commit.after";
 
 class ApprovalStore {
  public:

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "engine/crc32c.h"
+#include "engine/probe_points.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -141,7 +142,7 @@ Status PublishReceipt(Env* env, const std::string& dir, const WaitingReceipt& re
   Probe* probe = options.probe != nullptr ? options.probe : NullProbe();
   SF_ASSIGN_OR_RETURN(std::string bytes, EncodeReceipt(receipt));
   const std::string path = JoinPath(dir, kReceiptFileName);
-  probe->Hit(kPointReceiptPublishBefore);
+  probe->Hit(points::kReceiptPublishBefore);
   Status s;
   if (options.hazard_in_place) {
     s = WriteInPlace(env, path, bytes);
@@ -151,7 +152,7 @@ Status PublishReceipt(Env* env, const std::string& dir, const WaitingReceipt& re
     s = WriteFileAtomically(env, dir, std::string(kReceiptFileName), bytes);
   }
   if (!s.ok()) return s.WithContext("publishing waiting receipt '" + path + "'");
-  probe->Hit(kPointReceiptPublishAfter);
+  probe->Hit(points::kReceiptPublishAfter);
   return Status::Ok();
 }
 

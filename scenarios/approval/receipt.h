@@ -27,9 +27,6 @@ inline constexpr std::string_view kReceiptFormat = "stepfault.waiting_receipt";
 inline constexpr int kReceiptVersion = 1;
 inline constexpr size_t kMaxReceiptBytes = 64u << 10;
 
-inline constexpr std::string_view kPointReceiptPublishBefore = "receipt.publish.before";
-inline constexpr std::string_view kPointReceiptPublishAfter = "receipt.publish.after";
-
 struct WaitingReceipt {
   std::string graph_version;
   std::string session_id;

@@ -23,10 +23,6 @@
 namespace stepfault::scenarios {
 namespace {
 
-bool StartsWith(const std::string& s, std::string_view prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
-
 std::string LifeName(size_t i) { return "life " + std::to_string(i + 1); }
 
 std::string JoinList(const Json& list) {
@@ -149,23 +145,23 @@ class ArtifactBoundaryScenario final : public Scenario {
     return {faults::FaultAction::Of(faults::FaultActionKind::kObserverCancel)};
   }
   std::string BusinessWindow(const std::string& command, const std::string& point) const override {
-    if (StartsWith(point, "output.publish."))
+    if (point.starts_with("output.publish."))
       return "terminal output observed, before its publication";
-    if (StartsWith(point, "effect.commit.after")) {
+    if (point.starts_with("effect.commit.after")) {
       return command == "recover" ? "after the publication commit"
                                   : "after a ledger commit (provider call or publication)";
     }
-    if (StartsWith(point, "effect.") || point.find("[db]") != std::string::npos ||
+    if (point.starts_with("effect.") || point.find("[db]") != std::string::npos ||
         point.find("[journal]") != std::string::npos) {
       return command == "recover" ? "during the publication transaction"
                                   : "during a ledger transaction (provider call or publication)";
     }
     // The directory syncs of the ledger's journal carry the same role as the artifact's.
-    if (StartsWith(point, "fs.dirsync[file]"))
+    if (point.starts_with("fs.dirsync[file]"))
       return "directory sync (ledger journal or accepted artifact)";
     if (point.find("[file]") != std::string::npos) return "publishing the accepted artifact";
-    if (StartsWith(point, "restore.")) return "live restore of the accepted-boundary checkpoint";
-    if (StartsWith(point, "checkpoint.") || StartsWith(point, "step."))
+    if (point.starts_with("restore.")) return "live restore of the accepted-boundary checkpoint";
+    if (point.starts_with("checkpoint.") || point.starts_with("step."))
       return "in-memory super-step checkpoint";
     return "";
   }

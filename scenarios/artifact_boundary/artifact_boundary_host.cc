@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/checkpoint_manager.h"
+#include "engine/probe_points.h"
 #include "engine/random.h"
 #include "scenarios/artifact_boundary/artifact_boundary_workflow.h"
 #include "scenarios/host_drive.h"
@@ -35,7 +36,7 @@ class HostLife {
 
   void Run() {
     report_->command = "inspect";
-    env_.probe->Hit("host.resume");
+    env_.probe->Hit(points::kHostResume);
     auto ledger = ArtifactLedger::Open(env_.dir, env_.vfs_name, env_.probe);
     if (!ledger.ok()) return Fail(ledger.status());
     ledger_ = std::move(ledger).value();
@@ -194,7 +195,7 @@ class HostLife {
   void Publish(const std::string& text) {
     Json& f = report_->facts;
     f["outputs"] = f.value("outputs", 0) + 1;
-    env_.probe->Hit("output.publish.before");
+    env_.probe->Hit(points::kOutputPublishBefore);
     auto outcome = ledger_->Publish(job_, text);
     if (!outcome.ok()) {
       publish_error_ = outcome.status().WithContext("publishing the terminal output");

@@ -9,10 +9,6 @@ namespace {
 constexpr std::string_view kCallPrefix = "call|";
 constexpr std::string_view kPublishPrefix = "publish|";
 
-bool StartsWith(const std::string& s, std::string_view prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<ArtifactLedger>> ArtifactLedger::Open(const std::string& dir,
@@ -44,7 +40,7 @@ Result<std::vector<ProviderCall>> ArtifactLedger::ProviderCalls() {
   SF_ASSIGN_OR_RETURN(std::vector<EffectRow> rows, store_->All());
   std::vector<ProviderCall> out;
   for (const EffectRow& r : rows) {
-    if (!StartsWith(r.key, kCallPrefix)) continue;
+    if (!r.key.starts_with(kCallPrefix)) continue;
     const Json j = Json::parse(r.value, nullptr, /*allow_exceptions=*/false);
     if (!j.is_object() || !j.contains("phase") || !j["phase"].is_string() ||
         !j.contains("attempt") || !j["attempt"].is_number_integer() || !j.contains("segment") ||

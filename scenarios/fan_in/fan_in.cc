@@ -141,12 +141,12 @@ class FanInScenario final : public Scenario {
   }
   std::string BusinessWindow(const std::string& command, const std::string& point) const override {
     (void)command;
-    if (point.rfind("effect.commit.after", 0) == 0) return "after effect commit, before completion";
-    if (point.rfind("effect.", 0) == 0 || point.find("[db]") != std::string::npos ||
+    if (point.starts_with("effect.commit.after")) return "after effect commit, before completion";
+    if (point.starts_with("effect.") || point.find("[db]") != std::string::npos ||
         point.find("[journal]") != std::string::npos) {
       return "during the effect transaction";
     }
-    if (point.find("[checkpoint]") != std::string::npos || point.rfind("checkpoint.", 0) == 0) {
+    if (point.find("[checkpoint]") != std::string::npos || point.starts_with("checkpoint.")) {
       return "checkpoint publish";
     }
     return "";

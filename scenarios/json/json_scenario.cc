@@ -51,12 +51,12 @@ class JsonScenario final : public Scenario {
   }
   std::string BusinessWindow(const std::string& command, const std::string& point) const override {
     (void)command;
-    if (point.rfind("effect.commit.after", 0) == 0) return "after an effect commit";
-    if (point.rfind("effect.", 0) == 0 || point.find("[db]") != std::string::npos ||
+    if (point.starts_with("effect.commit.after")) return "after an effect commit";
+    if (point.starts_with("effect.") || point.find("[db]") != std::string::npos ||
         point.find("[journal]") != std::string::npos) {
       return "during an effect transaction";
     }
-    if (point.find("[checkpoint]") != std::string::npos || point.rfind("checkpoint.", 0) == 0) {
+    if (point.find("[checkpoint]") != std::string::npos || point.starts_with("checkpoint.")) {
       return "checkpoint publish";
     }
     if (point.find("[file]") != std::string::npos) return "fail-once marker";

@@ -13,8 +13,6 @@
 namespace stepfault::scenarios {
 namespace {
 
-bool StartsWith(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
-
 bool IsTypedDataError(const std::string& code) {
   return code == StatusCodeName(StatusCode::kCorruption) ||
          code == StatusCodeName(StatusCode::kNotFound) ||
@@ -146,17 +144,17 @@ class RestorePruningScenario final : public Scenario {
             FaultAction::Of(faults::FaultActionKind::kObserverCancel)};
   }
   std::string BusinessWindow(const std::string& command, const std::string& point) const override {
-    if (!StartsWith(command, "case ")) return command == "verify" ? "after the last case" : "";
-    if (StartsWith(point, "store.prune") || point == "fs.unlink[checkpoint]") {
+    if (!command.starts_with("case ")) return command == "verify" ? "after the last case" : "";
+    if (point.starts_with("store.prune") || point == "fs.unlink[checkpoint]") {
       return "pruning after a successful restore";
     }
     if (point.find("[file]") != std::string::npos) return command + ": recording progress";
-    const bool commits = StartsWith(point, "checkpoint.commit") || StartsWith(point, "step.") ||
+    const bool commits = point.starts_with("checkpoint.commit") || point.starts_with("step.") ||
                          point.find("[checkpoint]") != std::string::npos;
-    if (commits && StartsWith(command, "case 1")) return "building the checkpoint chain";
-    if (commits && StartsWith(command, "case 2")) return "case 2: committing malformed checkpoints";
-    if (commits && StartsWith(command, "case 4")) return "case 4: committing the unfit checkpoint";
-    if (commits && StartsWith(command, "case 6")) return "case 6: answering the request";
+    if (commits && command.starts_with("case 1")) return "building the checkpoint chain";
+    if (commits && command.starts_with("case 2")) return "case 2: committing malformed checkpoints";
+    if (commits && command.starts_with("case 4")) return "case 4: committing the unfit checkpoint";
+    if (commits && command.starts_with("case 6")) return "case 6: answering the request";
     return command;
   }
 

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "engine/crc32c.h"
+#include "engine/probe_points.h"
 #include "faults/topology_mutator.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/invariants.h"
@@ -155,7 +156,7 @@ Status BuildChain(RestorePruningLife& life) {
         run, StreamingRun::Start(wf, Message{"Job", Json{{"title", "q3 report"}}}, options));
     Note(life, "started the run");
   } else if (latest->checkpoint->outstanding.empty()) {
-    life.env->probe->Hit("host.resume");
+    life.env->probe->Hit(points::kHostResume);
     SF_ASSIGN_OR_RETURN(
         run, ResumeAsHost(*life.env, life.spec, latest->entry.info, life.manager, life.report));
     Note(life, "resumed the half-built chain at " + latest->entry.info.checkpoint_id);
@@ -416,7 +417,7 @@ Status RunRestorePruningCommand(RestorePruningLife& life) {
     return Status::Ok();
   }
   if (done == 0 && life.progress.pending_id.empty()) SF_RETURN_IF_ERROR(BuildChain(life));
-  life.env->probe->Hit("host.resume");
+  life.env->probe->Hit(points::kHostResume);
   life.report->facts["case"] = done + 1;
   switch (done) {
     case 0:

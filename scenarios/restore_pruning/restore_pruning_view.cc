@@ -9,14 +9,9 @@
 namespace stepfault::scenarios {
 namespace {
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // "<digits>-<id>.json": a checkpoint file of the FileCheckpointStore.
 bool IsCheckpointFileName(const std::string& name) {
-  if (!EndsWith(name, ".json")) return false;
+  if (!name.ends_with(".json")) return false;
   const size_t dash = name.find('-');
   if (dash == std::string::npos || dash == 0) return false;
   return std::all_of(name.begin(), name.begin() + static_cast<long>(dash),
@@ -80,7 +75,7 @@ Result<RestorePruningView> ReadRestorePruningView(Env* env, const std::string& d
   SF_ASSIGN_OR_RETURN(std::vector<std::string> children, env->GetChildren(dir));
   std::sort(children.begin(), children.end());  // the 10-digit sequence prefix sorts by commit
   for (const std::string& name : children) {
-    if (name == "LOCK" || EndsWith(name, std::string(kTempSuffix))) continue;
+    if (name == "LOCK" || name.ends_with(std::string(kTempSuffix))) continue;
     auto content = env->ReadFile(JoinPath(dir, name));
     if (!content.ok()) continue;  // a directory or a file that vanished: not a checkpoint
     const std::string crc = Crc32cTag(*content);

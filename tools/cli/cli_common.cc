@@ -56,7 +56,7 @@ Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
 Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::string& name) {
   if (auto s = scenarios::FindScenario(name)) return s;
   std::error_code ec;
-  if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) {
+  if (name.size() > 5 && name.ends_with(".json")) {
     if (!std::filesystem::exists(name, ec))
       return Status::InvalidArgument("scenario file '" + name + "' does not exist");
     return scenarios::LoadJsonScenario(PosixEnv(), name);

@@ -1,0 +1,79 @@
+// Goal: one registry per kind of name. Every built-in scenario is reachable by name, every invariant
+// a scenario declares (the built-ins and the shipped JSON examples) is registered in
+// scenarios/invariants.h, and every registered invariant is documented in the README's table.
+// Method: walk the registries and read README.md from the source tree (STEPFAULT_SOURCE_DIR).
+#include "scenarios/registry.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "engine/env.h"
+#include "scenarios/invariants.h"
+#include "scenarios/json/json_scenario.h"
+
+namespace stepfault::scenarios {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path SourceRoot() {
+  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
+  return env != nullptr ? fs::path(env) : fs::path(__FILE__).parent_path().parent_path();
+}
+
+std::vector<std::shared_ptr<const Scenario>> EveryShippedScenario() {
+  std::vector<std::shared_ptr<const Scenario>> all = BuiltinScenarios();
+  std::vector<std::string> examples;
+  for (const auto& e : fs::directory_iterator(SourceRoot() / "scenarios/json/examples")) {
+    if (e.path().extension() == ".json") examples.push_back(e.path().string());
+  }
+  std::sort(examples.begin(), examples.end());
+  for (const std::string& path : examples) {
+    auto s = LoadJsonScenario(PosixEnv(), path);
+    EXPECT_TRUE(s.ok()) << path << ": " << s.status().ToString();
+    if (s.ok()) all.push_back(*s);
+  }
+  return all;
+}
+
+TEST(ScenarioRegistry, EveryBuiltinIsFoundByItsNameAndNamesAreUnique) {
+  std::set<std::string> names;
+  for (const auto& s : BuiltinScenarios()) {
+    EXPECT_TRUE(names.insert(s->name()).second) << "two scenarios named " << s->name();
+    EXPECT_EQ(FindScenario(s->name()), s);
+  }
+  EXPECT_EQ(FindScenario("no-such-scenario"), nullptr);
+  EXPECT_GE(names.size(), 4u);
+}
+
+TEST(InvariantRegistry, EveryInvariantAScenarioDeclaresIsRegistered) {
+  const auto all = EveryShippedScenario();
+  ASSERT_GE(all.size(), 6u);  // four built-ins and the two shipped JSON examples
+  for (const auto& s : all) {
+    for (const std::string& id : s->invariants()) {
+      EXPECT_TRUE(IsRegisteredInvariant(id)) << s->name() << " declares unregistered " << id;
+    }
+  }
+}
+
+TEST(InvariantRegistry, EveryRegisteredInvariantIsInTheReadmeTable) {
+  std::ifstream in(SourceRoot() / "README.md");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  for (const InvariantInfo& info : AllInvariants()) {
+    EXPECT_NE(readme.find("| " + info.id + " |"), std::string::npos)
+        << info.id << " is registered but not documented in README.md's invariant table";
+    EXPECT_FALSE(info.statement.empty()) << info.id;
+  }
+}
+
+}  // namespace
+}  // namespace stepfault::scenarios

@@ -40,3 +40,16 @@ stepfault_build() {
   fi
   cmake --build "$dir" --parallel "$(nproc)"
 }
+
+# stepfault_check_consumer: install the Release build into build/install, then configure, build and
+# run examples/consumer (a separate CMake project using find_package(Stepfault)) against it.
+stepfault_check_consumer() {
+  local build="$STEPFAULT_ROOT/build"
+  cmake --install "$build" --prefix "$build/install" >/dev/null
+  if [ ! -f "$build/consumer/build.ninja" ]; then
+    cmake -S "$STEPFAULT_ROOT/examples/consumer" -B "$build/consumer" -G Ninja \
+      -DCMAKE_PREFIX_PATH="$build/install" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  cmake --build "$build/consumer" --parallel "$(nproc)"
+  (cd "$build/consumer" && ctest --output-on-failure --parallel "$(nproc)")
+}

@@ -1,5 +1,7 @@
 // explore, mutants and replay: the commands that run the harness.
 #include <algorithm>
+#include <cstdlib>
+#include <tuple>
 
 #include "faults/plan.h"
 #include "properties/explorer.h"
@@ -8,6 +10,7 @@
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/progress.h"
+#include "tools/cli/shard_env.h"
 
 namespace stepfault::cli {
 namespace {
@@ -39,7 +42,9 @@ void AddExploreCommand(CLI::App& app, CommandState& state) {
                   "turn on a hazard (repeatable; see `stepfault list hazards`)");
   cmd->add_option("--seed", o->seed, "root seed");
   cmd->add_option("--jobs", o->jobs, "worker processes")->check(CLI::Range(1, 64));
-  cmd->add_option("--shard", o->shard, "run shard I of N (I/N)");
+  cmd->add_option("--shard", o->shard,
+                  "run shard I of N (I/N); without it, GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS or "
+                  "JOB_COMPLETION_INDEX/STEPFAULT_TOTAL_SHARDS");
   cmd->add_option("--min-coverage", o->min_coverage, "exit 3 when cell coverage is below PCT")
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--depth2-max-pairs", o->depth2_max_pairs,
@@ -101,6 +106,11 @@ int RunExplore(const ExploreArgs& a) {
     if (!shard.ok()) return UsageError(shard.status().message());
     options.shard_index = shard->first;
     options.shard_count = shard->second;
+  } else {
+    // No --shard: the CI system's sharding convention, if it sets one (tools/cli/shard_env.h).
+    auto shard = ShardFromEnvironment([](const char* name) { return std::getenv(name); });
+    if (!shard.ok()) return UsageError(shard.status().message());
+    if (*shard) std::tie(options.shard_index, options.shard_count) = **shard;
   }
   reports::Report report;
   {

@@ -20,7 +20,8 @@ inline constexpr char kRestoreNotifyBefore[] = "restore.notify.before";
 inline constexpr char kStorePruneBefore[] = "store.prune.before";
 inline constexpr char kStorePruneDelete[] = "store.prune.delete";
 
-// file-system operations, hit as "<name>[<role>]" by the simulated file system, ProbedEnv and the SQLite VFS
+// file-system operations, hit as "<name>[<role>]" by the simulated file system, ProbedEnv and the
+// SQLite VFS
 inline constexpr char kFsCreate[] = "fs.create";
 inline constexpr char kFsWrite[] = "fs.write";
 inline constexpr char kFsFsync[] = "fs.fsync";

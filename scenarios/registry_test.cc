@@ -1,5 +1,5 @@
-// Goal: one registry per kind of name. Every built-in scenario is reachable by name, every invariant
-// a scenario declares (the built-ins and the shipped JSON examples) is registered in
+// Goal: one registry per kind of name. Every built-in scenario is reachable by name, every
+// invariant a scenario declares (the built-ins and the shipped JSON examples) is registered in
 // scenarios/invariants.h, and every registered invariant is documented in the README's table.
 // Method: walk the registries and read README.md from the source tree (STEPFAULT_SOURCE_DIR).
 #include "scenarios/registry.h"

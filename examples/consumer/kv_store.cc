@@ -65,7 +65,8 @@ Status KvStore::Load() {
     if (Hex(Crc32(payload)) != header.substr(space + 1)) break;
     const auto j = nlohmann::json::parse(payload, nullptr, false);
     if (j.is_discarded() || !j.is_object()) break;
-    Record r{j.value("session", ""), j.value("id", ""), j.value("parent", ""), j.value("bytes", "")};
+    Record r{j.value("session", ""), j.value("id", ""), j.value("parent", ""),
+             j.value("bytes", "")};
     by_id_[r.id] = records_.size();
     records_.push_back(std::move(r));
     next_id_ = std::max<uint64_t>(next_id_, std::stoull(records_.back().id.substr(3)) + 1);
@@ -93,8 +94,8 @@ Result<stepfault::CheckpointInfo> KvStore::Commit(
   std::lock_guard<std::mutex> lock(mu_);
   Record r{session_id, "kv-" + std::to_string(next_id_), parent ? parent->checkpoint_id : "",
            std::string(bytes)};
-  const nlohmann::json j = {{"session", r.session}, {"id", r.id}, {"parent", r.parent},
-                            {"bytes", r.bytes}};
+  const nlohmann::json j = {
+      {"session", r.session}, {"id", r.id}, {"parent", r.parent}, {"bytes", r.bytes}};
   if (Status s = log_->Append(Frame(j.dump())); !s.ok()) return s;
   if (Status s = log_->Sync(); !s.ok()) return s;
   ++next_id_;
@@ -118,7 +119,8 @@ Result<std::vector<stepfault::StoreEntry>> KvStore::Index(
   std::vector<stepfault::StoreEntry> out;
   for (const Record& r : records_) {
     if (r.session != session_id) continue;
-    if (with_parent && r.parent != with_parent->checkpoint_id) continue;
+    // A root (no parent) is nobody's child, even under an empty parent id.
+    if (with_parent && (r.parent.empty() || r.parent != with_parent->checkpoint_id)) continue;
     stepfault::StoreEntry e;
     e.info = {r.session, r.id};
     if (!r.parent.empty()) e.parent_checkpoint_id = r.parent;

@@ -43,9 +43,9 @@ class KvStore final : public stepfault::CheckpointStore {
   stepfault::Env* env_;
   std::string dir_;
   std::mutex mu_;
-  std::vector<Record> records_;                    // in commit order
-  std::map<std::string, size_t> by_id_;            // id -> index in records_
-  std::unique_ptr<stepfault::WritableFile> log_;   // appends
+  std::vector<Record> records_;                   // in commit order
+  std::map<std::string, size_t> by_id_;           // id -> index in records_
+  std::unique_ptr<stepfault::WritableFile> log_;  // appends
   uint64_t next_id_ = 1;
 };
 

@@ -2,12 +2,13 @@
 // durability promise at every crash and power-loss window (Stepfault's crash properties).
 // Method: instantiate the suite with KvStore on the real file system, and run the crash properties
 // with KvStore on Stepfault's simulated file system.
+#include "kv_store.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "engine/testing/store_conformance.h"
 #include "faults/testing/store_crash_properties.h"
-#include "kv_store.h"
 
 namespace {
 

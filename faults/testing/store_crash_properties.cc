@@ -136,8 +136,9 @@ CrashPropertyResult CheckStoreCrashProperties(const EnvStoreOpener& open,
     }
   }
   result.windows = static_cast<int>(windows.size());
-  const faults::FaultAction deaths[] = {faults::FaultAction::Of(faults::FaultActionKind::kCrash),
-                                        faults::FaultAction::Of(faults::FaultActionKind::kPowerLoss)};
+  const faults::FaultAction deaths[] = {
+      faults::FaultAction::Of(faults::FaultActionKind::kCrash),
+      faults::FaultAction::Of(faults::FaultActionKind::kPowerLoss)};
   for (const faults::Window& w : windows) {
     for (const faults::FaultAction& action : deaths) {
       auto fault = faults::FaultAtWindow(action, w);
@@ -154,7 +155,8 @@ CrashPropertyResult CheckStoreCrashProperties(const EnvStoreOpener& open,
         result.failures.push_back(where + ": the window was not reached again (nondeterminism)");
         continue;
       }
-      std::unique_ptr<faults::SimFs> world = fs.CrashClone(faults::DeathKindOf(action), options.seed);
+      std::unique_ptr<faults::SimFs> world =
+          fs.CrashClone(faults::DeathKindOf(action), options.seed);
       CheckReopened(open, *world, before, where, &result.failures);
       ++result.states_checked;
     }

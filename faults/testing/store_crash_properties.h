@@ -1,14 +1,15 @@
 // Crash properties for a checkpoint store: the durability half of the store contract, checked at
-// every file-system window of a workload on the simulated file system (faults/sim_fs.h), for a crash
-// and for a power loss. The conformance suite (engine/testing/store_conformance.h) checks what a store
-// does while it runs; this checks what survives when it dies.
+// every file-system window of a workload on the simulated file system (faults/sim_fs.h), for a
+// crash and for a power loss. The conformance suite (engine/testing/store_conformance.h) checks
+// what a store does while it runs; this checks what survives when it dies.
 //
-// Method. The workload opens the store in a fresh SimFs and commits `checkpoints` checkpoints of one
-// session, each the child of the previous, with deterministic payloads. A fault-free run records
-// every file-system window; then, for every window and for crash and power loss, the workload runs
-// again and dies there, the post-death world is taken (SimFs::CrashClone, tearing drawn from the
-// seed), the store is reopened on it, and these must hold:
-//   1. every checkpoint whose Commit returned ok before the death is listed by Index, in commit order,
+// Method. The workload opens the store in a fresh SimFs and commits `checkpoints` checkpoints of
+// one session, each the child of the previous, with deterministic payloads. A fault-free run
+// records every file-system window; then, for every window and for crash and power loss, the
+// workload runs again and dies there, the post-death world is taken (SimFs::CrashClone, tearing
+// drawn from the seed), the store is reopened on it, and these must hold:
+//   1. every checkpoint whose Commit returned ok before the death is listed by Index, in commit
+//   order,
 //      with its parent, and Retrieve returns exactly its bytes (Commit ok means durable);
 //   2. at most one further entry is listed (the commit in flight), after them, and Retrieve of it
 //      returns exactly its bytes or a typed error: kCorruption or kNotFound, never other bytes;

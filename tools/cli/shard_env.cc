@@ -28,10 +28,9 @@ Result<std::optional<std::pair<int, int>>> FromPair(const GetEnvFn& getenv_fn,
   const char* total_text = getenv_fn(total_var);
   if (index_text == nullptr && total_text == nullptr) return std::optional<std::pair<int, int>>();
   if (index_text == nullptr || total_text == nullptr) {
-    return Status::InvalidArgument(std::string(index_text == nullptr ? index_var : total_var) +
-                                   " is not set, but " +
-                                   (index_text == nullptr ? total_var : index_var) +
-                                   " is: set both, or neither");
+    return Status::InvalidArgument(
+        std::string(index_text == nullptr ? index_var : total_var) + " is not set, but " +
+        (index_text == nullptr ? total_var : index_var) + " is: set both, or neither");
   }
   const auto total = ParseInt(total_text, 1, kShardsMax);
   if (!total) {
@@ -41,10 +40,9 @@ Result<std::optional<std::pair<int, int>>> FromPair(const GetEnvFn& getenv_fn,
   }
   const auto index = ParseInt(index_text, 0, *total - 1);
   if (!index) {
-    return Status::InvalidArgument(std::string(index_var) + "='" + index_text +
-                                   "' is not a whole number from 0 to " +
-                                   std::to_string(*total - 1) + " (" + total_var + "=" +
-                                   total_text + ")");
+    return Status::InvalidArgument(
+        std::string(index_var) + "='" + index_text + "' is not a whole number from 0 to " +
+        std::to_string(*total - 1) + " (" + total_var + "=" + total_text + ")");
   }
   return std::optional<std::pair<int, int>>(std::make_pair(*index + 1, *total));
 }

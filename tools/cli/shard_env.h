@@ -1,5 +1,5 @@
-// Which shard of an exploration this process runs, from the conventions CI systems already set, so a
-// matrix job or an indexed job needs no per-shard command line:
+// Which shard of an exploration this process runs, from the conventions CI systems already set, so
+// a matrix job or an indexed job needs no per-shard command line:
 //   - GoogleTest's sharding protocol (also set by Bazel and many CI wrappers): GTEST_SHARD_INDEX
 //     (0-based) and GTEST_TOTAL_SHARDS;
 //   - Kubernetes Indexed Jobs: JOB_COMPLETION_INDEX (0-based), with the total in

@@ -1,9 +1,9 @@
-// Goal: explore takes its shard from the conventions CI systems set (GoogleTest's sharding variables,
-// Kubernetes Indexed Jobs) exactly as documented, rejects every malformed or conflicting value with a
-// message naming the variable, and N shards run as parallel processes merge into exactly the
-// unsharded report.
-// Method: ShardFromEnvironment over hand-made environments; then the built binary, run as N
-// concurrent processes each given only its environment, and `report merge` compared byte for byte.
+// Goal: explore takes its shard from the conventions CI systems set (GoogleTest's sharding
+// variables, Kubernetes Indexed Jobs) exactly as documented, rejects every malformed or conflicting
+// value with a message naming the variable, and N shards run as parallel processes merge into
+// exactly the unsharded report. Method: ShardFromEnvironment over hand-made environments; then the
+// built binary, run as N concurrent processes each given only its environment, and `report merge`
+// compared byte for byte.
 #include "tools/cli/shard_env.h"
 
 #include <gmock/gmock.h>
@@ -56,11 +56,11 @@ TEST(ShardFromEnvironment, KubernetesIndexedJobTakesItsTotalFromStepfaultTotalSh
 TEST(ShardFromEnvironment, MalformedValuesNameTheVariable) {
   for (const auto& [index, total, variable] :
        std::vector<std::tuple<std::string, std::string, std::string>>{
-           {"3", "3", "GTEST_SHARD_INDEX"},   // index == total
-           {"-1", "3", "GTEST_SHARD_INDEX"},  // negative
-           {"1x", "3", "GTEST_SHARD_INDEX"},  // trailing garbage
-           {"", "3", "GTEST_SHARD_INDEX"},    // empty
-           {"0", "0", "GTEST_TOTAL_SHARDS"},  // no shards
+           {"3", "3", "GTEST_SHARD_INDEX"},             // index == total
+           {"-1", "3", "GTEST_SHARD_INDEX"},            // negative
+           {"1x", "3", "GTEST_SHARD_INDEX"},            // trailing garbage
+           {"", "3", "GTEST_SHARD_INDEX"},              // empty
+           {"0", "0", "GTEST_TOTAL_SHARDS"},            // no shards
            {"0", "99999999999", "GTEST_TOTAL_SHARDS"},  // overflow
        }) {
     auto s = From({{"GTEST_SHARD_INDEX", index}, {"GTEST_TOTAL_SHARDS", total}});
@@ -100,13 +100,15 @@ TEST(ShardedExploreProcesses, ParallelShardsFromTheEnvironmentMergeIntoTheUnshar
   namespace fs = std::filesystem;
   const fs::path base = fs::temp_directory_path() / ("sf_shard_env_" + std::to_string(::getpid()));
   fs::remove_all(base);
-  const std::string explore = Binary() + " explore --scenario fan-in --actions crash --quiet --out ";
+  const std::string explore =
+      Binary() + " explore --scenario fan-in --actions crash --quiet --out ";
   ASSERT_EQ(Shell(explore + (base / "all").string() + " >/dev/null 2>&1"), 0);
   const std::string parallel =
       "GTEST_SHARD_INDEX=0 GTEST_TOTAL_SHARDS=3 " + explore + (base / "s1").string() +
       " >/dev/null 2>&1 & GTEST_SHARD_INDEX=1 GTEST_TOTAL_SHARDS=3 " + explore +
-      (base / "s2").string() + " >/dev/null 2>&1 & JOB_COMPLETION_INDEX=2 STEPFAULT_TOTAL_SHARDS=3 " +
-      explore + (base / "s3").string() + " >/dev/null 2>&1 & wait";
+      (base / "s2").string() +
+      " >/dev/null 2>&1 & JOB_COMPLETION_INDEX=2 STEPFAULT_TOTAL_SHARDS=3 " + explore +
+      (base / "s3").string() + " >/dev/null 2>&1 & wait";
   ASSERT_EQ(Shell(parallel), 0);
   for (const char* s : {"s1", "s2", "s3"}) ASSERT_TRUE(fs::exists(base / s / "report.json")) << s;
   ASSERT_EQ(Shell(Binary() + " report merge " + (base / "s1/report.json").string() + " " +
@@ -122,8 +124,8 @@ TEST(ShardedExploreProcesses, ParallelShardsFromTheEnvironmentMergeIntoTheUnshar
   ASSERT_TRUE(one.ok());
   EXPECT_NE(*one, *all);
   // A malformed convention is refused before any work.
-  EXPECT_EQ(Shell("GTEST_SHARD_INDEX=3 GTEST_TOTAL_SHARDS=3 " + explore +
-                  (base / "bad").string() + " >/dev/null 2>&1"),
+  EXPECT_EQ(Shell("GTEST_SHARD_INDEX=3 GTEST_TOTAL_SHARDS=3 " + explore + (base / "bad").string() +
+                  " >/dev/null 2>&1"),
             2);
   EXPECT_FALSE(fs::exists(base / "bad" / "report.json"));
   fs::remove_all(base);

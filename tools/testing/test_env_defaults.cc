@@ -1,7 +1,7 @@
 // Linked into every test binary: points STEPFAULT_SOURCE_DIR and STEPFAULT_BIN_DIR at this build's
-// source tree and binaries unless the caller already set them. CTest runs each GoogleTest case as its
-// own test (gtest_discover_tests), which can pass the tests only one environment variable (RC_PARAMS);
-// and __FILE__ is no way to find the sources, since ccache makes it relative.
+// source tree and binaries unless the caller already set them. CTest runs each GoogleTest case as
+// its own test (gtest_discover_tests), which can pass the tests only one environment variable
+// (RC_PARAMS); and __FILE__ is no way to find the sources, since ccache makes it relative.
 // Thread-safety: runs during static initialisation, before any test.
 #include <cstdlib>
 

@@ -357,9 +357,12 @@ Status FileCheckpointStore::RewriteIndexFileLocked(const std::vector<CheckpointI
   Status written = WriteFileAtomically(env_, dir_, kIndexFileName, content);
   // Reopen whatever index is now in place, so later commits append to the right file.
   auto reopened = env_->NewAppendableFile(JoinPath(dir_, kIndexFileName));
-  if (reopened.ok()) index_file_ = std::move(reopened).value();
-  SF_RETURN_IF_ERROR(written);
-  return reopened.status();
+  if (!reopened.ok()) {
+    SF_RETURN_IF_ERROR(written);
+    return reopened.status();
+  }
+  index_file_ = std::move(reopened).value();
+  return written;
 }
 
 Status FileCheckpointStore::PruneLocked(const CheckpointInfo& restored) {

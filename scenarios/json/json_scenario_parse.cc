@@ -40,8 +40,8 @@ class Parser {
   // Rejects members outside `allowed` (typos would otherwise be ignored silently).
   void OnlyKeys(const Json& j, const std::string& path,
                 std::initializer_list<const char*> allowed) {
-    for (const auto& [key, value] : j.items()) {
-      (void)value;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const std::string& key = it.key();
       bool known =
           std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
       if (!known) {

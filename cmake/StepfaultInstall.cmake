@@ -33,7 +33,7 @@ install(TARGETS ${stepfault_install_targets} EXPORT StepfaultTargets
 foreach(dir engine faults scenarios properties reports)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stepfault/${dir}
           FILES_MATCHING PATTERN "*.h"
-          PATTERN "testdata" EXCLUDE PATTERN "examples" EXCLUDE)
+          PATTERN "*_internal.h" EXCLUDE PATTERN "*_test_util.h" EXCLUDE PATTERN "testdata" EXCLUDE PATTERN "examples" EXCLUDE)
 endforeach()
 install(EXPORT StepfaultTargets NAMESPACE Stepfault:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Stepfault)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/StepfaultConfig.cmake.in

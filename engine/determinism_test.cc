@@ -116,5 +116,36 @@ TEST(HygieneTest, NoWallClockOrUnseededRandomnessAndEngineNeverIncludesFaults) {
   EXPECT_TRUE(offenders.empty()) << ::testing::PrintToString(offenders);
 }
 
+// One way to mark an internal header: its name ends in _internal.h, it is private to its folder
+// (never installed), and no file in another folder includes it.
+TEST(HygieneTest, InternalHeadersAreIncludedOnlyFromTheirOwnFolder) {
+  namespace fs = std::filesystem;
+  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
+  ASSERT_NE(env, nullptr);
+  const fs::path root(env);
+  const std::regex internal_include(R"re(#include\s*"([a-z_/]+)/[a-z_]+_internal\.h")re");
+  std::vector<std::string> offenders;
+  int internal_includes = 0;
+  for (const char* dir : {"engine", "faults", "scenarios", "properties", "reports", "tools"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".cc" && ext != ".h")) continue;
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      const std::string s = text.str();
+      const std::string folder = fs::relative(entry.path().parent_path(), root).string();
+      for (auto it = std::sregex_iterator(s.begin(), s.end(), internal_include);
+           it != std::sregex_iterator(); ++it) {
+        ++internal_includes;
+        if ((*it)[1].str() != folder)
+          offenders.push_back(entry.path().string() + ": " + (*it)[0].str());
+      }
+    }
+  }
+  EXPECT_GT(internal_includes, 3);  // the scan sees the internal headers in use
+  EXPECT_TRUE(offenders.empty()) << ::testing::PrintToString(offenders);
+}
+
 }  // namespace
 }  // namespace stepfault

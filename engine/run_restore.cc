@@ -11,7 +11,7 @@
 #include "engine/compat.h"
 #include "engine/probe_points.h"
 #include "engine/run.h"
-#include "engine/step_context.h"
+#include "engine/run_internal.h"
 
 namespace stepfault {
 

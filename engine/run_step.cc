@@ -6,7 +6,7 @@
 #include "engine/probe_points.h"
 #include "engine/random.h"
 #include "engine/run.h"
-#include "engine/step_context.h"
+#include "engine/run_internal.h"
 
 namespace stepfault {
 Executor* StreamingRun::Instantiate(const std::string& id) {

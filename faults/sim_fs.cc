@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "engine/probe_points.h"
-#include "faults/sim_fs_world.h"
+#include "faults/sim_fs_internal.h"
 
 namespace stepfault::faults {
 namespace {

@@ -69,7 +69,7 @@
 
 namespace stepfault::faults {
 
-struct SimWorld;  // faults/sim_fs_world.h
+struct SimWorld;  // faults/sim_fs_internal.h
 struct SimInode;
 
 // Sector size of the tearing model, and what the SQLite VFS reports.

@@ -7,7 +7,7 @@
 
 #include "engine/random.h"
 #include "faults/sim_fs.h"
-#include "faults/sim_fs_world.h"
+#include "faults/sim_fs_internal.h"
 
 namespace stepfault::faults {
 namespace {

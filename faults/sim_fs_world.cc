@@ -1,8 +1,8 @@
 // The simulated world's fault-point gate, freezing and the write/sync bookkeeping of the crash
 // model (see faults/sim_fs.h). Thread-safety: one thread drives a world.
-#include "faults/sim_fs_world.h"
-
 #include <cstring>
+
+#include "faults/sim_fs_internal.h"
 
 namespace stepfault::faults {
 

@@ -14,7 +14,7 @@
 
 #include "engine/clock.h"
 #include "engine/random.h"
-#include "faults/sim_fs_world.h"
+#include "faults/sim_fs_internal.h"
 
 namespace stepfault::faults {
 namespace {

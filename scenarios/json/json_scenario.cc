@@ -12,7 +12,7 @@
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
 #include "scenarios/invariants.h"
-#include "scenarios/json/json_scenario_def.h"
+#include "scenarios/json/json_scenario_internal.h"
 
 namespace stepfault::scenarios {
 namespace {

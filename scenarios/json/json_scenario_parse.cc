@@ -2,7 +2,7 @@
 // offending value and the reason, so an author can fix the file without reading this code.
 #include <algorithm>
 
-#include "scenarios/json/json_scenario_def.h"
+#include "scenarios/json/json_scenario_internal.h"
 
 namespace stepfault::scenarios {
 namespace {

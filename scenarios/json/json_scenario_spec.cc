@@ -2,7 +2,7 @@
 // request port is the engine's own port), edges in document order (so EdgeIds follow the file).
 // Every executor sends what it emits along its edges and also yields it as output (dropped unless
 // the executor is listed in "outputs").
-#include "scenarios/json/json_scenario_def.h"
+#include "scenarios/json/json_scenario_internal.h"
 
 namespace stepfault::scenarios {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <functional>
 
-#include "scenarios/json/json_scenario_def.h"
+#include "scenarios/json/json_scenario_internal.h"
 
 namespace stepfault::scenarios {
 namespace {

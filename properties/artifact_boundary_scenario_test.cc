@@ -16,6 +16,7 @@
 #include "faults/points.h"
 #include "properties/life_runner.h"
 #include "scenarios/artifact_boundary/artifact_boundary.h"
+#include "scenarios/artifact_boundary/artifact_boundary_host.h"
 #include "scenarios/registry.h"
 
 namespace stepfault::properties {
@@ -193,7 +194,7 @@ TEST(ArtifactBoundaryScenarioTest, CancellingTheObserverDoesNotCancelExecution) 
 
 TEST(ArtifactBoundaryScenarioTest, MutantCheckpointSelectedBeforeTheBoundaryReplaysTheBoundary) {
   RunConfig config = Config();
-  config.hazards.boundary_checkpoint_too_early = true;
+  config.hazards.insert(scenarios::kHazardBoundaryCheckpointTooEarly);
   Execution ex = RunPlan(Scenario(), faults::Plan{}, config);
   EXPECT_TRUE(HasViolation(ex, "INV-NOREPLAY")) << ex.trace;
   EXPECT_EQ(ex.lives[0].report.facts.value("selected_checkpoint_step", -1), 3) << ex.trace;

@@ -29,7 +29,7 @@ namespace stepfault::properties {
 struct RunConfig {
   uint64_t seed = 0;
   EngineProfile profile;
-  scenarios::ScenarioHazards hazards;
+  scenarios::HostHazards hazards;
   scenarios::StoreHazards store;
   // 0: the scenario's fault-free lives, plus two per fault of the plan, plus one.
   int lives_max = 0;

@@ -2,6 +2,7 @@
 #include "properties/mutants.h"
 
 #include <algorithm>
+#include <set>
 
 #include "faults/plan.h"
 #include "scenarios/registry.h"
@@ -27,26 +28,17 @@ const std::vector<Mutant>& AllMutants() {
                   "the file store writes the index line first and the checkpoint in place, no "
                   "fsync, no rename",
                   [](RunConfig* c) { c->store.in_place_write = true; }});
-    v->push_back({"host:effect-without-unique-key", "the business effect has no unique key",
-                  [](RunConfig* c) { c->hazards.effect_without_unique_key = true; }});
-    v->push_back({"host:receipt-before-request",
-                  "the waiting receipt names the checkpoint before the request",
-                  [](RunConfig* c) { c->hazards.receipt_before_request = true; }});
-    v->push_back({"host:receipt-in-place",
-                  "waiting.json is written in place, without temp file and rename",
-                  [](RunConfig* c) { c->hazards.receipt_in_place = true; }});
-    v->push_back({"host:receipt-no-dir-sync",
-                  "no directory fsync after renaming waiting.json into place",
-                  [](RunConfig* c) { c->hazards.receipt_no_dir_sync = true; }});
-    v->push_back({"host:decision-sent-before-persisted",
-                  "the decision reaches the engine before it is stored",
-                  [](RunConfig* c) { c->hazards.decision_sent_before_persisted = true; }});
-    v->push_back({"host:duplicate-response-resumes-twice",
-                  "a duplicate response resumes the run again",
-                  [](RunConfig* c) { c->hazards.duplicate_response_resumes_twice = true; }});
-    v->push_back({"host:boundary-checkpoint-too-early",
-                  "the boundary checkpoint is selected before the boundary completed",
-                  [](RunConfig* c) { c->hazards.boundary_checkpoint_too_early = true; }});
+    // The host mistakes: each scenario declares its own (Scenario::host_hazards()); one mutant per
+    // name, in registry order, the first declaration's meaning.
+    std::set<std::string> seen;
+    for (const auto& scenario : scenarios::BuiltinScenarios()) {
+      for (const scenarios::HostHazard& h : scenario->host_hazards()) {
+        if (!seen.insert(h.name).second) continue;
+        const std::string name = h.name;
+        v->push_back(
+            {"host:" + name, h.meaning, [name](RunConfig* c) { c->hazards.insert(name); }});
+      }
+    }
     return v;
   }();
   return *list;

@@ -18,6 +18,7 @@
 
 #include "faults/points.h"
 #include "scenarios/approval/approval_store.h"
+#include "scenarios/effect_store.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
 
@@ -240,7 +241,7 @@ TEST(RandomScheduleCheck, AMutantFailsAndShrinksToAReplayablePlanTheSameForTheSa
   o.seed = 20261129;
   o.cases = 50;
   o.config.seed = 7;
-  o.config.hazards.effect_without_unique_key = true;
+  o.config.hazards.insert(scenarios::kHazardEffectWithoutUniqueKey);
   const CheckResult r = CheckScenario(*scenario, o);
   ASSERT_FALSE(r.passed) << "the mutant survived " << r.cases << " cases";
   EXPECT_FALSE(r.invariant.empty()) << r.message;

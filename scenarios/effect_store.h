@@ -22,6 +22,12 @@
 
 namespace stepfault::scenarios {
 
+// The host hazard every effect-writing scenario can reproduce: the business effect is written
+// without its unique operation key, so a replay adds a second effect.
+inline constexpr char kHazardEffectWithoutUniqueKey[] = "effect-without-unique-key";
+inline constexpr char kHazardEffectWithoutUniqueKeyMeaning[] =
+    "the business effect has no unique key";
+
 struct EffectStoreOptions {
   std::string vfs_name;  // "" = SQLite's default VFS
   Probe* probe = nullptr;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,18 +28,14 @@
 
 namespace stepfault::scenarios {
 
-// Mutants in the hosts: each reproduces a mistake a host author makes (issue: mutants).
-struct ScenarioHazards {
-  bool effect_without_unique_key = false;  // approval: the effect has no unique key
-  bool receipt_before_request = false;  // approval: receipt names the checkpoint before the request
-  bool receipt_in_place = false;        // approval: waiting.json written in place
-  bool receipt_no_dir_sync = false;     // approval: no directory fsync after the rename
-  bool decision_sent_before_persisted =
-      false;  // approval: response sent before the decision is stored
-  bool duplicate_response_resumes_twice = false;  // approval: a duplicate response resumes again
-  bool boundary_checkpoint_too_early = false;  // artifact-boundary: checkpoint before the boundary
-  friend bool operator==(const ScenarioHazards&, const ScenarioHazards&) = default;
+// A mistake a host author makes, which a scenario can reproduce on request (a mutant): switched on
+// by name. Each scenario declares its own in its folder (Scenario::host_hazards()); the contract
+// only carries the set of names switched on.
+struct HostHazard {
+  std::string name;     // stable, kebab-case: the name after "host:" in the mutant table
+  std::string meaning;  // the mistake, in one line
 };
+using HostHazards = std::set<std::string>;
 
 // Store mutants (the upstream store behaviours).
 struct StoreHazards {
@@ -63,7 +60,7 @@ struct HostEnv {
   uint64_t seed = 0;       // this life's seed (engine ids, scheduler)
   uint64_t root_seed = 0;  // the scenario run's seed (stable identities across lives)
   EngineProfile profile;
-  ScenarioHazards hazards;
+  HostHazards hazards;  // names of the host hazards switched on (see Scenario::host_hazards())
   StoreHazards store;
   RecoveryVariation variation;
   Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
@@ -116,6 +113,8 @@ class Scenario {
     (void)previous;
     return BusinessWindow(command, point);
   }
+  // The host mistakes this scenario can reproduce (its mutants), declared in its folder.
+  virtual std::vector<HostHazard> host_hazards() const { return {}; }
   // Which recovery-side variations make sense for this scenario.
   virtual std::vector<faults::FaultAction> RecoveryActions() const { return {}; }
 

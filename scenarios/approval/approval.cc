@@ -8,9 +8,11 @@
 #include "engine/checkpoint_manager.h"
 #include "engine/probe_points.h"
 #include "engine/random.h"
+#include "scenarios/approval/approval_hazards.h"
 #include "scenarios/approval/approval_store.h"
 #include "scenarios/approval/lease.h"
 #include "scenarios/approval/receipt.h"
+#include "scenarios/effect_store.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/registry.h"
 
@@ -60,7 +62,7 @@ Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env) 
   o.vfs_name = env.vfs_name;
   o.probe = env.probe;
   o.clock = env.clock;
-  o.hazard_no_unique_key = env.hazards.effect_without_unique_key;
+  o.hazard_no_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
   return ApprovalStore::Open(JoinPath(env.dir, "business.db"), o);
 }
 
@@ -129,7 +131,7 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
     }
   });
   if (!error.ok()) return Fail(error, 1, report);
-  if (env.hazards.receipt_before_request) captured = before_request;
+  if (env.hazards.count(kHazardReceiptBeforeRequest) > 0) captured = before_request;
   if (!captured || request_id.empty()) {
     return Fail(
         Status::FailedPrecondition("no checkpoint containing the pending request was observed"), 1,
@@ -139,8 +141,8 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
                          request_id};
   ReceiptOptions ro;
   ro.probe = env.probe;
-  ro.hazard_in_place = env.hazards.receipt_in_place;
-  ro.hazard_no_dir_sync = env.hazards.receipt_no_dir_sync;
+  ro.hazard_in_place = env.hazards.count(kHazardReceiptInPlace) > 0;
+  ro.hazard_no_dir_sync = env.hazards.count(kHazardReceiptNoDirSync) > 0;
   Status published = PublishReceipt(env.env, env.dir, receipt, ro);
   if (!published.ok()) return Fail(published, 1, report);
   auto bytes = env.env->ReadFile(JoinPath(env.dir, std::string(kReceiptFileName)));
@@ -216,7 +218,7 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
   int apply_invocations = 0;
   Status error;
   auto respond = [&](StreamingRun& target, const std::string& request_id) {
-    if (!env.hazards.decision_sent_before_persisted) {
+    if (env.hazards.count(kHazardDecisionSentBeforePersisted) == 0) {
       Status recorded = store->RecordDecision(r.operation_id, choice, comment);
       if (!recorded.ok()) {
         error = recorded;
@@ -257,11 +259,12 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
     };
   };
   Drive(**run, env, report, on_event(**run));
-  if (responded && env.hazards.decision_sent_before_persisted && error.ok()) {
+  if (responded && env.hazards.count(kHazardDecisionSentBeforePersisted) > 0 && error.ok()) {
     Status recorded = store->RecordDecision(r.operation_id, choice, comment);
     if (!recorded.ok()) error = recorded;
   }
-  if (rejected_duplicate && env.hazards.duplicate_response_resumes_twice && error.ok()) {
+  if (rejected_duplicate && env.hazards.count(kHazardDuplicateResponseResumesTwice) > 0 &&
+      error.ok()) {
     // The mistake: treat the rejected duplicate as a new decision and resume again.
     auto again =
         ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);

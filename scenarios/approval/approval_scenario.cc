@@ -5,8 +5,10 @@
 
 #include "engine/checkpoint.h"
 #include "scenarios/approval/approval.h"
+#include "scenarios/approval/approval_hazards.h"
 #include "scenarios/approval/approval_store.h"
 #include "scenarios/approval/receipt.h"
+#include "scenarios/effect_store.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
 #include "scenarios/invariants.h"
@@ -22,6 +24,16 @@ class ApprovalScenario final : public Scenario {
     return "Demo320: durable approval with a waiting receipt, a persisted decision and an "
            "idempotent "
            "SQLite effect, across processes";
+  }
+  std::vector<HostHazard> host_hazards() const override {
+    return {
+        {kHazardEffectWithoutUniqueKey, kHazardEffectWithoutUniqueKeyMeaning},
+        {kHazardReceiptBeforeRequest,
+         "the waiting receipt names the checkpoint before the request"},
+        {kHazardReceiptInPlace, "waiting.json is written in place, without temp file and rename"},
+        {kHazardReceiptNoDirSync, "no directory fsync after renaming waiting.json into place"},
+        {kHazardDecisionSentBeforePersisted, "the decision reaches the engine before it is stored"},
+        {kHazardDuplicateResponseResumesTwice, "a duplicate response resumes the run again"}};
   }
   std::vector<std::string> invariants() const override {
     return {kInvAlo,      kInvIdem,     kInvDecision, kInvReceipt, kInvReqid,

@@ -138,6 +138,10 @@ class ArtifactBoundaryScenario final : public Scenario {
            "recovers a new "
            "process from the accepted artifact, and publishes the terminal output once";
   }
+  std::vector<HostHazard> host_hazards() const override {
+    return {{kHazardBoundaryCheckpointTooEarly,
+             "the boundary checkpoint is selected before the boundary completed"}};
+  }
   std::vector<std::string> invariants() const override {
     return {kInvNoreplay, kInvAlo, kInvIdem, kInvAncestry, kInvObserver};
   }

@@ -89,7 +89,7 @@ class HostLife {
                                              "); run the next command to recover");
       return Finish(**run, original.error.ok() ? ended : original.error);
     }
-    const bool too_early = env_.hazards.boundary_checkpoint_too_early;
+    const bool too_early = env_.hazards.count(kHazardBoundaryCheckpointTooEarly) > 0;
     const std::optional<CheckpointInfo>& selected =
         too_early ? original.before_boundary : original.after_boundary;
     if (!selected) {

@@ -20,6 +20,10 @@
 
 namespace stepfault::scenarios {
 
+// The host hazard of this scenario: the host selects the checkpoint completed before the accepted
+// boundary, so a restore runs the producers again.
+inline constexpr char kHazardBoundaryCheckpointTooEarly[] = "boundary-checkpoint-too-early";
+
 // The job's stable identity: the key of its terminal publication.
 std::string ArtifactJobId(uint64_t root_seed);
 

@@ -125,6 +125,9 @@ class FanInScenario final : public Scenario {
            "SQLite effect; buffered contributions must survive resume, mutated topologies must be "
            "rejected";
   }
+  std::vector<HostHazard> host_hazards() const override {
+    return {{kHazardEffectWithoutUniqueKey, kHazardEffectWithoutUniqueKeyMeaning}};
+  }
   std::vector<std::string> invariants() const override {
     return {kInvAlo, kInvIdem, kInvAncestry, kInvTopology, kInvObserver, kInvCorrupt};
   }
@@ -169,7 +172,7 @@ class FanInScenario final : public Scenario {
     EffectStoreOptions eo;
     eo.vfs_name = env.vfs_name;
     eo.probe = env.probe;
-    eo.without_unique_key = env.hazards.effect_without_unique_key;
+    eo.without_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
     auto effects = EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
     if (!effects.ok()) {
       report->command = "open";
@@ -220,7 +223,7 @@ class FanInScenario final : public Scenario {
              std::vector<Violation>* out) const override {
     EffectStoreOptions eo;
     eo.vfs_name = env.vfs_name;
-    eo.without_unique_key = env.hazards.effect_without_unique_key;
+    eo.without_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
     auto effects = EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
     if (effects.ok()) {
       auto rows = (*effects)->All();

@@ -36,6 +36,9 @@ class JsonScenario final : public Scenario {
   std::string name() const override { return def_.name; }
   std::string replay_name() const override { return def_.source_name; }
   std::string description() const override { return def_.description; }
+  std::vector<HostHazard> host_hazards() const override {
+    return {{kHazardEffectWithoutUniqueKey, kHazardEffectWithoutUniqueKeyMeaning}};
+  }
   std::vector<std::string> invariants() const override {
     return {kInvAlo,      kInvIdem,     kInvReqid,   kInvAncestry,
             kInvTopology, kInvObserver, kInvCorrupt, kInvExpect};
@@ -76,7 +79,7 @@ class JsonScenario final : public Scenario {
     EffectStoreOptions eo;
     eo.vfs_name = env.vfs_name;
     eo.probe = probe;
-    eo.without_unique_key = env.hazards.effect_without_unique_key;
+    eo.without_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
     return EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
   }
   // Resumes the latest intact checkpoint, falling back to older ones when one is damaged. Records

@@ -21,7 +21,7 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 }
 
 std::string ClosestName(std::string_view name, const std::vector<std::string>& candidates) {
-  const size_t limit = std::max<size_t>(1, name.size() / 3);
+  const size_t limit = std::max<size_t>(2, name.size() / 3);
   std::string best;
   size_t best_distance = limit + 1;
   for (const std::string& c : candidates) {

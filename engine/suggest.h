@@ -13,7 +13,7 @@ namespace stepfault {
 // Levenshtein distance (insert, delete, substitute; each costs 1).
 size_t EditDistance(std::string_view a, std::string_view b);
 
-// The candidate closest to `name` if its distance is at most max(1, name.size() / 3); else "".
+// The candidate closest to `name` if its distance is at most max(2, name.size() / 3); else "".
 std::string ClosestName(std::string_view name, const std::vector<std::string>& candidates);
 
 // " (did you mean 'x'?)" or "".

@@ -142,6 +142,8 @@ class ArtifactBoundaryScenario final : public Scenario {
            "recovers a new "
            "process from the accepted artifact, and publishes the terminal output once";
   }
+  // No parameters: the scenario's workflow and outcome are fixed (for JSON, by its file).
+  std::vector<ParamDecl> params() const override { return {}; }
   std::vector<std::string> invariants() const override {
     return {kInvNoreplay, kInvAlo, kInvIdem, kInvAncestry, kInvObserver};
   }

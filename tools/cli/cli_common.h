@@ -18,6 +18,9 @@ namespace stepfault::cli {
 // The version `stepfault --version` prints.
 inline constexpr const char* kStepfaultVersion = "0.9.0";
 
+// The largest --params text.
+inline constexpr size_t kMaxParamsBytes = 64 * 1024;
+
 // Strict decimal parsing of an unsigned number in [min, max]: no sign, no spaces, no suffix, no
 // wrap-around; the error names the flag, the text and the range.
 Result<uint64_t> ParseUnsigned(const std::string& flag, const std::string& text, uint64_t min,
@@ -45,8 +48,11 @@ int UsageError(const std::string& message);
 
 // Builds the run configuration; a bad profile or hazard name is an error naming the valid ones.
 Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
-                                            const std::vector<std::string>& hazards, uint64_t seed,
-                                            const std::string& params_json);
+                                            const std::vector<std::string>& hazards, uint64_t seed);
+
+// --params text resolved against the scenario's declared parameters (scenarios/params.h): a JSON
+// object (syntax errors with line and column) merged over the defaults; "" = the defaults.
+Result<Json> ResolveParamsText(const scenarios::Scenario& scenario, const std::string& text);
 
 // A built-in scenario by name, or a JSON scenario file.
 Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::string& name);

@@ -118,7 +118,8 @@ TEST(InputBoundaryTest, VersionAndHelpNameTheExitCodes) {
 TEST(InputBoundaryTest, RejectedAndReadOnlyCommandsChangeNothingOnDisk) {
   const std::string fresh = Scratch("fresh");
   EXPECT_EQ(Stepfault("approval start --dir " + fresh + " --draft ''").exit_code, 2);
-  EXPECT_EQ(Stepfault("approval start --dir " + fresh + " --draft \"$(printf 'a\\377b')\"").exit_code, 2);
+  EXPECT_EQ(
+      Stepfault("approval start --dir " + fresh + " --draft \"$(printf 'a\\377b')\"").exit_code, 2);
   EXPECT_FALSE(fs::exists(fresh)) << "a rejected start created the directory";
 
   const std::string empty = Scratch("empty");
@@ -150,7 +151,8 @@ TEST(InputBoundaryTest, RejectedAndReadOnlyCommandsChangeNothingOnDisk) {
 // Item 13: one rule for damage (exit 2), and an interrupted start is named as such.
 TEST(InputBoundaryTest, DamageHasOneExitCodeAndAnInterruptedStartIsNamed) {
   const std::string dir = Scratch("interrupted");
-  ProcessRun killed = Stepfault("approval start --dir " + dir + " --crash-at receipt.publish.before");
+  ProcessRun killed =
+      Stepfault("approval start --dir " + dir + " --crash-at receipt.publish.before");
   ASSERT_EQ(killed.exit_code, -9) << killed.out;
   ProcessRun status = Stepfault("approval status --dir " + dir);
   EXPECT_EQ(status.exit_code, 2) << status.out;
@@ -177,6 +179,27 @@ TEST(InputBoundaryTest, ABadOutIsRejectedBeforeTheRun) {
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("is not a directory"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("coverage"), std::string::npos) << "the run happened before the check";
+}
+
+// Item 3: --params is validated against the scenario's declaration, merged over the defaults, and
+// listed by `stepfault list params`.
+TEST(InputBoundaryTest, ParamsAreValidatedMergedAndListed) {
+  struct Case {
+    const char* params;
+    const char* expected;
+  };
+  for (const Case& c :
+       {Case{"{\"widht\":4}", "did you mean 'width'"},
+        Case{"{\"width\":100000000}", "out of range"}, Case{"{\"width\":0}", "out of range"},
+        Case{"{\"width\":\"x\"}", "expected integer"}, Case{"{\"width\":5", "line 1, column"}}) {
+    ProcessRun r = Stepfault("replay fan-in --plan none --params '" + std::string(c.params) + "'");
+    EXPECT_EQ(r.exit_code, 2) << c.params << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.expected), std::string::npos) << c.params << "\n" << r.out;
+  }
+  EXPECT_EQ(Stepfault("replay fan-in --plan none --params '{\"width\":5}'").exit_code, 0);
+  ProcessRun list = Stepfault("list params");
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_NE(list.out.find("width: integer 1..64, default 3"), std::string::npos) << list.out;
 }
 
 }  // namespace

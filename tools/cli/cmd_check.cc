@@ -24,7 +24,7 @@ void AddCheckCommand(CLI::App& app, CommandState& state) {
       if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
       auto scenario = ResolveScenario(a.scenario);
       if (!scenario.ok()) return UsageError(scenario.status().message());
-      auto config = MakeRunConfig(a.profile, a.hazards, a.seed, "");
+      auto config = MakeRunConfig(a.profile, a.hazards, a.seed);
       if (!config.ok()) return UsageError(config.status().message());
       properties::CheckOptions options;
       options.seed = a.seed;

@@ -91,7 +91,7 @@ int RunExplore(const ExploreArgs& a) {
       return UsageError("unknown action '" + k + "'; the actions are: " + list);
     }
   }
-  auto config = MakeRunConfig(a.profile, a.hazards, a.seed, "");
+  auto config = MakeRunConfig(a.profile, a.hazards, a.seed);
   if (!config.ok()) return UsageError(config.status().message());
   std::vector<std::shared_ptr<const scenarios::Scenario>> chosen;
   if (a.all) {
@@ -209,8 +209,14 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
   AddUnsignedOption(cmd, "--seed", &o->seed, "root seed", 0, UINT64_MAX);
   cmd->add_option("--profile", o->profile, "strict or maf-compat");
   cmd->add_option("--hazard", o->hazards, "turn on a hazard (repeatable)");
-  cmd->add_option("--params", o->params, "scenario parameters as a JSON object");
+  cmd->add_option("--params", o->params,
+                  "scenario parameters as a JSON object merged over the defaults (`stepfault list "
+                  "params` lists each scenario's)");
   cmd->add_flag("--trace", o->trace, "print the full trace of every life");
+  std::string footer = "Scenario parameters (--params):\n";
+  for (const auto& s : scenarios::BuiltinScenarios())
+    footer += "  " + s->name() + "\n" + scenarios::DescribeParams(s->params(), "    ");
+  cmd->footer(footer);
   cmd->callback([&state] {
     state.run = [&state] {
       const ReplayArgs& a = state.replay;
@@ -218,8 +224,11 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
       if (!scenario.ok()) return UsageError(scenario.status().message());
       auto plan = faults::ParsePlan(a.plan);
       if (!plan.ok()) return UsageError("bad --plan: " + plan.status().message());
-      auto config = MakeRunConfig(a.profile, a.hazards, a.seed, a.params);
+      auto config = MakeRunConfig(a.profile, a.hazards, a.seed);
       if (!config.ok()) return UsageError(config.status().message());
+      auto params = ResolveParamsText(**scenario, a.params);
+      if (!params.ok()) return UsageError(params.status().message());
+      config->params = *params;
       Status points = CheckPlanForScenario(*plan, **scenario, *config);
       if (!points.ok()) return UsageError("bad --plan: " + points.message());
       properties::Execution ex = properties::RunPlan(**scenario, *plan, *config);

@@ -58,8 +58,8 @@ std::vector<std::string> ShellWords(const std::string& command) {
 
 TEST(InputBoundsTest, TheReplayCommandOfAJsonScenarioNamesItsFileShellQuoted) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() /
-                       ("sf bounds $(touch pwned) 'q' " + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("sf bounds $(touch pwned) 'q' " + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string path = (dir / "review pipeline.json").string();
   const char* source = std::getenv("STEPFAULT_SOURCE_DIR");
@@ -91,12 +91,12 @@ TEST(InputBoundsTest, AnOversizedJsonScenarioIsRejectedWithTheSupportedSize) {
   }
   const std::string text = R"({"name":"big","description":"d","input":{"type":"T","body":{}},)"
                            R"("start":"e0","executors":[)" +
-                           executors + R"(],"edges":[],"outputs":[],)"
-                                       R"("expect":{"effects":[],"outputs":[]}})";
+                           executors +
+                           R"(],"edges":[],"outputs":[],)"
+                           R"("expect":{"effects":[],"outputs":[]}})";
   auto scenario = scenarios::ParseJsonScenario(text, "big.json");
   ASSERT_FALSE(scenario.ok());
-  EXPECT_NE(scenario.status().message().find("supported size is at most 1000"),
-            std::string::npos)
+  EXPECT_NE(scenario.status().message().find("supported size is at most 1000"), std::string::npos)
       << scenario.status().message();
 }
 

@@ -31,7 +31,8 @@ struct ParamDecl {
   std::vector<std::string> choices;  // kChoice
   Json default_value;
   std::string doc;  // one line
-  // Optional: the scenario's own rule for a value that passed the type and range (e.g. "not blank").
+  // Optional: the scenario's own rule for a value that passed the type and range (e.g. "not
+  // blank").
   std::function<Status(const Json&)> check;
 };
 

@@ -13,14 +13,6 @@
 namespace stepfault::cli {
 namespace {
 
-int InternalError(const CommandState& state, const std::string& what) {
-  std::fprintf(stderr,
-               "stepfault: internal error: %s\n"
-               "This is a bug in stepfault, please report it with this command line:\n  %s\n",
-               what.c_str(), state.argv_line.c_str());
-  return kExitInternal;
-}
-
 int Dispatch(CLI::App& app, CommandState& state, int argc, char** argv) {
   try {
     app.parse(argc, argv);
@@ -40,12 +32,36 @@ int Dispatch(CLI::App& app, CommandState& state, int argc, char** argv) {
 
 }  // namespace
 
+int GuardCommand(const std::string& argv_line, const std::function<int()>& body) {
+  const auto internal = [&argv_line](const std::string& what) {
+    std::fprintf(stderr,
+                 "stepfault: internal error: %s\n"
+                 "This is a bug in stepfault, please report it with this command line:\n  %s\n",
+                 what.c_str(), argv_line.c_str());
+    return kExitInternal;
+  };
+  try {
+    return body();
+  } catch (const nlohmann::json::exception& e) {
+    // The JSON library throws on input it cannot represent (invalid UTF-8, a wrong type): bad
+    // input that a boundary check missed. A usage error for the user; still worth a fix.
+    std::fprintf(stderr, "stepfault: bad input: %s\n", e.what());
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    return internal("out of memory");
+  } catch (const std::exception& e) {
+    return internal(e.what());
+  } catch (...) {
+    return internal("unknown exception");
+  }
+}
+
 int RunCli(int argc, char** argv) {
   CommandState state;
   std::vector<std::string> words{"stepfault"};
   for (int i = 1; i < argc; ++i) words.emplace_back(argv[i]);
   state.argv_line = reports::ShellJoin(words);
-  try {
+  return GuardCommand(state.argv_line, [&] {
     CLI::App app(
         "stepfault: crash, power-fail, corrupt and mis-resume a checkpointed workflow engine at "
         "every interruption window, and check that recovery keeps its promises.\n"
@@ -62,18 +78,7 @@ int RunCli(int argc, char** argv) {
     AddApprovalCommand(app, state);
     AddDemoCommand(app, state);
     return Dispatch(app, state, argc, argv);
-  } catch (const nlohmann::json::exception& e) {
-    // The JSON library throws on input it cannot represent (invalid UTF-8, a wrong type): bad
-    // input that a boundary check missed. Still a usage error for the user; still worth a fix.
-    std::fprintf(stderr, "stepfault: bad input: %s\n", e.what());
-    return kExitUsage;
-  } catch (const std::bad_alloc&) {
-    return InternalError(state, "out of memory");
-  } catch (const std::exception& e) {
-    return InternalError(state, e.what());
-  } catch (...) {
-    return InternalError(state, "unknown exception");
-  }
+  });
 }
 
 }  // namespace stepfault::cli

@@ -208,7 +208,7 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
         Status::FailedPrecondition("operation " + r.operation_id + " was already decided '" +
                                    *row->decision + "' with comment '" + row->comment.value_or("") +
                                    "'; a replay must repeat it exactly"),
-        2, report);
+        kExitUsage, report);
   }
   StoreCheckpointManager manager(checkpoints->get());
   ApprovalStore* store = business->get();

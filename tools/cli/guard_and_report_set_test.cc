@@ -27,8 +27,8 @@ TEST(GuardCommandTest, EscapedExceptionsBecomeDocumentedExitCodes) {
                          []() -> int { return nlohmann::json::parse("{").size() > 0 ? 0 : 1; }),
             kExitUsage);
   testing::internal::CaptureStderr();
-  const int code = GuardCommand("stepfault replay 'a b'",
-                                []() -> int { throw std::runtime_error("boom"); });
+  const int code =
+      GuardCommand("stepfault replay 'a b'", []() -> int { throw std::runtime_error("boom"); });
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(code, kExitInternal);
   EXPECT_NE(err.find("internal error: boom"), std::string::npos) << err;

@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "engine/compat.h"
 #include "engine/crc32c.h"
 
 namespace stepfault {
@@ -111,6 +112,7 @@ Result<Checkpoint> CheckpointBodyFromJson(const Json& j) {
   SF_ASSIGN_OR_RETURN(c.step_number, JsonInt(j, "step", path));
   if (c.step_number < 0) return Status::Corruption(path + "/step: negative step number");
   SF_ASSIGN_OR_RETURN(const Json* wf, JsonField(j, "workflow", Json::value_t::object, path));
+  SF_RETURN_IF_ERROR(ValidateWorkflowSignature(*wf, path + "/workflow"));
   c.workflow = *wf;
   SF_ASSIGN_OR_RETURN(c.instantiated, StringList(j, "instantiated", path));
   SF_ASSIGN_OR_RETURN(const Json* queued, JsonField(j, "queued", Json::value_t::object, path));

@@ -121,10 +121,80 @@ std::optional<std::string> BlindMismatch(const Json& cp, const Json& wf, bool bi
   return std::nullopt;
 }
 
+Status Bad(const std::string& path, const std::string& what) {
+  return Status::Corruption(path + ": " + what +
+                            "; the checkpoint's topology signature is damaged");
+}
+
+Status StringArray(const Json& j, const std::string& path) {
+  if (!j.is_array()) return Bad(path, "expected an array of strings");
+  for (size_t i = 0; i < j.size(); ++i) {
+    if (!j[i].is_string()) return Bad(path + "/" + std::to_string(i), "expected a string");
+  }
+  return Status::Ok();
+}
+
+const Json* Member(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+Status ValidateEdge(const Json& e, const std::string& path) {
+  if (!e.is_object()) return Bad(path, "expected an object");
+  const Json* id = Member(e, "id");
+  if (id == nullptr || !id->is_number_integer()) return Bad(path + "/id", "expected an integer");
+  const Json* kind = Member(e, "kind");
+  if (kind == nullptr || !kind->is_string()) return Bad(path + "/kind", "expected a string");
+  for (const char* key : {"sources", "sinks"}) {
+    const Json* list = Member(e, key);
+    if (list == nullptr) return Bad(path + "/" + key, "missing");
+    SF_RETURN_IF_ERROR(StringArray(*list, path + "/" + key));
+  }
+  for (const char* key : {"has_condition", "has_assigner"}) {
+    const Json* flag = Member(e, key);
+    if (flag != nullptr && !flag->is_boolean()) return Bad(path + "/" + key, "expected a boolean");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status ValidateWorkflowSignature(const Json& sig, const std::string& path) {
+  if (!sig.is_object()) return Bad(path, "expected an object");
+  const Json* start = Member(sig, "start");
+  if (start == nullptr || !start->is_string()) return Bad(path + "/start", "expected a string");
+  const Json* executors = Member(sig, "executors");
+  if (executors == nullptr || !executors->is_object())
+    return Bad(path + "/executors", "expected an object");
+  for (const auto& [id, info] : executors->items()) {
+    const Json* type = info.is_object() ? Member(info, "type") : nullptr;
+    if (type == nullptr || !type->is_string())
+      return Bad(path + "/executors/" + id, "expected {\"type\": string}");
+  }
+  const Json* edges = Member(sig, "edges");
+  if (edges == nullptr || !edges->is_array()) return Bad(path + "/edges", "expected an array");
+  for (size_t i = 0; i < edges->size(); ++i)
+    SF_RETURN_IF_ERROR(ValidateEdge((*edges)[i], path + "/edges/" + std::to_string(i)));
+  const Json* ports = Member(sig, "ports");
+  if (ports == nullptr || !ports->is_array()) return Bad(path + "/ports", "expected an array");
+  for (size_t i = 0; i < ports->size(); ++i) {
+    const Json& p = (*ports)[i];
+    const std::string pp = path + "/ports/" + std::to_string(i);
+    if (!p.is_object()) return Bad(pp, "expected an object");
+    for (const char* key : {"id", "request_type", "response_type"}) {
+      const Json* v = Member(p, key);
+      if (v == nullptr || !v->is_string()) return Bad(pp + "/" + key, "expected a string");
+    }
+  }
+  const Json* outputs = Member(sig, "outputs");
+  if (outputs == nullptr) return Bad(path + "/outputs", "missing");
+  return StringArray(*outputs, path + "/outputs");
+}
 
 Status CheckCompatibility(const Json& checkpoint_signature, const Workflow& workflow,
                           const EngineProfile& profile) {
+  // Never read an unvalidated member: the comparisons below use throwing accessors.
+  SF_RETURN_IF_ERROR(ValidateWorkflowSignature(checkpoint_signature, "/body/workflow"));
   const Json& wf = workflow.signature();
   if (profile.edge_id_blind_matching) {
     auto reason = BlindMismatch(checkpoint_signature, wf, !profile.non_bijective_edge_matching);

@@ -17,7 +17,15 @@
 
 namespace stepfault {
 
-// Ok, or kIncompatible with a message that starts with MAF's wording and lists what differs.
+// Ok, or kCorruption naming the first member of a topology signature (the shape
+// Workflow::signature() writes) that is missing or has the wrong type. The checkpoint decoder calls
+// it, so a checkpoint whose checksum is valid but whose signature is malformed is rejected as
+// damaged before the engine reads it; CheckCompatibility calls it too, so it never reads an
+// unvalidated member.
+Status ValidateWorkflowSignature(const Json& signature, const std::string& path);
+
+// Ok, or kIncompatible with a message that starts with MAF's wording and lists what differs;
+// kCorruption when the checkpoint's signature is malformed.
 Status CheckCompatibility(const Json& checkpoint_signature, const Workflow& workflow,
                           const EngineProfile& profile);
 

@@ -39,6 +39,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "response-rejected";
     case ErrorKind::kCheckpointFailed:
       return "checkpoint-failed";
+    case ErrorKind::kStepLimit:
+      return "step-limit";
   }
   return "unknown";
 }

@@ -36,6 +36,7 @@ enum class ErrorKind {
   kStateConflict,     // two executors wrote one shared key in one step
   kResponseRejected,  // a response named an unknown request, another port, or was a duplicate
   kCheckpointFailed,  // the checkpoint of a step could not be committed (sticky)
+  kStepLimit,         // more than RunOptions::max_steps_per_cycle super-steps without halting
 };
 
 std::string_view ErrorKindName(ErrorKind kind);

@@ -147,22 +147,24 @@ void StreamingRun::Emit(WorkflowEvent event) {
 }
 
 void StreamingRun::Pump(bool until_halt) {
-  int64_t steps = 0;
   while (!ended_ && HasWork()) {
     if (!until_halt && !buffered_.empty()) return;
     if (!in_cycle_) {
       in_cycle_ = true;
+      steps_in_cycle_ = 0;
       started_ = true;
       Emit(WorkflowEvent{EventKind::kWorkflowStarted});
       if (!until_halt) return;
     }
     RunStep();
-    if (++steps > options_.max_steps_per_cycle) {
-      EndWithError(
-          ErrorKind::kHandlerFailed,
-          Status::FailedPrecondition("more than " + std::to_string(options_.max_steps_per_cycle) +
-                                     " super-steps without halting; is there a cycle?"),
-          step_number_);
+    // Counted in the run, not in this call: a watcher's Next pumps one step per call.
+    if (++steps_in_cycle_ > options_.max_steps_per_cycle) {
+      EndWithError(ErrorKind::kStepLimit,
+                   Status::FailedPrecondition(
+                       "more than " + std::to_string(options_.max_steps_per_cycle) +
+                       " super-steps without halting; is there a cycle? (raise "
+                       "max_steps_per_cycle if the workflow is meant to run this long)"),
+                   step_number_);
     }
   }
   in_cycle_ = false;

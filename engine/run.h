@@ -51,7 +51,10 @@ struct RunOptions {
   Probe* probe = nullptr;                    // null: NullProbe()
   uint64_t seed = 0;                         // ids and the receiver order derive from it
   std::string session_id;                    // empty: derived from the seed
-  int64_t max_steps_per_cycle = 100000;      // a bound on runaway cyclic workflows
+  // A bound on runaway cyclic workflows: more super-steps than this in one cycle (from the start
+  // or a resume to a halt), however the run is driven (RunUntilHalt or a watcher's Next), ends the
+  // run with a kStepLimit error.
+  int64_t max_steps_per_cycle = 100000;
 };
 
 struct ExternalResponse {
@@ -205,6 +208,7 @@ class StreamingRun {
   bool ended_ = false;
   bool started_ = false;
   bool in_cycle_ = false;
+  int64_t steps_in_cycle_ = 0;  // super-steps since the cycle began, across Pump calls
   EventStream* watcher_ = nullptr;
 
   // Per-step scratch.

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/probe_points.h"
+#include "engine/suggest.h"
 
 namespace stepfault::faults {
 namespace {
@@ -195,8 +196,11 @@ Status CheckPlanPoints(const Plan& plan) {
     const std::string where = "fault " + std::to_string(i + 1) + " '" + fault.Print() + "'";
     const PointInfo* info = FindPoint(fault.point.name);
     if (info == nullptr) {
-      return Status::InvalidArgument(where + ": unknown point '" + fault.point.name +
-                                     "'; `stepfault points` lists the registered points");
+      std::vector<std::string> names;
+      for (const PointInfo& p : AllPoints()) names.push_back(p.name);
+      return Status::InvalidArgument(where + ": unknown point '" + fault.point.name + "'" +
+                                     DidYouMean(fault.point.name, names) +
+                                     "; `stepfault list points` lists the registered points");
     }
     std::vector<std::string> roles;
     if (!fault.point.role.empty()) {

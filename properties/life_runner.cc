@@ -8,6 +8,7 @@
 #include "faults/sim_fs.h"
 #include "faults/sim_vfs.h"
 #include "properties/mutants.h"
+#include "reports/shell_quote.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties {
@@ -78,9 +79,11 @@ bool IsTypedDataError(const Status& s) {
 
 std::string ReplayCommand(const std::string& scenario, const faults::Plan& plan,
                           const RunConfig& config) {
-  std::string cmd = "stepfault replay " + scenario + " --plan '" + faults::PrintPlan(plan) +
-                    "' --seed " + std::to_string(config.seed);
-  for (const std::string& h : ActiveHazardNames(config)) cmd += " --hazard " + h;
+  std::string cmd = "stepfault replay " + reports::ShellQuote(scenario) + " --plan " +
+                    reports::ShellQuote(faults::PrintPlan(plan)) + " --seed " +
+                    std::to_string(config.seed);
+  for (const std::string& h : ActiveHazardNames(config))
+    cmd += " --hazard " + reports::ShellQuote(h);
   return cmd;
 }
 

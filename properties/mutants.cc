@@ -1,8 +1,15 @@
 // The mutant table and the hunt.
 #include "properties/mutants.h"
 
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <set>
+#include <cerrno>
+#include <cstdio>
+#include <optional>
 
 #include "faults/plan.h"
 #include "scenarios/registry.h"
@@ -63,6 +70,136 @@ std::vector<std::string> ActiveHazardNames(const RunConfig& config) {
   return names;
 }
 
+namespace {
+
+// One mutant's hunt: depth 1 stopping at the first violation, then depth 2, over every built-in
+// scenario; in one process (jobs = 1: the parallelism is across mutants).
+reports::MutantResult HuntMutant(const Mutant& m, const ExploreOptions& base) {
+  reports::MutantResult r;
+  r.name = m.name;
+  r.description = m.description;
+  for (int depth = 1; depth <= 2 && !r.killed; ++depth) {
+    ExploreOptions o = base;
+    m.apply(&o.config);
+    o.stop_at_first_violation = depth == 1;
+    o.depth = depth;
+    o.jobs = 1;
+    o.progress = nullptr;
+    for (const auto& s : scenarios::BuiltinScenarios()) {
+      ScenarioExploration e = ExploreScenario(*s, o);
+      if (e.violations.empty()) continue;
+      // The smallest plan among the violations found (fewest faults, then shortest text).
+      const reports::Violation* best = &e.violations.front();
+      for (const auto& v : e.violations) {
+        auto faults_in = [](const std::string& p) { return std::count(p.begin(), p.end(), '@'); };
+        if (faults_in(v.plan) < faults_in(best->plan) ||
+            (faults_in(v.plan) == faults_in(best->plan) && v.plan.size() < best->plan.size())) {
+          best = &v;
+        }
+      }
+      r.killed = true;
+      r.scenario = s->name();
+      r.invariant = best->invariant;
+      r.plan = best->plan;
+      r.replay = best->replay;
+      break;
+    }
+  }
+  return r;
+}
+
+Json ResultToJson(size_t index, const reports::MutantResult& r) {
+  return Json{{"i", index},
+              {"name", r.name},
+              {"description", r.description},
+              {"scenario", r.scenario},
+              {"killed", r.killed},
+              {"invariant", r.invariant},
+              {"plan", r.plan},
+              {"replay", r.replay}};
+}
+
+reports::MutantResult ResultFromJson(const Json& j) {
+  reports::MutantResult r;
+  r.name = j.at("name").get<std::string>();
+  r.description = j.at("description").get<std::string>();
+  r.scenario = j.at("scenario").get<std::string>();
+  r.killed = j.at("killed").get<bool>();
+  r.invariant = j.at("invariant").get<std::string>();
+  r.plan = j.at("plan").get<std::string>();
+  r.replay = j.at("replay").get<std::string>();
+  return r;
+}
+
+// Forks `workers` processes; worker k hunts mutants k, k + workers, ... and writes one JSON line
+// per result to its pipe. Results land by index, so the outcome never depends on the job count.
+std::vector<reports::MutantResult> HuntInWorkers(
+    const std::vector<const Mutant*>& chosen, const ExploreOptions& base, int workers,
+    const std::function<void(int64_t, int64_t)>& progress) {
+  std::fflush(nullptr);
+  std::vector<std::pair<pid_t, int>> children;
+  for (int k = 0; k < workers; ++k) {
+    int fds[2];
+    SF_CHECK(::pipe(fds) == 0);
+    const pid_t pid = ::fork();
+    SF_CHECK(pid >= 0);
+    if (pid == 0) {
+      ::close(fds[0]);
+      for (size_t i = static_cast<size_t>(k); i < chosen.size(); i += workers) {
+        const std::string line = ResultToJson(i, HuntMutant(*chosen[i], base)).dump() + "\n";
+        for (size_t off = 0; off < line.size();) {
+          const ssize_t n = ::write(fds[1], line.data() + off, line.size() - off);
+          if (n <= 0) ::_exit(3);
+          off += static_cast<size_t>(n);
+        }
+      }
+      ::_exit(0);
+    }
+    ::close(fds[1]);
+    children.emplace_back(pid, fds[0]);
+  }
+  std::vector<std::optional<reports::MutantResult>> slots(chosen.size());
+  std::vector<std::string> pending(children.size());
+  int64_t done = 0;
+  std::vector<pollfd> polls;
+  for (const auto& c : children) polls.push_back(pollfd{c.second, POLLIN, 0});
+  size_t open = polls.size();
+  while (open > 0) {
+    SF_CHECK(::poll(polls.data(), polls.size(), -1) >= 0 || errno == EINTR);
+    for (size_t w = 0; w < polls.size(); ++w) {
+      if (polls[w].fd < 0 || polls[w].revents == 0) continue;
+      char buf[4096];
+      const ssize_t n = ::read(polls[w].fd, buf, sizeof buf);
+      if (n <= 0) {
+        ::close(polls[w].fd);
+        polls[w].fd = -1;
+        --open;
+        continue;
+      }
+      pending[w].append(buf, static_cast<size_t>(n));
+      for (size_t nl; (nl = pending[w].find('\n')) != std::string::npos;) {
+        const Json j = Json::parse(pending[w].substr(0, nl));
+        pending[w].erase(0, nl + 1);
+        slots[j.at("i").get<size_t>()] = ResultFromJson(j);
+        if (progress) progress(++done, static_cast<int64_t>(chosen.size()));
+      }
+    }
+  }
+  for (const auto& c : children) {
+    int status = 0;
+    ::waitpid(c.first, &status, 0);
+    SF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0 && "a mutant worker failed");
+  }
+  std::vector<reports::MutantResult> results;
+  for (auto& slot : slots) {
+    SF_CHECK(slot.has_value());
+    results.push_back(std::move(*slot));
+  }
+  return results;
+}
+
+}  // namespace
+
 std::vector<reports::MutantResult> RunMutants(
     const ExploreOptions& base, const std::vector<std::string>& only,
     const std::function<void(int64_t, int64_t)>& progress) {
@@ -71,39 +208,13 @@ std::vector<reports::MutantResult> RunMutants(
     if (only.empty() || std::find(only.begin(), only.end(), m.name) != only.end())
       chosen.push_back(&m);
   }
+  // --jobs N: N worker processes hunt different mutants (each hunt is sequential: it stops at the
+  // first violation).
+  const int workers = static_cast<int>(std::min<size_t>(std::max(base.jobs, 1), chosen.size()));
+  if (workers > 1) return HuntInWorkers(chosen, base, workers, progress);
   std::vector<reports::MutantResult> results;
   for (size_t i = 0; i < chosen.size(); ++i) {
-    const Mutant& m = *chosen[i];
-    reports::MutantResult r;
-    r.name = m.name;
-    r.description = m.description;
-    for (int depth = 1; depth <= 2 && !r.killed; ++depth) {
-      ExploreOptions o = base;
-      m.apply(&o.config);
-      o.stop_at_first_violation = depth == 1;
-      o.depth = depth;
-      o.jobs = base.jobs;
-      for (const auto& s : scenarios::BuiltinScenarios()) {
-        ScenarioExploration e = ExploreScenario(*s, o);
-        if (e.violations.empty()) continue;
-        // The smallest plan among the violations found (fewest faults, then shortest text).
-        const reports::Violation* best = &e.violations.front();
-        for (const auto& v : e.violations) {
-          auto faults_in = [](const std::string& p) { return std::count(p.begin(), p.end(), '@'); };
-          if (faults_in(v.plan) < faults_in(best->plan) ||
-              (faults_in(v.plan) == faults_in(best->plan) && v.plan.size() < best->plan.size())) {
-            best = &v;
-          }
-        }
-        r.killed = true;
-        r.scenario = s->name();
-        r.invariant = best->invariant;
-        r.plan = best->plan;
-        r.replay = best->replay;
-        break;
-      }
-    }
-    results.push_back(std::move(r));
+    results.push_back(HuntMutant(*chosen[i], base));
     if (progress) progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(chosen.size()));
   }
   return results;

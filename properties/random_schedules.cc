@@ -15,6 +15,7 @@
 
 #include "faults/injector.h"
 #include "faults/points.h"
+#include "reports/shell_quote.h"
 
 namespace stepfault::properties {
 namespace {
@@ -145,12 +146,6 @@ faults::Plan PlanOf(const WindowPools& pools, const std::vector<FaultChoice>& ch
   return plan;
 }
 
-std::string ShellQuote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 class QuietListener : public rc::detail::TestListener {
  public:
   void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
@@ -226,9 +221,9 @@ rc::Gen<faults::Plan> GenFaultPlan(const scenarios::Scenario& scenario, const Js
 
 std::string ReplayCommandWithParams(const scenarios::Scenario& scenario, const faults::Plan& plan,
                                     const RunConfig& config, const Json& params) {
-  std::string cmd = ReplayCommand(scenario.name(), plan, config);
+  std::string cmd = ReplayCommand(scenario.replay_name(), plan, config);
   if (!params.is_null() && params != scenario.default_params()) {
-    cmd += " --params " + ShellQuote(params.dump());
+    cmd += " --params " + reports::ShellQuote(params.dump());
   }
   return cmd;
 }

@@ -8,6 +8,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "engine/json_text.h"
+
 namespace stepfault::reports {
 namespace {
 
@@ -371,10 +373,9 @@ std::string ToJson(const Report& r) {
 }
 
 Result<Report> FromJson(std::string_view text) {
-  Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    return Status::InvalidArgument("/: report.json is not well-formed JSON; regenerate it");
-  }
+  Result<Json> parsed = ParseJsonText(text, "report.json");
+  if (!parsed.ok()) return parsed.status();
+  const Json doc = std::move(parsed).value();
   const std::string root;
   SF_RETURN_IF_ERROR(
       CheckObject(doc, root,

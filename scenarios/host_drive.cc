@@ -24,6 +24,7 @@ RunOptions LifeRunOptions(const HostEnv& env, CheckpointManager* manager) {
   o.checkpoints = manager;
   o.probe = env.probe;
   o.seed = env.seed;
+  if (env.max_steps > 0) o.max_steps_per_cycle = env.max_steps;
   return o;
 }
 

@@ -25,6 +25,7 @@
 #include "engine/probe.h"
 #include "engine/profile.h"
 #include "faults/plan.h"
+#include "scenarios/params.h"
 
 namespace stepfault::scenarios {
 
@@ -64,6 +65,7 @@ struct HostEnv {
   StoreHazards store;
   RecoveryVariation variation;
   Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
+  int64_t max_steps = 0;         // RunOptions::max_steps_per_cycle of the life's runs; 0: default
   Json* oracle_memo = nullptr;   // Check only: the oracle's notes, kept across the lives of a run
 };
 
@@ -98,8 +100,11 @@ class Scenario {
   // How many lives the fault-free run takes; the harness allows this plus two per injected fault
   // (and one more) before it calls a run not live (INV-LIVENESS).
   virtual int fault_free_lives() const { return 2; }
-  // The default parameters of the fault-free reference run.
-  virtual Json default_params() const { return Json::object(); }
+  // The scenario's parameters, declared once (scenarios/params.h): name, type, range, default and
+  // documentation. Every scenario folder implements it; `--params` is validated against it.
+  virtual std::vector<ParamDecl> params() const = 0;
+  // The default parameters of the fault-free reference run (from params()).
+  Json default_params() const { return DefaultParams(params()); }
   // The business window a fault point falls in, for a life running `command` ("" when none).
   virtual std::string BusinessWindow(const std::string& command, const std::string& point) const {
     (void)command;

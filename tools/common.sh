@@ -6,6 +6,8 @@ STEPFAULT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$STEPFAULT_ROOT}"
 STEPFAULT_PACKAGES=(cmake ninja-build g++ libgtest-dev libgmock-dev librapidcheck-dev libsqlite3-dev
                     nlohmann-json3-dev libbenchmark-dev libcli11-dev libfmt-dev ccache)
+# Only tools/fuzz/run needs these: clang and its libFuzzer + sanitizer runtimes.
+STEPFAULT_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 
 # stepfault_install PKG...: apt-get install only the packages that are not installed yet.
 stepfault_install() {

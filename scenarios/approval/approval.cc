@@ -13,6 +13,7 @@
 #include "scenarios/approval/lease.h"
 #include "scenarios/approval/receipt.h"
 #include "scenarios/effect_store.h"
+#include "scenarios/exit_codes.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/registry.h"
 
@@ -57,8 +58,9 @@ WorkflowSpec ApprovalSpec(ApprovalStore* store, bool fail_after_write) {
 
 }  // namespace
 
-Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env) {
+Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, bool read_only) {
   ApprovalStoreOptions o;
+  o.read_only = read_only;
   o.vfs_name = env.vfs_name;
   o.probe = env.probe;
   o.clock = env.clock;
@@ -80,29 +82,34 @@ bool IsDataDamage(const Status& s) {
   return s.code() == StatusCode::kCorruption || s.code() == StatusCode::kIncompatible;
 }
 
+// The rule for damage (README "Exit codes"): a directory whose receipt, checkpoints or database
+// cannot be read is bad input, exit 2, whichever file it is; any other failure after the command
+// began its work is exit 1.
+int ExitCodeOf(const Status& s) { return IsDataDamage(s) ? kExitUsage : kExitViolation; }
+
 }  // namespace
 
 ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport* report) {
   report->command = "start";
-  if (draft.empty())
-    return Fail(Status::InvalidArgument("the draft is empty; pass --draft TEXT"), 2, report);
+  Status valid = ValidateDraft(draft);
+  if (!valid.ok()) return Fail(valid, kExitUsage, report);
   auto lease = AcquireLease(env.env, env.dir);
-  if (!lease.ok()) return Fail(lease.status(), 2, report);
+  if (!lease.ok()) return Fail(lease.status(), kExitUsage, report);
   auto existing = ReadReceipt(env.env, env.dir);
-  if (!existing.ok()) return Fail(existing.status(), 2, report);
+  if (!existing.ok()) return Fail(existing.status(), kExitUsage, report);
   if (existing->has_value()) {
     return Fail(Status::AlreadyExists("directory '" + env.dir + "' already holds operation " +
                                       (*existing)->operation_id +
                                       "; resume it, or start in a fresh directory"),
-                2, report);
+                kExitUsage, report);
   }
   auto checkpoints = OpenCheckpointStore(env, "checkpoints");
   if (!checkpoints.ok()) {
     report->final = IsDataDamage(checkpoints.status());
-    return Fail(checkpoints.status(), 1, report);
+    return Fail(checkpoints.status(), ExitCodeOf(checkpoints.status()), report);
   }
   auto business = OpenApprovalBusiness(env);
-  if (!business.ok()) return Fail(business.status(), 1, report);
+  if (!business.ok()) return Fail(business.status(), ExitCodeOf(business.status()), report);
   StoreCheckpointManager manager(checkpoints->get());
 
   const std::string op = DeriveId(env.root_seed, "operation|" + draft);
@@ -111,7 +118,7 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
   auto run = StreamingRun::Start(
       *wf, Message{"BacklogDraft", Json{{"operation_id", op}, {"draft", draft}}},
       LifeRunOptions(env, &manager));
-  if (!run.ok()) return Fail(run.status(), 1, report);
+  if (!run.ok()) return Fail(run.status(), kExitViolation, report);
 
   std::string request_id;
   std::optional<CheckpointInfo> captured, before_request;
@@ -130,7 +137,7 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
       if (request_id.empty()) before_request = e.checkpoint;
     }
   });
-  if (!error.ok()) return Fail(error, 1, report);
+  if (!error.ok()) return Fail(error, kExitViolation, report);
   if (env.hazards.count(kHazardReceiptBeforeRequest) > 0) captured = before_request;
   if (!captured || request_id.empty()) {
     return Fail(
@@ -144,7 +151,7 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
   ro.hazard_in_place = env.hazards.count(kHazardReceiptInPlace) > 0;
   ro.hazard_no_dir_sync = env.hazards.count(kHazardReceiptNoDirSync) > 0;
   Status published = PublishReceipt(env.env, env.dir, receipt, ro);
-  if (!published.ok()) return Fail(published, 1, report);
+  if (!published.ok()) return Fail(published, kExitViolation, report);
   auto bytes = env.env->ReadFile(JoinPath(env.dir, std::string(kReceiptFileName)));
   report->facts["receipt"] = bytes.ok() ? *bytes : std::string();
   report->facts["operation_id"] = op;
@@ -162,18 +169,25 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
                                bool fail_after_write, LifeReport* report) {
   report->command = "resume";
   Status valid = ValidateDecision(choice, comment);
-  if (!valid.ok()) return Fail(valid, 2, report);
+  if (!valid.ok()) return Fail(valid, kExitUsage, report);
+  // Nothing to resume: say so before taking the lease, which would create host.lease.
+  auto unlocked = ReadReceipt(env.env, env.dir);
+  if (unlocked.ok() && !unlocked->has_value()) {
+    return Fail(Status::NotFound("no waiting receipt in '" + env.dir +
+                                 "'; run `stepfault approval start` first"),
+                kExitUsage, report);
+  }
   auto lease = AcquireLease(env.env, env.dir);
-  if (!lease.ok()) return Fail(lease.status(), 2, report);
+  if (!lease.ok()) return Fail(lease.status(), kExitUsage, report);
   auto receipt = ReadReceipt(env.env, env.dir);
   if (!receipt.ok()) {
     report->final = IsDataDamage(receipt.status());
-    return Fail(receipt.status(), 2, report);
+    return Fail(receipt.status(), kExitUsage, report);
   }
   if (!receipt->has_value()) {
     return Fail(Status::NotFound("no waiting receipt in '" + env.dir +
                                  "'; run `stepfault approval start` first"),
-                2, report);
+                kExitUsage, report);
   }
   const WaitingReceipt r = **receipt;
   if (r.graph_version != kApprovalGraphVersion) {
@@ -181,23 +195,23 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
     return Fail(Status::Incompatible("receipt graph version '" + r.graph_version +
                                      "' is unknown to this host (it knows " +
                                      kApprovalGraphVersion + "); migrate it first"),
-                2, report);
+                kExitUsage, report);
   }
   auto checkpoints = OpenCheckpointStore(env, "checkpoints");
   if (!checkpoints.ok()) {
     report->final = IsDataDamage(checkpoints.status());
-    return Fail(checkpoints.status(), 1, report);
+    return Fail(checkpoints.status(), ExitCodeOf(checkpoints.status()), report);
   }
   auto business = OpenApprovalBusiness(env);
-  if (!business.ok()) return Fail(business.status(), 1, report);
+  if (!business.ok()) return Fail(business.status(), ExitCodeOf(business.status()), report);
   auto row = (*business)->Read(r.operation_id);
-  if (!row.ok()) return Fail(row.status(), 1, report);
+  if (!row.ok()) return Fail(row.status(), ExitCodeOf(row.status()), report);
   if (row->decision && (*row->decision != choice || row->comment.value_or("") != comment)) {
     return Fail(
         Status::FailedPrecondition("operation " + r.operation_id + " was already decided '" +
                                    *row->decision + "' with comment '" + row->comment.value_or("") +
                                    "'; a replay must repeat it exactly"),
-        2, report);
+        kExitUsage, report);
   }
   StoreCheckpointManager manager(checkpoints->get());
   ApprovalStore* store = business->get();
@@ -207,7 +221,7 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
       ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);
   if (!run.ok()) {
     report->final = IsDataDamage(run.status()) || run.status().code() == StatusCode::kNotFound;
-    return Fail(run.status(), 1, report);
+    return Fail(run.status(), report->final ? kExitUsage : kExitViolation, report);
   }
 
   const Message decision{
@@ -276,16 +290,19 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
   report->facts["apply_invocations"] = apply_invocations;
   if (!seen_request) {
     report->facts["request_not_reemitted"] = true;
-    return Fail(Status::FailedPrecondition("the resumed run re-emitted no pending request"), 1,
-                report);
+    return Fail(Status::FailedPrecondition("the resumed run re-emitted no pending request"),
+                kExitViolation, report);
   }
   if (!error.ok()) {
     const bool after_write = error.message().find(kFailAfterWrite) != std::string::npos;
-    return Fail(error, after_write ? 1 : (error.code() == StatusCode::kFailedPrecondition ? 2 : 1),
+    return Fail(error,
+                after_write ? kExitViolation
+                            : (error.code() == StatusCode::kFailedPrecondition ? kExitUsage
+                                                                               : kExitViolation),
                 report);
   }
   ApprovalOutcome out = ApprovalStatusOf(env);
-  if (!out.status.ok()) return Fail(out.status, 1, report);
+  if (!out.status.ok()) return Fail(out.status, kExitViolation, report);
   if (out.item_id) report->facts["item_id"] = *out.item_id;
   report->facts["state"] = out.state;
   report->trace.push_back("host: " + out.state +
@@ -293,41 +310,47 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
   return out;
 }
 
-ApprovalOutcome ApprovalStatusOf(HostEnv& env) {
+ApprovalOutcome ApprovalStatusOf(HostEnv& env) { return ApprovalStatusOf(env, false); }
+
+ApprovalOutcome ApprovalStatusOf(HostEnv& env, bool read_only) {
   ApprovalOutcome out;
+  auto fail = [&out](Status s, int code) {
+    out.status = std::move(s);
+    out.exit_code = code;
+    return out;
+  };
   auto receipt = ReadReceipt(env.env, env.dir);
-  if (!receipt.ok()) {
-    out.status = receipt.status();
-    out.exit_code = 2;
-    return out;
-  }
+  if (!receipt.ok()) return fail(receipt.status(), kExitUsage);
+  const std::string db = JoinPath(env.dir, "business.db");
+  auto db_exists = env.env->FileExists(db);
   if (!receipt->has_value()) {
-    out.status =
-        Status::NotFound("no waiting receipt in '" + env.dir + "'; nothing was started there");
-    out.exit_code = 2;
-    return out;
+    if (db_exists.ok() && *db_exists) {
+      return fail(Status::FailedPrecondition(
+                      "a start in '" + env.dir +
+                      "' was interrupted before it published its receipt (business.db exists, "
+                      "waiting.json does not); run `stepfault approval start` again with the same "
+                      "--draft and --seed to finish it"),
+                  kExitUsage);
+    }
+    return fail(
+        Status::NotFound("no waiting receipt in '" + env.dir + "'; nothing was started there"),
+        kExitUsage);
   }
-  auto business = OpenApprovalBusiness(env);
-  if (!business.ok()) {
-    out.status = business.status();
-    out.exit_code = 1;
-    return out;
+  if (read_only && db_exists.ok() && !*db_exists) {
+    return fail(Status::Corruption("the directory '" + env.dir +
+                                   "' is damaged: its receipt names operation " +
+                                   (*receipt)->operation_id + " but business.db is missing"),
+                kExitUsage);
   }
+  auto business = OpenApprovalBusiness(env, read_only);
+  if (!business.ok()) return fail(business.status(), ExitCodeOf(business.status()));
   out.operation_id = (*receipt)->operation_id;
   out.request_id = (*receipt)->request_id;
   auto row = (*business)->Read(out.operation_id);
-  if (!row.ok()) {
-    out.status = row.status();
-    out.exit_code = 1;
-    return out;
-  }
+  if (!row.ok()) return fail(row.status(), ExitCodeOf(row.status()));
   out.state = std::string(ApprovalStatusName(row->status));
   auto stored = (*business)->StoredItemByJoin(out.operation_id);
-  if (!stored.ok()) {
-    out.status = stored.status();
-    out.exit_code = 1;
-    return out;
-  }
+  if (!stored.ok()) return fail(stored.status(), ExitCodeOf(stored.status()));
   out.item_id = *stored;
   return out;
 }

@@ -30,7 +30,7 @@ inline constexpr const char* kApprovalGraphVersion = "approval-graph/1";
 
 struct ApprovalOutcome {
   Status status;      // ok, or what was wrong
-  int exit_code = 0;  // 0 ok, 1 failed after write, 2 bad input or conflict
+  int exit_code = 0;  // scenarios/exit_codes.h: 0 ok, 1 failed after write, 2 bad input/damage
   std::string operation_id, request_id;
   std::string state;               // Waiting|Approved|Rejected|Completed
   std::optional<int64_t> item_id;  // the stored item, when completed
@@ -41,9 +41,14 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
 ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const std::string& comment,
                                bool fail_after_write, LifeReport* report);
 ApprovalOutcome ApprovalStatusOf(HostEnv& env);
+// `read_only`: the `approval status` command, which never creates or changes a file (a missing
+// business.db is reported as damage, not re-created).
+ApprovalOutcome ApprovalStatusOf(HostEnv& env, bool read_only);
 
 class ApprovalStore;
-// The business database of the directory, opened with the env's VFS, probe, clock and mutants.
-Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env);
+// The business database of the directory, opened with the env's VFS, probe, clock and mutants;
+// `read_only` opens an existing database without creating or changing anything.
+Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env,
+                                                            bool read_only = false);
 
 }  // namespace stepfault::scenarios

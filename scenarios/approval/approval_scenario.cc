@@ -39,10 +39,30 @@ class ApprovalScenario final : public Scenario {
     return {kInvAlo,      kInvIdem,     kInvDecision, kInvReceipt, kInvReqid,
             kInvAncestry, kInvTopology, kInvObserver, kInvCorrupt};
   }
-  Json default_params() const override {
-    return Json{{"draft", "Regional pilot proposal"},
-                {"choice", "approve"},
-                {"comment", "External business decision."}};
+  std::vector<ParamDecl> params() const override {
+    return {{"draft",
+             ParamType::kString,
+             1,
+             static_cast<int64_t>(kDraftMaxBytes),
+             {},
+             "Regional pilot proposal",
+             "the proposal text `start` registers",
+             [](const Json& v) { return ValidateDraft(v.get<std::string>()); }},
+            {"choice",
+             ParamType::kChoice,
+             0,
+             0,
+             {"approve", "reject"},
+             "approve",
+             "the decision `resume` sends"},
+            {"comment",
+             ParamType::kString,
+             1,
+             2000,
+             {},
+             "External business decision.",
+             "the decision's comment: 1 to 500 characters, not blank",
+             [](const Json& v) { return ValidateDecision("approve", v.get<std::string>()); }}};
   }
   std::vector<faults::FaultAction> RecoveryActions() const override {
     using faults::FaultAction;

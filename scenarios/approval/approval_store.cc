@@ -91,7 +91,9 @@ Result<std::unique_ptr<ApprovalStore>> ApprovalStore::Open(const std::string& db
     return Status::InvalidArgument("no SQLite VFS named '" + options.vfs_name +
                                    "' is registered; register it before opening the store");
   }
-  int rc = sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs);
+  const int flags =
+      options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(db_path.c_str(), &db, flags, vfs);
   if (rc != SQLITE_OK) {
     Status s = sql::ErrorStatus(db, rc, "opening business database '" + db_path + "'");
     sqlite3_close_v2(db);
@@ -101,6 +103,7 @@ Result<std::unique_ptr<ApprovalStore>> ApprovalStore::Open(const std::string& db
   std::unique_ptr<ApprovalStore> store(new ApprovalStore(db_path, db, std::move(options)));
   sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_timeout(db, kBusyTimeoutMs);
+  if (store->options_.read_only) return store;
 
   {
     Statement journal;

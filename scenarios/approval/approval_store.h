@@ -45,6 +45,10 @@ inline constexpr size_t kCommentMaxCodePoints = 500;
 // valid UTF-8 of 1..500 code points and not only whitespace (Unicode White_Space). Every failure
 // is kInvalidArgument with a message that says what was wrong and what to send instead.
 Status ValidateDecision(const std::string& choice, const std::string& comment);
+// A draft is 1 to kDraftMaxBytes bytes of strictly valid UTF-8 (checked before anything is
+// written: invalid UTF-8 cannot be stored in a checkpoint's JSON).
+inline constexpr size_t kDraftMaxBytes = 4000;
+Status ValidateDraft(const std::string& draft);
 
 struct ApprovalRow {
   std::string operation_id;
@@ -82,6 +86,9 @@ struct ApprovalStoreOptions {
   // Mutant: ApprovedBacklogItems without UNIQUE(OperationId) and a plain INSERT, so a replayed
   // Apply adds a second row. Takes effect when the store creates the schema (a fresh database).
   bool hazard_no_unique_key = false;
+  // Open an existing database read-only (`approval status`): no file is created, no schema set up,
+  // no journal mode changed. A missing database is kNotFound.
+  bool read_only = false;
 };
 
 // Fault points (probe names) the store hits.

@@ -108,4 +108,19 @@ Status ValidateDecision(const std::string& choice, const std::string& comment) {
   return Status::Ok();
 }
 
+Status ValidateDraft(const std::string& draft) {
+  if (draft.empty()) return Status::InvalidArgument("the draft is empty; pass --draft TEXT");
+  if (draft.size() > kDraftMaxBytes) {
+    return Status::InvalidArgument("the draft is " + std::to_string(draft.size()) +
+                                   " bytes; shorten it to at most " +
+                                   std::to_string(kDraftMaxBytes));
+  }
+  size_t bad_offset = 0;
+  if (!DecodeUtf8(draft, &bad_offset)) {
+    return Status::InvalidArgument("the draft is not valid UTF-8 (bad byte sequence at offset " +
+                                   std::to_string(bad_offset) + "); pass the draft as UTF-8 text");
+  }
+  return Status::Ok();
+}
+
 }  // namespace stepfault::scenarios

@@ -142,6 +142,8 @@ class ArtifactBoundaryScenario final : public Scenario {
     return {{kHazardBoundaryCheckpointTooEarly,
              "the boundary checkpoint is selected before the boundary completed"}};
   }
+  // No parameters: the scenario's workflow and outcome are fixed (for JSON, by its file).
+  std::vector<ParamDecl> params() const override { return {}; }
   std::vector<std::string> invariants() const override {
     return {kInvNoreplay, kInvAlo, kInvIdem, kInvAncestry, kInvObserver};
   }

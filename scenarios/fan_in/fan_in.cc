@@ -131,7 +131,12 @@ class FanInScenario final : public Scenario {
   std::vector<std::string> invariants() const override {
     return {kInvAlo, kInvIdem, kInvAncestry, kInvTopology, kInvObserver, kInvCorrupt};
   }
-  Json default_params() const override { return Json{{"width", 3}, {"payload_bytes", 16}}; }
+  // Bounded so no --params can take the machine's memory: a life holds width x payload_bytes bytes
+  // of messages (at most 4 MiB), and a fan needs at least one worker.
+  std::vector<ParamDecl> params() const override {
+    return {{"width", ParamType::kInt, 1, 64, {}, 3, "workers the fan-out feeds (fan-in sources)"},
+            {"payload_bytes", ParamType::kInt, 0, 65536, {}, 16, "bytes of payload per worker"}};
+  }
   std::vector<faults::FaultAction> RecoveryActions() const override {
     using faults::FaultAction;
     using faults::TopologyMutation;

@@ -39,6 +39,8 @@ class JsonScenario final : public Scenario {
   std::vector<HostHazard> host_hazards() const override {
     return {{kHazardEffectWithoutUniqueKey, kHazardEffectWithoutUniqueKeyMeaning}};
   }
+  // No parameters: the scenario's workflow and outcome are fixed (for JSON, by its file).
+  std::vector<ParamDecl> params() const override { return {}; }
   std::vector<std::string> invariants() const override {
     return {kInvAlo,      kInvIdem,     kInvReqid,   kInvAncestry,
             kInvTopology, kInvObserver, kInvCorrupt, kInvExpect};
@@ -124,6 +126,7 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
   }
   JsonRuntime runtime{effects->get(), env.env, env.dir};
   const WorkflowSpec spec = JsonScenarioSpec(def_, &runtime);
+  env.max_steps = def_.max_steps;
   auto started =
       StartOrResume(env, spec, store->get(), &manager, Session(env.root_seed), def_.input, report);
   if (!started.ok()) return;
@@ -137,7 +140,17 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
   report->facts["outputs"] = Json::array();
   report->facts["requests_seen"] = Json::array();
   Status error;
+  std::string last_invoked;
   Drive(*run, env, report, [&](const WorkflowEvent& e) {
+    if (e.kind == EventKind::kExecutorInvoked) last_invoked = e.executor_id;
+    if (e.kind == EventKind::kWorkflowError && e.error_kind == ErrorKind::kStepLimit) {
+      // Tell the author which executor loops and what to change, not the engine's wording.
+      error = Status::FailedPrecondition(
+          def_.source_name + ": executor '" + last_invoked +
+          "' loops: " + std::to_string(def_.max_steps) +
+          " steps without halting; raise `max_steps` in the scenario file if that is intended");
+      report->final = true;
+    }
     if (e.kind == EventKind::kRequestInfo) Answer(*run, e, report);
     if (e.kind == EventKind::kWorkflowOutput && e.message) {
       report->facts["outputs"].push_back(JsonOutputRecord(e.executor_id, *e.message));

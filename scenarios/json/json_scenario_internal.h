@@ -16,6 +16,16 @@
 
 namespace stepfault::scenarios {
 
+// The supported size of a JSON scenario (docs/inputs.md): larger documents are rejected with an
+// error that says so.
+inline constexpr size_t kMaxJsonScenarioBytes = 1u << 20;
+inline constexpr size_t kMaxJsonScenarioExecutors = 1000;
+inline constexpr size_t kMaxJsonScenarioEdges = 4000;
+// "max_steps" (optional): super-steps one life may run without halting; a loop beyond it ends the
+// life with "executor X loops" (issue 16, item 2).
+inline constexpr int64_t kDefaultJsonScenarioSteps = 1000;
+inline constexpr uint64_t kMaxJsonScenarioSteps = 100000;
+
 enum class JsonExecutorKind { kPassThrough, kTransform, kEffect, kRequestPort, kFailOnce };
 
 // {"field": f, "equals": v}: true when the body has `field` equal to `equals`.
@@ -64,6 +74,7 @@ struct JsonScenarioDef {
   std::vector<std::string> outputs;
   std::vector<JsonExpectedEffect> expected_effects;
   std::vector<Json> expected_outputs;  // {"executor", "type", "body"}
+  int64_t max_steps = kDefaultJsonScenarioSteps;
 
   const JsonExecutorDef* Find(const std::string& id) const;
 };

@@ -2,6 +2,7 @@
 // offending value and the reason, so an author can fix the file without reading this code.
 #include <algorithm>
 
+#include "engine/json_text.h"
 #include "scenarios/json/json_scenario_internal.h"
 
 namespace stepfault::scenarios {
@@ -40,8 +41,9 @@ class Parser {
   // Rejects members outside `allowed` (typos would otherwise be ignored silently).
   void OnlyKeys(const Json& j, const std::string& path,
                 std::initializer_list<const char*> allowed) {
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      const std::string& key = it.key();
+    for (const auto& item : j.items()) {
+      const std::string& key = item.key();  // a plain reference: clang 14 (the fuzz build)
+                                            // cannot capture a structured binding
       bool known =
           std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; });
       if (!known) {
@@ -278,15 +280,19 @@ Json JsonOutputRecord(const std::string& executor, const Message& message) {
 Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
                                              const std::string& source_name) {
   Parser p(source_name);
-  Json root = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) {
-    p.Fail("", "not valid JSON");
-    return p.status();
+  if (text.size() > kMaxJsonScenarioBytes) {
+    return Status::InvalidArgument(source_name + ": the file is " + std::to_string(text.size()) +
+                                   " bytes; a JSON scenario may have at most " +
+                                   std::to_string(kMaxJsonScenarioBytes));
   }
+  Result<Json> parsed = ParseJsonText(text, source_name);
+  if (!parsed.ok()) return parsed.status();
+  const Json root = std::move(parsed).value();
   if (!root.is_object()) p.Fail("", "expected an object at the top level");
   if (!p.ok()) return p.status();
   p.OnlyKeys(root, "",
-             {"name", "description", "input", "start", "executors", "edges", "outputs", "expect"});
+             {"name", "description", "input", "start", "executors", "edges", "outputs", "expect",
+              "max_steps"});
   JsonScenarioDef def;
   def.source_name = source_name;
   def.name = p.String(root, "", "name");
@@ -307,6 +313,11 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
   const Json* executors = p.Array(root, "", "executors");
   if (executors != nullptr && executors->empty())
     p.Fail("/executors", "must declare at least one executor");
+  if (executors != nullptr && executors->size() > kMaxJsonScenarioExecutors) {
+    p.Fail("/executors", "declares " + std::to_string(executors->size()) +
+                             " executors; the supported size is at most " +
+                             std::to_string(kMaxJsonScenarioExecutors) + " (docs/inputs.md)");
+  }
   for (size_t i = 0; executors != nullptr && i < executors->size() && p.ok(); ++i) {
     const std::string path = "/executors/" + std::to_string(i);
     JsonExecutorDef e;
@@ -322,12 +333,26 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
                          "' cannot start a run; start with an executor that sends to it");
   }
   const Json* edges = p.Array(root, "", "edges");
+  if (edges != nullptr && edges->size() > kMaxJsonScenarioEdges) {
+    p.Fail("/edges", "declares " + std::to_string(edges->size()) +
+                         " edges; the supported size is at most " +
+                         std::to_string(kMaxJsonScenarioEdges) + " (docs/inputs.md)");
+  }
   for (size_t i = 0; edges != nullptr && i < edges->size() && p.ok(); ++i) {
     JsonEdgeDef e;
     ParseEdge(p, (*edges)[i], "/edges/" + std::to_string(i), &e);
     def.edges.push_back(std::move(e));
   }
   if (p.ok()) CheckEdgeIds(p, def);
+  if (const Json* max_steps = p.Member(root, "", "max_steps", Json::value_t::number_unsigned,
+                                       "a positive integer", false)) {
+    const uint64_t n = max_steps->get<uint64_t>();
+    if (n < 1 || n > kMaxJsonScenarioSteps) {
+      p.Fail("/max_steps", "must be 1.." + std::to_string(kMaxJsonScenarioSteps));
+    } else {
+      def.max_steps = static_cast<int64_t>(n);
+    }
+  }
   def.outputs = p.Ids(root, "", "outputs");
   for (size_t i = 0; i < def.outputs.size() && p.ok(); ++i) {
     if (def.Find(def.outputs[i]) == nullptr) {

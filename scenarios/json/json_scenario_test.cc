@@ -134,7 +134,7 @@ TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
        "/name: 'my flow' may use only a-z, 0-9, '-', '_' and '.'"},
       {"misspelt top-level field", [](Json& j) { j["ouputs"] = Json::array(); },
        "/ouputs: unknown field; expected one of name, description, input, start, executors, edges, "
-       "outputs, expect"},
+       "outputs, expect, max_steps"},
       {"input body not an object", [](Json& j) { j["input"]["body"] = Json::array(); },
        "/input/body: expected an object, got array"},
       {"unknown start", [](Json& j) { j["start"] = "zz"; }, "/start: unknown executor 'zz'"},
@@ -191,11 +191,17 @@ TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
   }
 }
 
-TEST(JsonScenarioTest, TextThatIsNotJsonIsRejectedAtTheRoot) {
+// Issue 16, item 8: the error names the line, the column and what the parser found there.
+TEST(JsonScenarioTest, TextThatIsNotJsonIsRejectedWithLineAndColumn) {
   auto scenario = ParseJsonScenario("{\"name\": ", "cut.json");
   ASSERT_FALSE(scenario.ok());
-  EXPECT_EQ(scenario.status().message(),
-            "cut.json: /: not valid JSON (see the format in scenarios/json/json_scenario.h)");
+  EXPECT_EQ(scenario.status().message().rfind(
+                "cut.json: not valid JSON at line 1, column 10 (near end of input)", 0),
+            0u)
+      << scenario.status().message();
+  auto typo = ParseJsonScenario("{\n  \"name\": \"x\",\n  \"start\": tru\n}", "typo.json");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("line 3"), std::string::npos) << typo.status().message();
 }
 
 }  // namespace

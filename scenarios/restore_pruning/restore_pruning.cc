@@ -131,6 +131,8 @@ class RestorePruningScenario final : public Scenario {
            "checkpoint; a failed restore changes nothing, a successful one prunes exactly the "
            "obsolete ancestors";
   }
+  // No parameters: the scenario's workflow and outcome are fixed (for JSON, by its file).
+  std::vector<ParamDecl> params() const override { return {}; }
   std::vector<std::string> invariants() const override {
     return {kInvAncestry, kInvAtomic, kInvReqid, kInvCorrupt, kInvTopology, kInvObserver};
   }

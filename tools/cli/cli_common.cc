@@ -3,11 +3,14 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <filesystem>
 
 #include "engine/env.h"
+#include "engine/json_text.h"
 #include "properties/mutants.h"
 #include "reports/report_writer.h"
+#include "reports/shell_quote.h"
 #include "scenarios/json/json_scenario.h"
 #include "scenarios/registry.h"
 
@@ -20,9 +23,26 @@ int UsageError(const std::string& message) {
 
 bool StderrIsTerminal() { return ::isatty(STDERR_FILENO) == 1; }
 
+Result<uint64_t> ParseUnsigned(const std::string& flag, const std::string& text, uint64_t min,
+                               uint64_t max) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  const std::string range = std::to_string(min) + ".." + std::to_string(max);
+  if (text.empty() || text[0] == '+' || text[0] == '-' || ec == std::errc::invalid_argument ||
+      ptr != end) {
+    return Status::InvalidArgument(flag + " must be a whole number in " + range + " (got '" + text +
+                                   "')");
+  }
+  if (ec == std::errc::result_out_of_range || v < min || v > max) {
+    return Status::InvalidArgument(flag + " is out of range: '" + text + "' is not in " + range);
+  }
+  return v;
+}
+
 Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
-                                            const std::vector<std::string>& hazards, uint64_t seed,
-                                            const std::string& params_json) {
+                                            const std::vector<std::string>& hazards,
+                                            uint64_t seed) {
   properties::RunConfig config;
   config.seed = seed;
   if (profile == "maf-compat") {
@@ -43,14 +63,18 @@ Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
     }
     found->apply(&config);
   }
-  if (!params_json.empty()) {
-    Json params = Json::parse(params_json, nullptr, false);
-    if (params.is_discarded() || !params.is_object()) {
-      return Status::InvalidArgument("--params must be a JSON object, e.g. '{\"width\":4}'");
-    }
-    config.params = params;
-  }
   return config;
+}
+
+Result<Json> ResolveParamsText(const scenarios::Scenario& scenario, const std::string& text) {
+  Json given;  // null: none given
+  if (!text.empty()) {
+    if (text.size() > kMaxParamsBytes)
+      return Status::InvalidArgument("--params is " + std::to_string(text.size()) +
+                                     " bytes; at most " + std::to_string(kMaxParamsBytes));
+    SF_ASSIGN_OR_RETURN(given, ParseJsonText(text, "--params"));
+  }
+  return scenarios::ResolveParams(scenario.name(), scenario.params(), given);
 }
 
 Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::string& name) {
@@ -69,11 +93,82 @@ Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::st
       ", or the path of a JSON scenario file (scenarios/json/examples/*.json)");
 }
 
-Status WriteReports(const std::string& dir, const reports::Report& report) {
+Status CheckOutDir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) return Status::InvalidArgument("--out needs a directory name");
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Status::IOError("cannot create '" + dir + "': " + ec.message());
-  return reports::WriteAll(PosixEnv(), dir, report);
+  fs::path p = fs::absolute(dir, ec);
+  if (ec) return Status::InvalidArgument("--out '" + dir + "': " + ec.message());
+  if (fs::exists(p, ec)) {
+    if (!fs::is_directory(p, ec))
+      return Status::InvalidArgument("--out '" + dir +
+                                     "' exists and is not a directory; name a directory");
+  } else {
+    // The nearest existing ancestor must be a directory we may create entries in.
+    fs::path up = p.parent_path();
+    while (!up.empty() && !fs::exists(up, ec) && up != up.parent_path()) up = up.parent_path();
+    if (!fs::is_directory(up, ec))
+      return Status::InvalidArgument("--out '" + dir + "': '" + up.string() +
+                                     "' is not a directory");
+    p = up;
+  }
+  if (::access(p.c_str(), W_OK | X_OK) != 0)
+    return Status::InvalidArgument("--out '" + dir + "': '" + p.string() + "' is not writable");
+  return Status::Ok();
+}
+
+namespace {
+
+// Writes `bytes` to `path` and makes it durable.
+Status WriteDurably(Env* env, const std::string& path, const std::string& bytes) {
+  SF_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> f, env->NewWritableFile(path));
+  Status s = f->Append(bytes);
+  if (s.ok()) s = f->Sync();
+  Status closed = f->Close();
+  return s.ok() ? closed : s;
+}
+
+}  // namespace
+
+Status WriteReportSet(Env* env, const std::string& dir, const reports::Report& report) {
+  // Render everything first: a failure here touches nothing.
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& writer : reports::AllReportWriters())
+    files.emplace_back(writer->file_name(), writer->Render(report));
+  SF_RETURN_IF_ERROR(env->CreateDirIfMissing(dir));
+  // Phase 1: every file complete and durable under a temporary name.
+  std::vector<std::string> temps;
+  auto clean_up = [&](Status s) {
+    for (const std::string& t : temps) (void)env->RemoveFile(t);
+    return s.WithContext("writing the reports into " + dir + " (nothing was written)");
+  };
+  for (const auto& [name, bytes] : files) {
+    const std::string temp = JoinPath(dir, "." + name + ".tmp");
+    temps.push_back(temp);
+    Status s = WriteDurably(env, temp, bytes);
+    if (!s.ok()) return clean_up(s);
+  }
+  // Phase 2: publish; a rename replaces a file whole, so each name holds an old or a new report.
+  for (size_t i = 0; i < files.size(); ++i) {
+    Status s = env->RenameFile(temps[i], JoinPath(dir, files[i].first));
+    if (!s.ok()) {
+      temps.erase(temps.begin(), temps.begin() + static_cast<std::ptrdiff_t>(i));
+      return clean_up(s);
+    }
+  }
+  return env->SyncDir(dir);
+}
+
+Status WriteReports(const std::string& dir, const reports::Report& report) {
+  SF_RETURN_IF_ERROR(CheckOutDir(dir));
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::absolute(dir, ec).parent_path();
+  std::filesystem::create_directories(parent, ec);
+  if (ec) return Status::IOError("cannot create '" + parent.string() + "': " + ec.message());
+  const bool existed = std::filesystem::exists(dir, ec);
+  Status s = WriteReportSet(PosixEnv(), dir, report);
+  if (!s.ok() && !existed) std::filesystem::remove(dir, ec);  // only if empty: ours
+  return s;
 }
 
 void PrintSummary(std::FILE* out, const reports::Report& report, const std::string& dir) {
@@ -90,7 +185,10 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
   if (!report.mutants.empty()) {
     int killed = 0;
     for (const auto& m : report.mutants) killed += m.killed ? 1 : 0;
-    std::fprintf(out, "mutants killed: %d/%zu\n", killed, report.mutants.size());
+    // The mutants are defects of the built-in hosts and stores: they are hunted there, whatever
+    // scenarios the exploration itself ran (issue 16, item 6).
+    std::fprintf(out, "mutants killed: %d/%zu (hunted on the built-in scenarios)\n", killed,
+                 report.mutants.size());
   }
   // Every failure names its seed and the command that replays it.
   for (size_t i = 0; i < report.violations.size() && i < 5; ++i) {

@@ -9,7 +9,9 @@
 #include "faults/kill_injector.h"
 #include "faults/points.h"
 #include "faults/probed_env.h"
+#include "reports/shell_quote.h"
 #include "scenarios/approval/approval.h"
+#include "scenarios/approval/approval_store.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
 
@@ -22,20 +24,32 @@ class NoFaults final : public faults::FaultHook {
 };
 
 int RunApproval(const std::string& command, const ApprovalArgs& a) {
+  // Every argument is checked before anything touches the directory: a rejected command leaves it
+  // byte-identical (and does not create it).
   if (a.dir.empty()) return UsageError("approval " + command + " needs --dir DIR");
-  std::error_code ec;
   if (command == "start") {
-    std::filesystem::create_directories(a.dir, ec);
-    if (ec) return UsageError("cannot create directory '" + a.dir + "': " + ec.message());
-  } else if (!std::filesystem::is_directory(a.dir, ec)) {
-    return UsageError("directory '" + a.dir +
-                      "' does not exist; run `stepfault approval start --dir " + a.dir + "` first");
+    Status draft = scenarios::ValidateDraft(a.draft);
+    if (!draft.ok()) return UsageError(draft.message());
   }
   std::unique_ptr<faults::KillInjector> kill;
   if (!a.crash_at.empty()) {
     auto k = faults::KillInjector::Create(a.crash_at);
     if (!k.ok()) return UsageError("bad --crash-at: " + k.status().message());
     kill = std::move(k).value();
+    faults::Plan as_plan;
+    as_plan.faults.push_back(faults::Fault{
+        faults::FaultAction::Of(faults::FaultActionKind::kCrash), kill->target().point, {}});
+    Status known = faults::CheckPlanPoints(as_plan);
+    if (!known.ok()) return UsageError("bad --crash-at: " + known.message());
+  }
+  std::error_code ec;
+  if (command == "start") {
+    std::filesystem::create_directories(a.dir, ec);
+    if (ec) return UsageError("cannot create directory '" + a.dir + "': " + ec.message());
+  } else if (!std::filesystem::is_directory(a.dir, ec)) {
+    return UsageError("directory '" + a.dir +
+                      "' does not exist; run `stepfault approval start --dir " +
+                      reports::ShellQuote(a.dir) + "` first");
   }
   NoFaults no_faults;
   faults::ProbedEnv probed(PosixEnv(),
@@ -57,7 +71,7 @@ int RunApproval(const std::string& command, const ApprovalArgs& a) {
       std::printf("OperationId: %s\nRequestId: %s\n", out.operation_id.c_str(),
                   out.request_id.c_str());
   } else if (command == "status") {
-    out = scenarios::ApprovalStatusOf(env);
+    out = scenarios::ApprovalStatusOf(env, /*read_only=*/true);
     if (out.status.ok()) {
       std::printf("Status: %s\n", out.state.c_str());
       if (out.item_id) std::printf("StoredItem: %lld\n", static_cast<long long>(*out.item_id));
@@ -77,6 +91,17 @@ int RunApproval(const std::string& command, const ApprovalArgs& a) {
     std::fprintf(stderr, "stepfault approval %s: %s\n", command.c_str(),
                  out.status.ToString().c_str());
   }
+  if (kill && kill->matching_hits() < kill->target().hit) {
+    // --crash-at asked for a death that never came: the run did not test what was asked.
+    std::fprintf(stderr,
+                 "stepfault approval %s: --crash-at %s never fired: '%s' was hit %lld time(s) "
+                 "(the real file system probes checkpoint and receipt files, not SQLite's own; "
+                 "`stepfault list points` lists the points)\n",
+                 command.c_str(), kill->target().Print().c_str(),
+                 kill->target().point.Print().c_str(),
+                 static_cast<long long>(kill->matching_hits()));
+    return out.exit_code == kExitOk ? kExitViolation : out.exit_code;
+  }
   return out.exit_code;
 }
 
@@ -88,7 +113,7 @@ void AddApprovalCommand(CLI::App& app, CommandState& state) {
   auto common = [&state](CLI::App* sub) {
     sub->add_option("--dir", state.approval.dir, "the operation's directory")->required();
     sub->add_option("--crash-at", state.approval.crash_at, "SIGKILL this process at POINT[#N]");
-    sub->add_option("--seed", state.approval.seed, "root seed of ids");
+    AddUnsignedOption(sub, "--seed", &state.approval.seed, "root seed of ids", 0, UINT64_MAX);
   };
   auto* start = cmd->add_subcommand("start", "register the draft and wait for a decision");
   common(start);

@@ -13,17 +13,18 @@ void AddCheckCommand(CLI::App& app, CommandState& state) {
       "check", "random multi-life fault schedules with RapidCheck, shrunk on failure");
   auto* o = &state.check;
   cmd->add_option("--scenario", o->scenario, "scenario name or JSON scenario file")->required();
-  cmd->add_option("--cases", o->cases, "number of random schedules")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", o->seed, "RapidCheck and run seed");
+  AddUnsignedOption(cmd, "--cases", &o->cases, "number of random schedules", 1, 1'000'000);
+  AddUnsignedOption(cmd, "--seed", &o->seed, "RapidCheck and run seed", 0, UINT64_MAX);
   cmd->add_option("--profile", o->profile, "strict or maf-compat");
   cmd->add_option("--hazard", o->hazards, "turn on a hazard (repeatable)");
   cmd->add_option("--out", o->out, "directory for the reports")->required();
   cmd->callback([&state] {
     state.run = [&state] {
       const CheckArgs& a = state.check;
+      if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
       auto scenario = ResolveScenario(a.scenario);
       if (!scenario.ok()) return UsageError(scenario.status().message());
-      auto config = MakeRunConfig(a.profile, a.hazards, a.seed, "");
+      auto config = MakeRunConfig(a.profile, a.hazards, a.seed);
       if (!config.ok()) return UsageError(config.status().message());
       properties::CheckOptions options;
       options.seed = a.seed;

@@ -6,24 +6,31 @@
 #include "faults/plan.h"
 #include "properties/explorer.h"
 #include "properties/mutants.h"
+#include "reports/shell_quote.h"
 #include "scenarios/registry.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/plan_check.h"
 #include "tools/cli/progress.h"
 #include "tools/cli/shard_env.h"
 
 namespace stepfault::cli {
 namespace {
 
+// The largest shard count: far more than cells in any exploration, small enough for an int.
+constexpr uint64_t kMaxShards = 100000;
+
 Result<std::pair<int, int>> ParseShard(const std::string& text) {
-  size_t slash = text.find('/');
-  int i = 0, n = 0;
-  if (slash == std::string::npos || std::sscanf(text.c_str(), "%d/%d", &i, &n) != 2 || n < 1 ||
-      i < 1 || i > n) {
-    return Status::InvalidArgument("--shard must be I/N with 1 <= I <= N, e.g. 2/4 (got '" + text +
-                                   "')");
-  }
-  return std::make_pair(i, n);
+  const size_t slash = text.find('/');
+  const Status bad = Status::InvalidArgument(
+      "--shard must be I/N with 1 <= I <= N <= " + std::to_string(kMaxShards) +
+      ", e.g. 2/4 (got '" + text + "')");
+  if (slash == std::string::npos) return bad;
+  auto n = ParseUnsigned("--shard N", text.substr(slash + 1), 1, kMaxShards);
+  if (!n.ok()) return bad;
+  auto i = ParseUnsigned("--shard I", text.substr(0, slash), 1, *n);
+  if (!i.ok()) return bad;
+  return std::make_pair(static_cast<int>(*i), static_cast<int>(*n));
 }
 
 }  // namespace
@@ -35,20 +42,20 @@ void AddExploreCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("--scenario", o->scenario, "scenario name");
   cmd->add_flag("--all", o->all, "every built-in scenario");
   cmd->add_option("--actions", o->actions, "action kinds to try (comma separated)")->delimiter(',');
-  cmd->add_option("--depth", o->depth, "1, or 2 for a second fault in the first recovery")
-      ->check(CLI::Range(1, 2));
+  AddUnsignedOption(cmd, "--depth", &o->depth, "1, or 2 for a second fault in the first recovery",
+                    1, 2);
   cmd->add_option("--profile", o->profile, "strict or maf-compat");
   cmd->add_option("--hazard", o->hazards,
                   "turn on a hazard (repeatable; see `stepfault list hazards`)");
-  cmd->add_option("--seed", o->seed, "root seed");
-  cmd->add_option("--jobs", o->jobs, "worker processes")->check(CLI::Range(1, 64));
+  AddUnsignedOption(cmd, "--seed", &o->seed, "root seed", 0, UINT64_MAX);
+  AddUnsignedOption(cmd, "--jobs", &o->jobs, "worker processes", 1, 64);
   cmd->add_option("--shard", o->shard,
                   "run shard I of N (I/N); without it, GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS or "
                   "JOB_COMPLETION_INDEX/STEPFAULT_TOTAL_SHARDS");
   cmd->add_option("--min-coverage", o->min_coverage, "exit 3 when cell coverage is below PCT")
       ->check(CLI::Range(0.0, 100.0));
-  cmd->add_option("--depth2-max-pairs", o->depth2_max_pairs,
-                  "sample depth-2 pairs above this count");
+  AddUnsignedOption(cmd, "--depth2-max-pairs", &o->depth2_max_pairs,
+                    "sample depth-2 pairs above this count", 1, 10'000'000);
   cmd->add_flag("--mutants", o->with_mutants, "also run the mutant hunt and put it in the report");
   cmd->add_flag("--quiet", o->quiet, "no progress output");
   cmd->add_option("--out", o->out, "directory for the reports")->required();
@@ -59,14 +66,16 @@ namespace {
 // The exploration's identity: what selects the cells and decides their outcomes, without --shard,
 // --out, --jobs or --quiet, so every shard of one exploration records the same command and merges.
 std::string CanonicalCommand(const ExploreArgs& a) {
-  std::string c =
-      "stepfault explore " + (a.all ? std::string("--all") : "--scenario " + a.scenario);
+  using reports::ShellQuote;
+  std::string c = "stepfault explore " +
+                  (a.all ? std::string("--all") : "--scenario " + ShellQuote(a.scenario));
   if (!a.actions.empty()) {
-    c += " --actions ";
-    for (size_t i = 0; i < a.actions.size(); ++i) c += (i > 0 ? "," : "") + a.actions[i];
+    std::string actions;
+    for (size_t i = 0; i < a.actions.size(); ++i) actions += (i > 0 ? "," : "") + a.actions[i];
+    c += " --actions " + ShellQuote(actions);
   }
-  c += " --depth " + std::to_string(a.depth) + " --profile " + a.profile;
-  for (const std::string& h : a.hazards) c += " --hazard " + h;
+  c += " --depth " + std::to_string(a.depth) + " --profile " + ShellQuote(a.profile);
+  for (const std::string& h : a.hazards) c += " --hazard " + ShellQuote(h);
   c += " --seed " + std::to_string(a.seed);
   if (a.depth == 2) c += " --depth2-max-pairs " + std::to_string(a.depth2_max_pairs);
   if (a.with_mutants) c += " --mutants";
@@ -77,6 +86,8 @@ std::string CanonicalCommand(const ExploreArgs& a) {
 int RunExplore(const ExploreArgs& a) {
   if (a.all == !a.scenario.empty())
     return UsageError("explore needs exactly one of --scenario NAME or --all");
+  // Every argument is checked before any work, so a bad --out never costs a whole run.
+  if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
   for (const std::string& k : a.actions) {
     const auto& names = properties::ActionKindNames();
     if (std::find(names.begin(), names.end(), k) == names.end()) {
@@ -85,7 +96,7 @@ int RunExplore(const ExploreArgs& a) {
       return UsageError("unknown action '" + k + "'; the actions are: " + list);
     }
   }
-  auto config = MakeRunConfig(a.profile, a.hazards, a.seed, "");
+  auto config = MakeRunConfig(a.profile, a.hazards, a.seed);
   if (!config.ok()) return UsageError(config.status().message());
   std::vector<std::shared_ptr<const scenarios::Scenario>> chosen;
   if (a.all) {
@@ -154,14 +165,15 @@ void AddMutantsCommand(CLI::App& app, CommandState& state) {
   auto* cmd = app.add_subcommand("mutants",
                                  "run exploration on every known bug and report which are killed");
   auto* o = &state.mutants;
-  cmd->add_option("--jobs", o->jobs, "worker processes")->check(CLI::Range(1, 64));
-  cmd->add_option("--seed", o->seed, "root seed");
+  AddUnsignedOption(cmd, "--jobs", &o->jobs, "worker processes", 1, 64);
+  AddUnsignedOption(cmd, "--seed", &o->seed, "root seed", 0, UINT64_MAX);
   cmd->add_option("--only", o->only, "only these mutants (repeatable)");
   cmd->add_flag("--quiet", o->quiet, "no progress output");
   cmd->add_option("--out", o->out, "directory for the reports")->required();
   cmd->callback([&state] {
     state.run = [&state] {
       const MutantsArgs& a = state.mutants;
+      if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
       for (const std::string& name : a.only) {
         bool known = false;
         for (const auto& m : properties::AllMutants()) known = known || m.name == name;
@@ -204,11 +216,17 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("scenario", o->scenario, "scenario name")->required();
   cmd->add_option("--plan", o->plan, "the fault plan, e.g. 'none;crash@effect.commit.after#1'")
       ->required();
-  cmd->add_option("--seed", o->seed, "root seed");
+  AddUnsignedOption(cmd, "--seed", &o->seed, "root seed", 0, UINT64_MAX);
   cmd->add_option("--profile", o->profile, "strict or maf-compat");
   cmd->add_option("--hazard", o->hazards, "turn on a hazard (repeatable)");
-  cmd->add_option("--params", o->params, "scenario parameters as a JSON object");
+  cmd->add_option("--params", o->params,
+                  "scenario parameters as a JSON object merged over the defaults (`stepfault list "
+                  "params` lists each scenario's)");
   cmd->add_flag("--trace", o->trace, "print the full trace of every life");
+  std::string footer = "Scenario parameters (--params):\n";
+  for (const auto& s : scenarios::BuiltinScenarios())
+    footer += "  " + s->name() + "\n" + scenarios::DescribeParams(s->params(), "    ");
+  cmd->footer(footer);
   cmd->callback([&state] {
     state.run = [&state] {
       const ReplayArgs& a = state.replay;
@@ -216,8 +234,13 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
       if (!scenario.ok()) return UsageError(scenario.status().message());
       auto plan = faults::ParsePlan(a.plan);
       if (!plan.ok()) return UsageError("bad --plan: " + plan.status().message());
-      auto config = MakeRunConfig(a.profile, a.hazards, a.seed, a.params);
+      auto config = MakeRunConfig(a.profile, a.hazards, a.seed);
       if (!config.ok()) return UsageError(config.status().message());
+      auto params = ResolveParamsText(**scenario, a.params);
+      if (!params.ok()) return UsageError(params.status().message());
+      config->params = *params;
+      Status points = CheckPlanForScenario(*plan, **scenario, *config);
+      if (!points.ok()) return UsageError("bad --plan: " + points.message());
       properties::Execution ex = properties::RunPlan(**scenario, *plan, *config);
       if (a.trace) {
         std::fputs(ex.trace.c_str(), stdout);
@@ -233,10 +256,14 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
       }
       for (const auto& v : ex.violations)
         std::printf("VIOLATION %s: %s\n", v.invariant.c_str(), v.message.c_str());
+      const std::vector<std::string> unfired = FaultsNeverFired(*plan, ex);
+      for (const std::string& line : unfired) std::fprintf(stderr, "stepfault: %s\n", line.c_str());
       std::printf("%s after %zu lives, %zu violation(s); seed %llu\n",
                   ex.completed ? "completed" : "not completed", ex.lives.size(),
                   ex.violations.size(), static_cast<unsigned long long>(a.seed));
-      return ex.violations.empty() ? kExitOk : kExitViolation;
+      if (!ex.violations.empty()) return kExitViolation;
+      // The plan asked for a fault this run never reached: nothing was tested.
+      return unfired.empty() ? kExitOk : kExitUsage;
     };
   });
 }

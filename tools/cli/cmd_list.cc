@@ -40,10 +40,16 @@ int List(const std::string& what) {
   } else if (what == "hazards") {
     for (const auto& m : properties::AllMutants())
       std::printf("%-45s %s\n", m.name.c_str(), m.description.c_str());
+  } else if (what == "params") {
+    for (const auto& s : scenarios::BuiltinScenarios()) {
+      std::printf("%s\n%s", s->name().c_str(),
+                  scenarios::DescribeParams(s->params(), "  ").c_str());
+    }
+    std::printf("(a JSON scenario file takes no parameters)\n");
   } else if (what == "actions") {
     for (const auto& a : properties::ActionKindNames()) std::printf("%s\n", a.c_str());
   } else {
-    return UsageError("list what? one of: scenarios, points, invariants, hazards, actions");
+    return UsageError("list what? one of: scenarios, points, invariants, hazards, actions, params");
   }
   return kExitOk;
 }
@@ -51,8 +57,9 @@ int List(const std::string& what) {
 }  // namespace
 
 void AddListCommand(CLI::App& app, CommandState& state) {
-  auto* cmd = app.add_subcommand("list", "list scenarios, points, invariants, hazards or actions");
-  cmd->add_option("what", state.list_what, "scenarios|points|invariants|hazards|actions")
+  auto* cmd =
+      app.add_subcommand("list", "list scenarios, points, invariants, hazards, actions or params");
+  cmd->add_option("what", state.list_what, "scenarios|points|invariants|hazards|actions|params")
       ->required();
   cmd->callback([&state] { state.run = [&state] { return List(state.list_what); }; });
 }

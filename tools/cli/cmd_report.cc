@@ -27,6 +27,7 @@ Result<std::string> ReadWholeFile(const std::string& path) {
 
 int ReportMerge(const ReportArgs& a) {
   if (a.inputs.empty()) return UsageError("report merge needs the shard report.json files");
+  if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
   std::vector<reports::Report> shards;
   for (const std::string& path : a.inputs) {
     auto text = ReadWholeFile(path);
@@ -47,6 +48,7 @@ int ReportRender(const ReportArgs& a, bool bench) {
   if (a.inputs.size() != 1)
     return UsageError(std::string("report ") + (bench ? "bench" : "render") +
                       " takes one input file");
+  if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
   reports::Report report;
   if (bench) {
     if (!a.report.empty()) {

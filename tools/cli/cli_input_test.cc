@@ -1,0 +1,206 @@
+// Goal: every bad input to the command line is a clear error with the documented exit code
+// (scenarios/exit_codes.h), never a crash, a hang, a silent pass, or a change on disk (issue 16).
+// Each test names the issue item it proves; each failed before its fix.
+// Method: run build/bin/stepfault in separate processes in scratch directories; for "changes
+// nothing" compare a snapshot of the directory tree (every path and its bytes) before and after.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace stepfault::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct ProcessRun {
+  int exit_code;  // -signal when killed
+  std::string out;
+};
+
+std::string Binary() {
+  const char* dir = std::getenv("STEPFAULT_BIN_DIR");
+  return std::string(dir != nullptr ? dir : "build/bin") + "/stepfault";
+}
+
+ProcessRun Stepfault(const std::string& args) {
+  std::string cmd = Binary() + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  EXPECT_NE(p, nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  int status = ::pclose(p);
+  int code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : (WIFSIGNALED(status) ? -WTERMSIG(status) : -1);
+  if (code > 128) code = -(code - 128);
+  return {code, out};
+}
+
+std::string Scratch(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("sf_in_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(dir);
+  return dir.string();
+}
+
+// Every path under `dir` with its bytes ("<missing>" when dir does not exist).
+std::map<std::string, std::string> Tree(const std::string& dir) {
+  std::map<std::string, std::string> tree;
+  if (!fs::exists(dir)) return {{"", "<missing>"}};
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    std::string bytes = "<dir>";
+    if (e.is_regular_file()) {
+      std::ifstream in(e.path(), std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      bytes = ss.str();
+    }
+    tree[fs::relative(e.path(), dir).string()] = bytes;
+  }
+  return tree;
+}
+
+const char* kComment = "\"External business decision.\"";
+
+// Item 1: unknown, unreachable or unfired fault points are errors, never a pass.
+TEST(InputBoundaryTest, PlansThatCannotFireAreErrorsNotPasses) {
+  ProcessRun typo = Stepfault("replay approval --plan 'crash@effect.commit.afterr#1'");
+  EXPECT_EQ(typo.exit_code, 2) << typo.out;
+  EXPECT_NE(typo.out.find("did you mean 'effect.commit.after'"), std::string::npos) << typo.out;
+  ProcessRun unreached = Stepfault("replay fan-in --plan 'crash@receipt.publish.before#1'");
+  EXPECT_EQ(unreached.exit_code, 2) << unreached.out;
+  EXPECT_NE(unreached.out.find("never reaches"), std::string::npos) << unreached.out;
+  ProcessRun unfired = Stepfault("replay approval --plan 'crash@effect.commit.after#5'");
+  EXPECT_EQ(unfired.exit_code, 2) << unfired.out;
+  EXPECT_NE(unfired.out.find("never fired"), std::string::npos) << unfired.out;
+
+  const std::string dir = Scratch("crash_at");
+  EXPECT_EQ(Stepfault("approval start --dir " + dir + " --crash-at no.such.point").exit_code, 2);
+  EXPECT_FALSE(fs::exists(dir)) << "a rejected --crash-at created the directory";
+  ProcessRun db = Stepfault("approval start --dir " + dir + " --crash-at 'fs.fsync[db]#1'");
+  EXPECT_EQ(db.exit_code, 1) << db.out;
+  EXPECT_NE(db.out.find("never fired"), std::string::npos) << db.out;
+}
+
+// Item 9: numbers are parsed strictly: no sign, no wrap, no suffix.
+TEST(InputBoundaryTest, NumbersAreParsedStrictly) {
+  for (const char* args : {"replay approval --plan none --seed -1",
+                           "replay approval --plan none --seed 18446744073709551616",
+                           "replay approval --plan none --seed 12x",
+                           "explore --scenario fan-in --shard 1/2x --out /tmp/sf_never",
+                           "explore --scenario fan-in --shard 1/99999999999 --out /tmp/sf_never",
+                           "explore --scenario fan-in --depth2-max-pairs -5 --out /tmp/sf_never",
+                           "check --scenario fan-in --cases 0 --out /tmp/sf_never"}) {
+    ProcessRun r = Stepfault(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out;
+  }
+  EXPECT_FALSE(fs::exists("/tmp/sf_never"));
+  EXPECT_EQ(Stepfault("replay approval --plan none --seed 18446744073709551615").exit_code, 0);
+}
+
+// Item 15: --version, and the exit codes in --help.
+TEST(InputBoundaryTest, VersionAndHelpNameTheExitCodes) {
+  ProcessRun v = Stepfault("--version");
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out.rfind("stepfault ", 0), 0u) << v.out;
+  ProcessRun help = Stepfault("--help");
+  EXPECT_NE(help.out.find("4 internal error"), std::string::npos) << help.out;
+}
+
+// Items 4 and 11: a rejected command leaves the directory byte-identical (or uncreated); status
+// is read-only; resume on an empty directory creates nothing.
+TEST(InputBoundaryTest, RejectedAndReadOnlyCommandsChangeNothingOnDisk) {
+  const std::string fresh = Scratch("fresh");
+  EXPECT_EQ(Stepfault("approval start --dir " + fresh + " --draft ''").exit_code, 2);
+  EXPECT_EQ(
+      Stepfault("approval start --dir " + fresh + " --draft \"$(printf 'a\\377b')\"").exit_code, 2);
+  EXPECT_FALSE(fs::exists(fresh)) << "a rejected start created the directory";
+
+  const std::string empty = Scratch("empty");
+  fs::create_directories(empty);
+  EXPECT_EQ(Stepfault("approval resume --dir " + empty + " approve " + kComment).exit_code, 2);
+  EXPECT_TRUE(fs::is_empty(empty)) << "resume on an empty directory wrote a file";
+  EXPECT_EQ(Stepfault("approval status --dir " + empty).exit_code, 2);
+  EXPECT_TRUE(fs::is_empty(empty));
+
+  const std::string dir = Scratch("started");
+  ASSERT_EQ(Stepfault("approval start --dir " + dir).exit_code, 0);
+  const auto before = Tree(dir);
+  EXPECT_EQ(Stepfault("approval status --dir " + dir).exit_code, 0);
+  EXPECT_EQ(Stepfault("approval start --dir " + dir).exit_code, 2);
+  EXPECT_EQ(Stepfault("approval resume --dir " + dir + " maybe " + kComment).exit_code, 2);
+  EXPECT_EQ(Stepfault("approval resume --dir " + dir + " approve " + kComment + " --crash-at x.y")
+                .exit_code,
+            2);
+  EXPECT_EQ(Tree(dir), before) << "a rejected or read-only command changed the directory";
+
+  fs::remove(dir + "/business.db");
+  const auto damaged = Tree(dir);
+  ProcessRun status = Stepfault("approval status --dir " + dir);
+  EXPECT_EQ(status.exit_code, 2) << status.out;
+  EXPECT_NE(status.out.find("business.db is missing"), std::string::npos) << status.out;
+  EXPECT_EQ(Tree(dir), damaged) << "status re-created business.db";
+}
+
+// Item 13: one rule for damage (exit 2), and an interrupted start is named as such.
+TEST(InputBoundaryTest, DamageHasOneExitCodeAndAnInterruptedStartIsNamed) {
+  const std::string dir = Scratch("interrupted");
+  ProcessRun killed =
+      Stepfault("approval start --dir " + dir + " --crash-at receipt.publish.before");
+  ASSERT_EQ(killed.exit_code, -9) << killed.out;
+  ProcessRun status = Stepfault("approval status --dir " + dir);
+  EXPECT_EQ(status.exit_code, 2) << status.out;
+  EXPECT_NE(status.out.find("interrupted"), std::string::npos) << status.out;
+
+  const std::string db = Scratch("baddb");
+  ASSERT_EQ(Stepfault("approval start --dir " + db).exit_code, 0);
+  std::ofstream(db + "/business.db", std::ios::trunc) << std::string(4096, 'x');
+  EXPECT_EQ(Stepfault("approval status --dir " + db).exit_code, 2);
+  EXPECT_EQ(Stepfault("approval resume --dir " + db + " approve " + kComment).exit_code, 2);
+
+  const std::string receipt = Scratch("badreceipt");
+  ASSERT_EQ(Stepfault("approval start --dir " + receipt).exit_code, 0);
+  std::ofstream(receipt + "/waiting.json", std::ios::trunc) << "{";
+  EXPECT_EQ(Stepfault("approval resume --dir " + receipt + " approve " + kComment).exit_code, 2);
+}
+
+// Item 7: --out is checked before any work.
+TEST(InputBoundaryTest, ABadOutIsRejectedBeforeTheRun) {
+  const std::string base = Scratch("out");
+  fs::create_directories(base);
+  std::ofstream(base + "/afile") << "x";
+  ProcessRun r = Stepfault("explore --scenario fan-in --quiet --out " + base + "/afile");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("is not a directory"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("coverage"), std::string::npos) << "the run happened before the check";
+}
+
+// Item 3: --params is validated against the scenario's declaration, merged over the defaults, and
+// listed by `stepfault list params`.
+TEST(InputBoundaryTest, ParamsAreValidatedMergedAndListed) {
+  struct Case {
+    const char* params;
+    const char* expected;
+  };
+  for (const Case& c :
+       {Case{"{\"widht\":4}", "did you mean 'width'"},
+        Case{"{\"width\":100000000}", "out of range"}, Case{"{\"width\":0}", "out of range"},
+        Case{"{\"width\":\"x\"}", "expected integer"}, Case{"{\"width\":5", "line 1, column"}}) {
+    ProcessRun r = Stepfault("replay fan-in --plan none --params '" + std::string(c.params) + "'");
+    EXPECT_EQ(r.exit_code, 2) << c.params << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.expected), std::string::npos) << c.params << "\n" << r.out;
+  }
+  EXPECT_EQ(Stepfault("replay fan-in --plan none --params '{\"width\":5}'").exit_code, 0);
+  ProcessRun list = Stepfault("list params");
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_NE(list.out.find("width: integer 1..64, default 3"), std::string::npos) << list.out;
+}
+
+}  // namespace
+}  // namespace stepfault::cli

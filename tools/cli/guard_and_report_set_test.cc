@@ -1,0 +1,79 @@
+// Goal: two promises of the command line that no input can reach from outside any more: an
+// exception escaping a command becomes exit 2 (JSON input) or exit 4 with "please report" and the
+// command line, never an abort (issue 16, item 15); and the report set is written all or nothing:
+// a write error (a full disk) leaves the previous reports byte-identical and no temporary file
+// behind (item 7).
+// Method: GuardCommand around throwing bodies; WriteReportSet through a FailingEnv that fails the
+// N-th write with ENOSPC, for every N until one succeeds, over a directory holding an older set.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "faults/failing_env.h"
+#include "tools/cli/cli.h"
+#include "tools/cli/cli_common.h"
+
+namespace stepfault::cli {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(GuardCommandTest, EscapedExceptionsBecomeDocumentedExitCodes) {
+  EXPECT_EQ(GuardCommand("stepfault x", [] { return 0; }), kExitOk);
+  EXPECT_EQ(GuardCommand("stepfault x",
+                         []() -> int { return nlohmann::json::parse("{").size() > 0 ? 0 : 1; }),
+            kExitUsage);
+  testing::internal::CaptureStderr();
+  const int code =
+      GuardCommand("stepfault replay 'a b'", []() -> int { throw std::runtime_error("boom"); });
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(code, kExitInternal);
+  EXPECT_NE(err.find("internal error: boom"), std::string::npos) << err;
+  EXPECT_NE(err.find("please report"), std::string::npos) << err;
+  EXPECT_NE(err.find("stepfault replay 'a b'"), std::string::npos) << err;
+  EXPECT_EQ(GuardCommand("stepfault x", []() -> int { throw 42; }), kExitInternal);
+}
+
+std::map<std::string, std::string> Files(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::ifstream in(e.path(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    out[e.path().filename().string()] = ss.str();
+  }
+  return out;
+}
+
+TEST(ReportSetTest, AFullDiskLeavesThePreviousReportSetWholeAndNoTempFiles) {
+  const std::string dir =
+      (fs::temp_directory_path() / ("sf_reportset_" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  reports::Report old_report;
+  old_report.command = "stepfault explore --scenario fan-in";
+  ASSERT_TRUE(WriteReportSet(PosixEnv(), dir, old_report).ok());
+  const auto before = Files(dir);
+  ASSERT_EQ(before.size(), 4u);
+  reports::Report new_report;
+  new_report.command = "stepfault explore --scenario approval";
+  bool succeeded = false;
+  for (uint64_t n = 1; n <= 16 && !succeeded; ++n) {
+    faults::FailingEnv env(PosixEnv());
+    env.Arm({faults::IoOp::kWrite, n, faults::IoError::kEnospc, true});
+    Status s = WriteReportSet(&env, dir, new_report);
+    if (s.ok()) {
+      succeeded = true;
+      break;
+    }
+    EXPECT_EQ(Files(dir), before) << "write #" << n << " failed and the report set changed";
+  }
+  EXPECT_TRUE(succeeded) << "the set never got written";
+  for (const auto& [name, bytes] : Files(dir)) EXPECT_EQ(name.find(".tmp"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace stepfault::cli

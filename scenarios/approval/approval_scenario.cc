@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/checkpoint.h"
+#include "engine/stores/file_store.h"
 #include "scenarios/approval/approval.h"
 #include "scenarios/approval/approval_store.h"
 #include "scenarios/approval/receipt.h"
@@ -187,7 +188,7 @@ class ApprovalScenario final : public Scenario {
       if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0) continue;
       auto bytes = env.env->ReadFile(JoinPath(dir, name));
       if (!bytes.ok()) continue;
-      Json envelope = Json::parse(*bytes, nullptr, false);
+      Json envelope = CheckpointFileAsJson(*bytes);
       if (envelope.is_discarded() || !envelope.contains("checkpoint")) continue;
       auto cp = DecodeCheckpoint(envelope["checkpoint"].dump());
       if (!cp.ok()) continue;

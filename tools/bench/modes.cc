@@ -40,6 +40,16 @@ void AddDurableStoreModes(std::vector<Mode>* modes) {
                           return std::move(store).value();
                         },
                         LimitKind::kAppendSync, /*on_disk=*/true});
+  // The same with SQLite's default 4 KB pages: the measurement behind
+  // SqliteStoreOptions::page_size.
+  modes->push_back(Mode{"sqlite_page4k", ManagerKind::kStore,
+                        [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
+                          auto store = SqliteCheckpointStore::Open(
+                              PosixEnv(), JoinPath(dir, "checkpoints.db"), {.page_size = 4096});
+                          SF_CHECK(store.ok());
+                          return std::move(store).value();
+                        },
+                        LimitKind::kAppendSync, /*on_disk=*/true});
   // File store on the simulated file system: the store's own work without a disk.
   modes->push_back(Mode{"simfs", ManagerKind::kStore,
                         [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {

@@ -37,8 +37,9 @@ void Missing(std::FILE* out, const char* row, const char* filter) {
 std::optional<nlohmann::json> PeerShape(size_t state_bytes_per_executor, std::string* why) {
   const char* path = std::getenv("STEPFAULT_BENCH_PEERS");
   if (path == nullptr || *path == '\0') {
-    *why = "skipped: STEPFAULT_BENCH_PEERS not set (tools/bench/peers/run sets it when node and "
-           "the pinned @langchain/langgraph are installed)";
+    *why =
+        "skipped: STEPFAULT_BENCH_PEERS not set (tools/bench/peers/run sets it when node and "
+        "the pinned @langchain/langgraph are installed)";
     return std::nullopt;
   }
   std::ifstream in(path);
@@ -127,7 +128,8 @@ void CodecRow(const std::map<std::string, BenchResult>& results, std::FILE* out)
     std::fprintf(out, "  %-30s v2 %.2f GB/s (%.0f B state, %.2fx memcpy)", row, gbps,
                  CounterOf(*v2, "state_bytes"), CounterOf(*v2, "ratio"));
     if (v1 != nullptr) {
-      std::fprintf(out, "; v1 (before) %.2f GB/s: %.1fx faster", CounterOf(*v1, "bytes_per_second") / 1e9,
+      std::fprintf(out, "; v1 (before) %.2f GB/s: %.1fx faster",
+                   CounterOf(*v1, "bytes_per_second") / 1e9,
                    CounterOf(*v1, "bytes_per_second") > 0
                        ? CounterOf(*v2, "bytes_per_second") / CounterOf(*v1, "bytes_per_second")
                        : 0);
@@ -146,11 +148,9 @@ void DurableRows(const std::map<std::string, BenchResult>& results, std::FILE* o
               {"sqlite", "SQLite store, 2 MB/step", "append+fdatasync", 2},
               {"sqlite_page4k", "  (SQLite, 4 KB pages)", "append+fdatasync", 2}};
   for (const auto& row : rows) {
-    const BenchResult* r = Find(results, "BM_Step",
-                                {{"mode", row.mode},
-                                 {"shape", "fanin"},
-                                 {"width", "1"},
-                                 {"state", "1048576"}});
+    const BenchResult* r =
+        Find(results, "BM_Step",
+             {{"mode", row.mode}, {"shape", "fanin"}, {"width", "1"}, {"state", "1048576"}});
     if (r == nullptr) {
       Missing(out, row.row, "BM_Step/mode:(file|sqlite)/shape:fanin/width:1/state:1048576");
       continue;
@@ -174,8 +174,9 @@ void PrintTargets(const std::map<std::string, BenchResult>& results, std::FILE* 
   DurableRows(results, out);
   // Row 6: incremental checkpoints do not exist yet, so a step that changed nothing still writes
   // every byte of the state; report the ratio that shows it.
-  const BenchResult* full = Find(results, "BM_Step", {{"mode", "bytes"}, {"shape", "fanin"},
-                                                      {"width", "1"}, {"state", "1048576"}});
+  const BenchResult* full =
+      Find(results, "BM_Step",
+           {{"mode", "bytes"}, {"shape", "fanin"}, {"width", "1"}, {"state", "1048576"}});
   if (full != nullptr && CounterOf(*full, "state_bytes") > 0) {
     std::fprintf(out,
                  "  %-30s %.0f%% of the state per checkpoint (no incremental checkpoints: every "
@@ -183,8 +184,10 @@ void PrintTargets(const std::map<std::string, BenchResult>& results, std::FILE* 
                  "bytes written, unchanged state",
                  100 * CounterOf(*full, "checkpoint_bytes") / CounterOf(*full, "state_bytes"));
   } else {
-    std::fprintf(out, "  %-30s every checkpoint is full (no incremental checkpoints)  target <= 1%%  [not met]\n",
-                 "bytes written, unchanged state");
+    std::fprintf(
+        out,
+        "  %-30s every checkpoint is full (no incremental checkpoints)  target <= 1%%  [not met]\n",
+        "bytes written, unchanged state");
   }
   const BenchResult* window = nullptr;
   for (const auto& [name, r] : results) {

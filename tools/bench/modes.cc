@@ -13,6 +13,8 @@ const std::vector<Mode>& Modes() {
     auto* m = new std::vector<Mode>();
     m->push_back(Mode{"none", ManagerKind::kNone, nullptr, LimitKind::kMemcpy, false});
     m->push_back(Mode{"memory", ManagerKind::kInMemory, nullptr, LimitKind::kMemcpy, false});
+    m->push_back(
+        Mode{"memory_copy", ManagerKind::kInMemoryCopying, nullptr, LimitKind::kMemcpy, false});
     m->push_back(Mode{"bytes", ManagerKind::kStore,
                       [](const std::string&) { return std::make_unique<BytesStore>(); },
                       LimitKind::kMemcpy, false});

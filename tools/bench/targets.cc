@@ -90,6 +90,12 @@ void InMemoryRows(const std::map<std::string, BenchResult>& results, std::FILE* 
                    row, overhead_ns / 1e3, CounterOf(*memory, "changed_bytes"), changed_ns / 1e3,
                    ratio, Verdict(changed_ns > 0 && ratio <= 2));
     }
+    Labels copy_labels = base;
+    copy_labels["mode"] = "memory_copy";
+    if (const BenchResult* copy = Find(results, "BM_Step", copy_labels)) {
+      std::fprintf(out, "  %-30s before CommitOwned (memory_copy): step %.2f us (+%.2f us)\n", "",
+                   copy->time_ns / 1e3, (copy->time_ns - none->time_ns) / 1e3);
+    }
     std::string why;
     if (auto peer = PeerShape(state, &why)) {
       const double lg_us = (*peer)["overhead_us_per_step"].get<double>();

@@ -362,9 +362,12 @@ class Unframer {
       const std::string_view text(s);
       const size_t pos = kBlobRef.size();
       uint64_t index = 0;
+      // Canonical decimal only ("01" is not what the encoder writes), so one checkpoint has one
+      // encoding.
       const bool digits = text.starts_with(kBlobRef) && text.size() > pos &&
                           text.size() - pos <= 9 &&
-                          text.find_first_not_of("0123456789", pos) == std::string_view::npos;
+                          text.find_first_not_of("0123456789", pos) == std::string_view::npos &&
+                          (text[pos] != '0' || text.size() == pos + 1);
       if (!digits) return Status::Corruption("/body: malformed blob reference in a framed value");
       std::from_chars(text.data() + pos, text.data() + text.size(), index);
       if (index >= blobs_.size() || used_[index]) {

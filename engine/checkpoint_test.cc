@@ -231,6 +231,8 @@ TEST(CheckpointDamageTest, SealedButMalformedFramesNameWhatIsWrong) {
   m = meta;
   m["body"]["state"]["executor:prepare"]["nul"] = std::string("\0blob:0", 7);  // used twice
   EXPECT_NE(message(Reseal(m, blobs)).find("used twice"), std::string::npos);
+  m["body"]["state"]["executor:prepare"]["nul"] = std::string("\0blob:00", 8);  // not canonical
+  EXPECT_NE(message(Reseal(m, blobs)).find("malformed blob reference"), std::string::npos);
   m["body"]["state"]["executor:prepare"]["nul"] = std::string("\0oops", 5);
   EXPECT_NE(message(Reseal(m, blobs)).find("malformed blob reference"), std::string::npos);
   m = meta;

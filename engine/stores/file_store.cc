@@ -207,7 +207,15 @@ json CheckpointFileAsJson(std::string_view content) {
   json checkpoint = nullptr;
   if (LooksLikeFramedCheckpoint(record->checkpoint)) {
     auto decoded = DecodeCheckpoint(record->checkpoint);
-    if (decoded.ok()) checkpoint = json::parse(EncodeCheckpointJson(*decoded));
+    if (decoded.ok()) {
+      // Version 1 is JSON text: a framed blob that is not UTF-8 has no version-1 form (the dump
+      // throws), so such a checkpoint shows as null, like an undecodable one.
+      try {
+        checkpoint = json::parse(EncodeCheckpointJson(*decoded));
+      } catch (const json::exception&) {
+        checkpoint = nullptr;
+      }
+    }
   } else {
     checkpoint = json::parse(record->checkpoint, nullptr, /*allow_exceptions=*/false);
     if (checkpoint.is_discarded()) checkpoint = nullptr;

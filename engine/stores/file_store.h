@@ -51,7 +51,8 @@ struct CheckpointFileRecord {
 // is wrong when it is torn or damaged.
 Result<CheckpointFileRecord> DecodeCheckpointFile(std::string_view content);
 // The file as a version-1 envelope (JSON, its "checkpoint" the all-JSON checkpoint document, or
-// null when those bytes are not a decodable checkpoint; sealed like version 1), for readers that
+// null when those bytes are not a decodable checkpoint or hold strings that are not UTF-8; sealed
+// like version 1), for readers that
 // inspect JSON; discarded when the file does not verify.
 nlohmann::json CheckpointFileAsJson(std::string_view content);
 

@@ -147,6 +147,8 @@ TEST_P(StoreConformanceTest, FramedCheckpointsAreKeptByteForByteAcrossReopen) {
       c.state["executor:a"]["big"] =
           std::string(1000 + 97 * i, static_cast<char>('a' + i)) + "\"\n";
       c.state["executor:a"]["small"] = Doc(i, "framed");
+      // Raw bytes a text column or a C string would cut: NUL and invalid UTF-8 inside a blob.
+      c.state["executor:a"]["binary"] = std::string(200, 'b') + std::string("\0\xff\x01", 3) + "e";
       c.parent = parent;
       const std::string bytes = EncodeCheckpoint(c);
       CONF_ASSERT_OK_AND_ASSIGN(CheckpointInfo info, store->Commit("framed", bytes, parent));

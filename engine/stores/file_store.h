@@ -52,8 +52,7 @@ struct CheckpointFileRecord {
 Result<CheckpointFileRecord> DecodeCheckpointFile(std::string_view content);
 // The file as a version-1 envelope (JSON, its "checkpoint" the all-JSON checkpoint document, or
 // null when those bytes are not a decodable checkpoint or hold strings that are not UTF-8; sealed
-// like version 1), for readers that
-// inspect JSON; discarded when the file does not verify.
+// like version 1), for readers that inspect JSON; discarded when the file does not verify.
 nlohmann::json CheckpointFileAsJson(std::string_view content);
 
 struct FileStoreOptions {

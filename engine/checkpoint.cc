@@ -1,6 +1,9 @@
-// The checkpoint codec: canonical JSON, version, CRC32C seal, and a validating decoder.
+// The checkpoint codec: the framed version-2 encoding, the all-JSON version 1, the CRC32C seal,
+// and one validating decoder for both.
 #include "engine/checkpoint.h"
 
+#include <charconv>
+#include <deque>
 #include <set>
 
 #include "engine/compat.h"
@@ -9,6 +12,9 @@
 namespace stepfault {
 namespace {
 constexpr const char* kFormat = "stepfault.checkpoint";
+constexpr std::string_view kMagic = "stepfault.checkpoint v";
+constexpr std::string_view kBlobRef("\0blob:", 6);
+constexpr size_t kTrailerBytes = 16;  // "crc32c:" + 8 hex + "\n"
 
 Result<std::vector<std::string>> StringList(const Json& j, const char* key,
                                             const std::string& path) {
@@ -76,36 +82,124 @@ Result<CheckpointInfo> CheckpointInfoFromJson(const Json& j, const std::string& 
   return info;
 }
 
-Json CheckpointBodyToJson(const Checkpoint& c) {
+namespace {
+
+// Moves large strings out of state values and message bodies into the blob list (encoder side).
+class Framer {
+ public:
+  // A copy of `v` with large strings replaced by references to views of the original bytes.
+  Json Frame(const Json& v) {
+    switch (v.type()) {
+      case Json::value_t::string: {
+        const std::string& s = v.get_ref<const std::string&>();
+        if (s.size() >= kFrameMinBytes) return Ref(s);
+        if (!s.empty() && s[0] == '\0') return Json(std::string(1, '\0') + s);
+        return v;
+      }
+      case Json::value_t::object: {
+        Json out = Json::object();
+        auto& obj = out.get_ref<Json::object_t&>();
+        for (const auto& [k, x] : v.get_ref<const Json::object_t&>()) {
+          obj.emplace_hint(obj.end(), k, Frame(x));
+        }
+        return out;
+      }
+      case Json::value_t::array: {
+        Json out = Json::array();
+        auto& arr = out.get_ref<Json::array_t&>();
+        arr.reserve(v.size());
+        for (const Json& x : v.get_ref<const Json::array_t&>()) arr.push_back(Frame(x));
+        return out;
+      }
+      default:
+        return v;
+    }
+  }
+
+  // The same, in place, for a value this encoder owns (its strings move, nothing is copied).
+  void FrameInPlace(Json& v) {
+    if (v.is_string()) {
+      std::string& s = v.get_ref<std::string&>();
+      if (s.size() >= kFrameMinBytes) {
+        owned_.push_back(std::move(s));
+        v = Ref(owned_.back());
+      } else if (!s.empty() && s[0] == '\0') {
+        s.insert(s.begin(), '\0');
+      }
+    } else if (v.is_object() || v.is_array()) {
+      for (Json& x : v) FrameInPlace(x);
+    }
+  }
+
+  void FrameMessageBody(Json& holder, const char* message_key) {
+    auto m = holder.find(message_key);
+    if (m == holder.end()) return;
+    auto b = m->find("body");
+    if (b != m->end()) FrameInPlace(*b);
+  }
+
+  const std::vector<std::string_view>& blobs() const { return blobs_; }
+
+ private:
+  Json Ref(std::string_view bytes) {
+    blobs_.push_back(bytes);
+    return Json(std::string(kBlobRef) + std::to_string(blobs_.size() - 1));
+  }
+
+  std::vector<std::string_view> blobs_;
+  std::deque<std::string> owned_;  // deque: growing it never moves the strings blobs_ points into
+};
+
+Json BodyToJson(const Checkpoint& c, Framer* framer) {
   Json queued = Json::object();
   for (const auto& [receiver, envelopes] : c.queued) {
     Json list = Json::array();
-    for (const Envelope& e : envelopes) list.push_back(EnvelopeToJson(e));
+    for (const Envelope& e : envelopes) {
+      list.push_back(EnvelopeToJson(e));
+      if (framer) framer->FrameMessageBody(list.back(), "message");
+    }
     queued[receiver] = std::move(list);
   }
   Json outstanding = Json::array();
-  for (const PendingRequest& r : c.outstanding) outstanding.push_back(PendingRequestToJson(r));
+  for (const PendingRequest& r : c.outstanding) {
+    outstanding.push_back(PendingRequestToJson(r));
+    if (framer) framer->FrameMessageBody(outstanding.back(), "data");
+  }
   Json state = Json::object();
   for (const auto& [scope, kv] : c.state) {
     Json values = Json::object();
-    for (const auto& [k, v] : kv) values[k] = v;
+    auto& obj = values.get_ref<Json::object_t&>();
+    for (const auto& [k, v] : kv) obj.emplace_hint(obj.end(), k, framer ? framer->Frame(v) : v);
     state[scope] = std::move(values);
   }
   Json edges = Json::object();
-  for (const auto& [id, s] : c.edge_state) edges[std::to_string(id)] = FanInStateToJson(*s);
+  for (const auto& [id, s] : c.edge_state) {
+    Json e = FanInStateToJson(*s);
+    if (framer) {
+      for (Json& p : e["pending"]) framer->FrameMessageBody(p, "message");
+    }
+    edges[std::to_string(id)] = std::move(e);
+  }
   Json j{{"session_id", c.session_id},
          {"step", c.step_number},
          {"workflow", c.workflow},
          {"instantiated", c.instantiated},
-         {"queued", queued},
-         {"outstanding", outstanding},
-         {"state", state},
-         {"edge_state", edges},
+         {"queued", std::move(queued)},
+         {"outstanding", std::move(outstanding)},
+         {"state", std::move(state)},
+         {"edge_state", std::move(edges)},
          {"parent", c.parent ? CheckpointInfoToJson(*c.parent) : Json(nullptr)}};
   return j;
 }
 
-Result<Checkpoint> CheckpointBodyFromJson(const Json& j) {
+}  // namespace
+
+Json CheckpointBodyToJson(const Checkpoint& c) { return BodyToJson(c, nullptr); }
+
+namespace {
+
+// Decodes a body it may consume: state values and the topology signature are moved, not copied.
+Result<Checkpoint> BodyFromJson(Json& j) {
   const std::string path = "/body";
   Checkpoint c;
   SF_ASSIGN_OR_RETURN(c.session_id, JsonString(j, "session_id", path));
@@ -113,7 +207,7 @@ Result<Checkpoint> CheckpointBodyFromJson(const Json& j) {
   if (c.step_number < 0) return Status::Corruption(path + "/step: negative step number");
   SF_ASSIGN_OR_RETURN(const Json* wf, JsonField(j, "workflow", Json::value_t::object, path));
   SF_RETURN_IF_ERROR(ValidateWorkflowSignature(*wf, path + "/workflow"));
-  c.workflow = *wf;
+  c.workflow = std::move(const_cast<Json&>(*wf));
   SF_ASSIGN_OR_RETURN(c.instantiated, StringList(j, "instantiated", path));
   SF_ASSIGN_OR_RETURN(const Json* queued, JsonField(j, "queued", Json::value_t::object, path));
   for (const auto& [receiver, list] : queued->items()) {
@@ -140,7 +234,9 @@ Result<Checkpoint> CheckpointBodyFromJson(const Json& j) {
   for (const auto& [scope, kv] : state->items()) {
     if (!kv.is_object()) return Status::Corruption(path + "/state/" + scope + ": expected object");
     auto& out = c.state[scope];
-    for (const auto& [k, v] : kv.items()) out[k] = v;
+    for (auto& [k, v] : const_cast<Json&>(kv).get_ref<Json::object_t&>()) {
+      out.emplace_hint(out.end(), k, std::move(v));
+    }
   }
   SF_ASSIGN_OR_RETURN(const Json* edges, JsonField(j, "edge_state", Json::value_t::object, path));
   for (const auto& [key, value] : edges->items()) {
@@ -161,23 +257,58 @@ Result<Checkpoint> CheckpointBodyFromJson(const Json& j) {
   return c;
 }
 
-std::string EncodeCheckpoint(const Checkpoint& c) {
+}  // namespace
+
+Result<Checkpoint> CheckpointBodyFromJson(const Json& j) {
+  Json copy = j;
+  return BodyFromJson(copy);
+}
+
+std::string EncodeCheckpointJson(const Checkpoint& c) {
   Json body = CheckpointBodyToJson(c);
   std::string body_text = body.dump();
   Json doc{{"format", kFormat},
-           {"version", kCheckpointVersion},
+           {"version", kCheckpointJsonVersion},
            {"checksum", Crc32cTag(body_text)},
            {"body", std::move(body)}};
   return doc.dump();
 }
 
-Result<Checkpoint> DecodeCheckpoint(std::string_view bytes) {
-  if (bytes.empty()) return Status::Corruption("checkpoint is empty (0 bytes)");
-  if (bytes.size() > kMaxCheckpointBytes) {
-    return Status::Corruption("checkpoint is " + std::to_string(bytes.size()) +
-                              " bytes, over the " + std::to_string(kMaxCheckpointBytes) +
-                              "-byte limit");
+std::string EncodeCheckpoint(const Checkpoint& c) {
+  Framer framer;
+  Json meta = Json::object();
+  meta["body"] = BodyToJson(c, &framer);
+  Json lengths = Json::array();
+  size_t blob_bytes = 0;
+  for (std::string_view b : framer.blobs()) {
+    lengths.push_back(b.size());
+    blob_bytes += b.size();
   }
+  meta["blobs"] = std::move(lengths);
+  const std::string meta_text = meta.dump();
+  std::string header = std::string(kMagic) + std::to_string(kCheckpointVersion) + " " +
+                       std::to_string(meta_text.size()) + " " + std::to_string(blob_bytes) + "\n";
+  std::string out;
+  out.reserve(header.size() + meta_text.size() + 1 + blob_bytes + kTrailerBytes);
+  out += header;
+  out += meta_text;
+  out += '\n';
+  for (std::string_view b : framer.blobs()) out.append(b);
+  out += Crc32cTagOf(Crc32c(out));
+  out += '\n';
+  return out;
+}
+
+bool LooksLikeFramedCheckpoint(std::string_view bytes) { return bytes.starts_with(kMagic); }
+
+namespace {
+
+Status TooBig(size_t n) {
+  return Status::Corruption("checkpoint is " + std::to_string(n) + " bytes, over the " +
+                            std::to_string(kMaxCheckpointBytes) + "-byte limit");
+}
+
+Result<Checkpoint> DecodeJsonDocument(std::string_view bytes) {
   Json doc = Json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     return Status::Corruption("checkpoint is not valid JSON (" + std::to_string(bytes.size()) +
@@ -187,9 +318,11 @@ Result<Checkpoint> DecodeCheckpoint(std::string_view bytes) {
   if (format != kFormat)
     return Status::Corruption("/format: expected '" + std::string(kFormat) + "'");
   SF_ASSIGN_OR_RETURN(int64_t version, JsonInt(doc, "version", ""));
-  if (version != kCheckpointVersion) {
-    return Status::Incompatible("checkpoint format version " + std::to_string(version) +
-                                " is not supported (this build reads version " +
+  if (version != kCheckpointJsonVersion) {
+    return Status::Incompatible("checkpoint JSON document version " + std::to_string(version) +
+                                " is not supported (this build reads JSON documents of version " +
+                                std::to_string(kCheckpointJsonVersion) +
+                                " and framed checkpoints of version " +
                                 std::to_string(kCheckpointVersion) + ")");
   }
   SF_ASSIGN_OR_RETURN(std::string checksum, JsonString(doc, "checksum", ""));
@@ -199,7 +332,182 @@ Result<Checkpoint> DecodeCheckpoint(std::string_view bytes) {
     return Status::Corruption("checkpoint checksum mismatch (stored " + checksum + ", computed " +
                               actual + "); the bytes were damaged");
   }
-  return CheckpointBodyFromJson(*body);
+  return BodyFromJson(const_cast<Json&>(*body));
+}
+
+// Reads decimal digits up to `stop` from `s` at *pos; false when there are none, too many, or the
+// stop character is missing.
+bool ReadNumber(std::string_view s, size_t* pos, char stop, uint64_t* out) {
+  const size_t start = *pos;
+  size_t end = start;
+  while (end < s.size() && end - start <= 12 && s[end] >= '0' && s[end] <= '9') ++end;
+  if (end == start || end - start > 12 || end >= s.size() || s[end] != stop) return false;
+  std::from_chars(s.data() + start, s.data() + end, *out);
+  *pos = end + 1;
+  return true;
+}
+
+// Replaces blob references (and unescapes U+0000-prefixed strings) inside one framed value.
+class Unframer {
+ public:
+  explicit Unframer(std::vector<std::string_view> blobs)
+      : blobs_(std::move(blobs)), used_(blobs_.size(), false) {}
+
+  Status Unframe(Json& v) {
+    if (v.is_string()) {
+      std::string& s = v.get_ref<std::string&>();
+      if (s.empty() || s[0] != '\0') return Status::Ok();
+      if (s.size() > 1 && s[1] == '\0') {
+        s.erase(s.begin());
+        return Status::Ok();
+      }
+      const std::string_view text(s);
+      const size_t pos = kBlobRef.size();
+      uint64_t index = 0;
+      // Canonical decimal only ("01" is not what the encoder writes), so one checkpoint has one
+      // encoding.
+      const bool digits = text.starts_with(kBlobRef) && text.size() > pos &&
+                          text.size() - pos <= 9 &&
+                          text.find_first_not_of("0123456789", pos) == std::string_view::npos &&
+                          (text[pos] != '0' || text.size() == pos + 1);
+      if (!digits) return Status::Corruption("/body: malformed blob reference in a framed value");
+      std::from_chars(text.data() + pos, text.data() + text.size(), index);
+      if (index >= blobs_.size() || used_[index]) {
+        return Status::Corruption("/body: blob reference " + std::to_string(index) +
+                                  " is out of range or used twice");
+      }
+      used_[index] = true;
+      v = std::string(blobs_[index]);
+      return Status::Ok();
+    }
+    if (v.is_object() || v.is_array()) {
+      for (Json& x : v) SF_RETURN_IF_ERROR(Unframe(x));
+    }
+    return Status::Ok();
+  }
+
+  Status UnframeMessageBody(Json& holder, const char* message_key) {
+    if (!holder.is_object()) return Status::Ok();
+    auto m = holder.find(message_key);
+    if (m == holder.end() || !m->is_object()) return Status::Ok();
+    auto b = m->find("body");
+    return b == m->end() ? Status::Ok() : Unframe(*b);
+  }
+
+  Status CheckAllUsed() const {
+    for (size_t i = 0; i < used_.size(); ++i) {
+      if (!used_[i])
+        return Status::Corruption("blob " + std::to_string(i) + " is never referenced");
+    }
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<std::string_view> blobs_;
+  std::vector<bool> used_;
+};
+
+// The framed locations of a body, mirroring BodyToJson. A location of the wrong shape is left for
+// BodyFromJson to reject.
+Status UnframeBody(Json& body, Unframer& u) {
+  auto field = [&](const char* key) -> Json* {
+    auto it = body.find(key);
+    return it == body.end() ? nullptr : &*it;
+  };
+  if (Json* state = field("state"); state && state->is_object()) {
+    for (Json& scope : *state) {
+      if (!scope.is_object()) continue;
+      for (Json& v : scope) SF_RETURN_IF_ERROR(u.Unframe(v));
+    }
+  }
+  if (Json* queued = field("queued"); queued && queued->is_object()) {
+    for (Json& list : *queued) {
+      if (!list.is_array()) continue;
+      for (Json& e : list) SF_RETURN_IF_ERROR(u.UnframeMessageBody(e, "message"));
+    }
+  }
+  if (Json* outstanding = field("outstanding"); outstanding && outstanding->is_array()) {
+    for (Json& r : *outstanding) SF_RETURN_IF_ERROR(u.UnframeMessageBody(r, "data"));
+  }
+  if (Json* edges = field("edge_state"); edges && edges->is_object()) {
+    for (Json& s : *edges) {
+      if (!s.is_object()) continue;
+      auto pending = s.find("pending");
+      if (pending == s.end() || !pending->is_array()) continue;
+      for (Json& e : *pending) SF_RETURN_IF_ERROR(u.UnframeMessageBody(e, "message"));
+    }
+  }
+  return u.CheckAllUsed();
+}
+
+Result<Checkpoint> DecodeFramed(std::string_view bytes) {
+  // Header line: version first, so a newer writer's document is kIncompatible, not damaged.
+  size_t pos = kMagic.size();
+  uint64_t version = 0, meta_bytes = 0, blob_bytes = 0;
+  if (!ReadNumber(bytes, &pos, ' ', &version)) {
+    return Status::Corruption("checkpoint header line is truncated or malformed");
+  }
+  if (version != static_cast<uint64_t>(kCheckpointVersion)) {
+    return Status::Incompatible("checkpoint format version " + std::to_string(version) +
+                                " is not supported (this build reads version " +
+                                std::to_string(kCheckpointVersion) + ")");
+  }
+  if (!ReadNumber(bytes, &pos, ' ', &meta_bytes) || !ReadNumber(bytes, &pos, '\n', &blob_bytes)) {
+    return Status::Corruption("checkpoint header line is truncated or malformed");
+  }
+  const uint64_t expected = pos + meta_bytes + 1 + blob_bytes + kTrailerBytes;
+  if (expected != bytes.size()) {
+    return Status::Corruption("checkpoint is " + std::to_string(bytes.size()) +
+                              " bytes but its header announces " + std::to_string(expected) +
+                              "; it was truncated or damaged");
+  }
+  // The seal: one pass over everything before the trailer.
+  const std::string_view sealed = bytes.substr(0, bytes.size() - kTrailerBytes);
+  const std::string_view trailer = bytes.substr(sealed.size());
+  const std::string actual = Crc32cTagOf(Crc32c(sealed));
+  if (trailer.substr(0, kTrailerBytes - 1) != actual || trailer.back() != '\n') {
+    return Status::Corruption("checkpoint checksum mismatch (stored '" +
+                              std::string(trailer.substr(0, kTrailerBytes - 1)) + "', computed " +
+                              actual + "); the bytes were damaged");
+  }
+  if (bytes[pos + meta_bytes] != '\n') {
+    return Status::Corruption("checkpoint metadata line does not end where its header says");
+  }
+  Json meta = Json::parse(bytes.substr(pos, meta_bytes), nullptr, /*allow_exceptions=*/false);
+  if (meta.is_discarded() || !meta.is_object()) {
+    return Status::Corruption("checkpoint metadata is not a JSON object");
+  }
+  SF_ASSIGN_OR_RETURN(const Json* lengths, JsonField(meta, "blobs", Json::value_t::array, ""));
+  SF_ASSIGN_OR_RETURN(const Json* body_field, JsonField(meta, "body", Json::value_t::object, ""));
+  if (meta.size() != 2) return Status::Corruption("checkpoint metadata has unexpected fields");
+  std::vector<std::string_view> blobs;
+  blobs.reserve(lengths->size());
+  size_t offset = pos + meta_bytes + 1;
+  const size_t blob_end = offset + blob_bytes;
+  for (const Json& n : *lengths) {
+    if (!n.is_number_unsigned() || n.get<uint64_t>() > blob_end - offset) {
+      return Status::Corruption("/blobs: a blob length is not a count that fits the blob area");
+    }
+    blobs.push_back(bytes.substr(offset, n.get<uint64_t>()));
+    offset += n.get<uint64_t>();
+  }
+  if (offset != blob_end) return Status::Corruption("/blobs: lengths do not cover the blob area");
+  Json& body = const_cast<Json&>(*body_field);
+  Unframer unframer(std::move(blobs));
+  SF_RETURN_IF_ERROR(UnframeBody(body, unframer));
+  return BodyFromJson(body);
+}
+
+}  // namespace
+
+Result<Checkpoint> DecodeCheckpoint(std::string_view bytes) {
+  if (bytes.empty()) return Status::Corruption("checkpoint is empty (0 bytes)");
+  if (bytes.size() > kMaxCheckpointBytes) return TooBig(bytes.size());
+  if (bytes.starts_with(kMagic)) return DecodeFramed(bytes);
+  if (bytes[0] == '{') return DecodeJsonDocument(bytes);
+  return Status::Corruption("checkpoint starts with neither '" + std::string(kMagic) +
+                            "' nor '{' (" + std::to_string(bytes.size()) +
+                            " bytes); it is not a checkpoint or it was damaged");
 }
 
 }  // namespace stepfault

@@ -3,12 +3,26 @@
 // keyed by EdgeId, the messages queued for the next step, outstanding requests, the step number,
 // the topology signature and the parent link.
 //
-// The encoded form is one canonical JSON document (sorted keys, no insignificant whitespace),
-// schema-versioned and sealed with a CRC32C of the canonical body:
-//   {"checksum":"crc32c:…","format":"stepfault.checkpoint","version":1,"body":{…}}
-// DecodeCheckpoint validates size, JSON syntax, format, version, checksum and the full structure
-// before returning anything, so a damaged byte anywhere gives a typed error (kCorruption, or
-// kIncompatible for a newer version), never a crash and never a partial checkpoint.
+// Encoded form, version 2 (EncodeCheckpoint): a framed document, JSON metadata plus raw blobs,
+// sealed once with a CRC32C over every byte before the trailer:
+//   stepfault.checkpoint v2 <metadata bytes> <blob bytes>\n      header line
+//   {"blobs":[<len>,...],"body":{...}}\n                          canonical JSON, one line
+//   <blob 0><blob 1>...                                          raw bytes, no escaping
+//   crc32c:<8 hex>\n                                             trailer
+// The body is the version-1 body (below) except that a string of kFrameMinBytes or more inside a
+// state value or a message body is moved to the blob area and replaced by the JSON string
+// "\u0000blob:<index>"; a genuine string there that starts with U+0000 gets one more U+0000 in
+// front. Metadata therefore stays readable JSON while large strings are copied, not escaped.
+// Verification is one CRC pass over the bytes (no re-dump); every blob must be referenced exactly
+// once and every length must add up to the file size.
+//
+// Version 1 (EncodeCheckpointJson, still decoded): one canonical JSON document (sorted keys, no
+// insignificant whitespace) sealed with a CRC32C of the canonical dump of its body:
+//   {"body":{…},"checksum":"crc32c:…","format":"stepfault.checkpoint","version":1}
+// DecodeCheckpoint reads both, tells them apart by the first byte ('{' or 's'), and validates size,
+// framing, seal and the full structure before returning anything, so a damaged byte anywhere gives
+// a typed error (kCorruption, or kIncompatible for an unknown version), never a crash and never a
+// partial checkpoint.
 // Thread-safety: values; FanInState is shared immutably between checkpoints.
 #pragma once
 
@@ -25,7 +39,10 @@
 
 namespace stepfault {
 
-inline constexpr int kCheckpointVersion = 1;
+inline constexpr int kCheckpointVersion = 2;      // what EncodeCheckpoint writes
+inline constexpr int kCheckpointJsonVersion = 1;  // the all-JSON form, still decoded
+// Strings at least this long inside state values and message bodies are framed as blobs.
+inline constexpr size_t kFrameMinBytes = 128;
 inline constexpr size_t kMaxCheckpointBytes = 256u << 20;
 
 struct PendingRequest {
@@ -67,8 +84,14 @@ Result<CheckpointInfo> CheckpointInfoFromJson(const Json& j, const std::string& 
 Json CheckpointBodyToJson(const Checkpoint& c);
 Result<Checkpoint> CheckpointBodyFromJson(const Json& j);
 
-// The sealed canonical document.
+// The framed, sealed version-2 encoding (deterministic: equal checkpoints give equal bytes).
 std::string EncodeCheckpoint(const Checkpoint& c);
+// The version-1 all-JSON encoding, for readers that want one JSON document.
+std::string EncodeCheckpointJson(const Checkpoint& c);
+// Decodes either version.
 Result<Checkpoint> DecodeCheckpoint(std::string_view bytes);
+// True when `bytes` starts like a version-2 (or later) framed checkpoint; says nothing about
+// whether the rest is intact.
+bool LooksLikeFramedCheckpoint(std::string_view bytes);
 
 }  // namespace stepfault

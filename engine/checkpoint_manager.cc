@@ -6,11 +6,20 @@
 namespace stepfault {
 
 Result<CheckpointInfo> InMemoryCheckpointManager::Commit(const Checkpoint& checkpoint) {
+  return Keep(std::make_shared<const Checkpoint>(checkpoint));
+}
+
+Result<CheckpointInfo> InMemoryCheckpointManager::CommitOwned(Checkpoint&& checkpoint) {
+  return Keep(std::make_shared<const Checkpoint>(std::move(checkpoint)));
+}
+
+Result<CheckpointInfo> InMemoryCheckpointManager::Keep(
+    std::shared_ptr<const Checkpoint> checkpoint) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t seq = ++seq_;
-  CheckpointInfo info{checkpoint.session_id,
-                      DeriveId(seed_, checkpoint.session_id + "|" + std::to_string(seq))};
-  checkpoints_[info] = std::make_shared<const Checkpoint>(checkpoint);
+  CheckpointInfo info{checkpoint->session_id,
+                      DeriveId(seed_, checkpoint->session_id + "|" + std::to_string(seq))};
+  checkpoints_[info] = std::move(checkpoint);
   index_[info.session_id].push_back(info);
   return info;
 }

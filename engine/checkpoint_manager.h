@@ -1,8 +1,9 @@
 // CheckpointManager: where a run commits its checkpoints and finds them again (MAF's
 // CheckpointManager facade, docs/engine-semantics.md §4).
 //
-// InMemoryCheckpointManager keeps Checkpoint objects. Commit stores a copy, so later changes to the
-// run never reach a stored checkpoint; the only sharing left is the immutable FanInState, which the
+// InMemoryCheckpointManager keeps Checkpoint objects. Commit stores a copy (CommitOwned takes the
+// run's fresh export, which nothing else holds), so later changes to the run never reach a stored
+// checkpoint; the only sharing left is the immutable FanInState, which the
 // strict engine exports as fresh copies (with the fan-in-aliasing hazard the engine exports its
 // live objects and the stored checkpoint changes under it, as MAF's did before #6574).
 // StoreCheckpointManager encodes checkpoints (checkpoint.h) into any CheckpointStore and decodes
@@ -28,6 +29,9 @@ class CheckpointManager {
   virtual ~CheckpointManager() = default;
   // Stores `checkpoint` (whose parent field names its parent) and returns its new identity.
   virtual Result<CheckpointInfo> Commit(const Checkpoint& checkpoint) = 0;
+  // The same for a checkpoint the caller gives up (the run's fresh export): a manager that keeps
+  // Checkpoint objects takes it without a copy. Default: Commit(checkpoint).
+  virtual Result<CheckpointInfo> CommitOwned(Checkpoint&& checkpoint) { return Commit(checkpoint); }
   virtual Result<std::shared_ptr<const Checkpoint>> Lookup(const CheckpointInfo& info) = 0;
   // The session's checkpoints in commit order.
   virtual Result<std::vector<CheckpointInfo>> Index(const std::string& session_id) = 0;
@@ -41,6 +45,7 @@ class InMemoryCheckpointManager final : public CheckpointManager {
  public:
   explicit InMemoryCheckpointManager(uint64_t seed = 0) : seed_(seed) {}
   Result<CheckpointInfo> Commit(const Checkpoint& checkpoint) override;
+  Result<CheckpointInfo> CommitOwned(Checkpoint&& checkpoint) override;
   Result<std::shared_ptr<const Checkpoint>> Lookup(const CheckpointInfo& info) override;
   Result<std::vector<CheckpointInfo>> Index(const std::string& session_id) override;
   bool NotifyRestored(const CheckpointInfo&, Status* observer_status) override {
@@ -54,6 +59,8 @@ class InMemoryCheckpointManager final : public CheckpointManager {
   uint64_t seq_ = 0;
   std::map<std::string, std::vector<CheckpointInfo>> index_;
   std::map<CheckpointInfo, std::shared_ptr<const Checkpoint>> checkpoints_;
+
+  Result<CheckpointInfo> Keep(std::shared_ptr<const Checkpoint> checkpoint);
 };
 
 class StoreCheckpointManager final : public CheckpointManager {

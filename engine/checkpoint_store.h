@@ -1,7 +1,8 @@
 // CheckpointStore: the durable-store contract (modelled on MAF's ICheckpointStore<JsonElement> and
 // ICheckpointRestorationObserver, docs/engine-semantics.md §4.2, §4.4).
 //
-// A store keeps opaque checkpoint documents (canonical JSON bytes) per session:
+// A store keeps opaque checkpoint documents per session (canonical JSON bytes, or a framed
+// checkpoint kept byte for byte, see checkpoint.h):
 //  - Commit(session, bytes, parent) stores the bytes and returns a CheckpointInfo whose id the
 //  store
 //    chose; when Commit returns ok the checkpoint is durable (for a durable store).

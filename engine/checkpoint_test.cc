@@ -1,10 +1,18 @@
-// Goal: the checkpoint format round-trips every part exactly and no damaged byte is ever loaded.
-// Method: JSON round trips of each part (the equivalents of upstream JsonSerializationTests); then
-// exhaustive damage of a real encoded checkpoint: every truncation, and a bit flip at every byte,
-// must give a typed error (never a crash, never a silent load).
+// Goal: the checkpoint format round-trips every part exactly, old (version-1) checkpoints still
+// decode, and no damaged byte is ever loaded.
+// Method: JSON round trips of each part (the equivalents of upstream JsonSerializationTests); the
+// framed version-2 layout checked byte by byte on a checkpoint with large strings in every framed
+// place; a golden version-1 checkpoint written by the previous codec (engine/testdata) decoded;
+// then exhaustive damage of real encoded checkpoints of both versions: every truncation, and a bit
+// flip at every byte, must give a typed error (never a crash, never a silent load).
 #include "engine/checkpoint.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "engine/crc32c.h"
 #include "engine/run_test_util.h"
@@ -31,6 +39,36 @@ Checkpoint Sample() {
   return c;
 }
 
+// Sample() plus large strings (framed as blobs) in a state value, a nested state value, a queued
+// message, an outstanding request and a fan-in buffer, and strings that start with U+0000 or look
+// like blob references (escaped, not framed).
+Checkpoint SampleWithBlobs() {
+  Checkpoint c = Sample();
+  const std::string big(300, 'x');
+  c.state["executor:prepare"]["big"] = big + "\"quoted\"\n" + big;
+  c.state["executor:prepare"]["nested"] = Json{{"a", Json::array({big, 1, std::string(200, 'y')})}};
+  c.state["executor:prepare"]["nul"] = std::string("\0blob:0", 7);
+  c.state["executor:prepare"]["nul2"] = std::string("\0\0x", 3);
+  c.state["executor:prepare"]["big_nul"] = std::string(1, '\0') + big;
+  c.queued["apply"].push_back(Envelope{Msg("Big", Json{{"text", big}}), "approval", {}, ""});
+  c.outstanding.push_back(PendingRequest{"req-2", "approval", Msg("Ticket", big)});
+  c.edge_state[3] = std::make_shared<const FanInState>(
+      FanInState{{"a"}, {}, {Envelope{Msg("Part", std::string(129, 'z')), "a", std::nullopt, ""}}});
+  c.session_id = std::string(kFrameMinBytes + 5, 's');  // large, but not in a framed place
+  c.parent = CheckpointInfo{c.session_id, "parent-id"};
+  return c;
+}
+
+std::string ReadTestData(const std::string& name) {
+  namespace fs = std::filesystem;
+  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
+  fs::path root = env != nullptr ? fs::path(env) : fs::path(__FILE__).parent_path().parent_path();
+  std::ifstream in(root / "engine" / "testdata" / name, std::ios::binary);
+  std::stringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
 TEST(CheckpointJsonTest, EveryPartRoundTrips) {
   Message m = Msg("T", Json{{"a", 1}});
   EXPECT_EQ(*MessageFromJson(MessageToJson(m), ""), m);
@@ -47,52 +85,113 @@ TEST(CheckpointJsonTest, EveryPartRoundTrips) {
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_TRUE(CheckpointsEqual(*decoded, c));
   EXPECT_EQ(EncodeCheckpoint(*decoded), EncodeCheckpoint(c));
+  auto from_json = DecodeCheckpoint(EncodeCheckpointJson(c));
+  ASSERT_TRUE(from_json.ok()) << from_json.status().ToString();
+  EXPECT_EQ(EncodeCheckpoint(*from_json), EncodeCheckpoint(c));
 }
 
-TEST(CheckpointJsonTest, EncodingIsCanonical) {
-  std::string bytes = EncodeCheckpoint(Sample());
+TEST(CheckpointFramedTest, LargeStringsEverywhereRoundTripExactly) {
+  const Checkpoint c = SampleWithBlobs();
+  for (const std::string& bytes : {EncodeCheckpoint(c), EncodeCheckpointJson(c)}) {
+    auto d = DecodeCheckpoint(bytes);
+    ASSERT_TRUE(d.ok()) << d.status().ToString();
+    EXPECT_EQ(d->state, c.state);
+    EXPECT_EQ(d->queued, c.queued);
+    EXPECT_EQ(d->outstanding, c.outstanding);
+    EXPECT_EQ(*d->edge_state.at(3), *c.edge_state.at(3));
+    EXPECT_EQ(d->session_id, c.session_id);
+    EXPECT_EQ(EncodeCheckpointJson(*d), EncodeCheckpointJson(c));
+  }
+}
+
+TEST(CheckpointFramedTest, LayoutIsHeaderJsonMetadataRawBlobsAndACrcOfEverythingBefore) {
+  const Checkpoint c = SampleWithBlobs();
+  const std::string bytes = EncodeCheckpoint(c);
+  ASSERT_EQ(bytes.rfind("stepfault.checkpoint v2 ", 0), 0u);
+  const size_t header_end = bytes.find('\n');
+  std::istringstream header(bytes.substr(24, header_end - 24));
+  size_t meta_bytes = 0, blob_bytes = 0;
+  header >> meta_bytes >> blob_bytes;
+  const std::string meta_text = bytes.substr(header_end + 1, meta_bytes);
+  EXPECT_EQ(bytes[header_end + 1 + meta_bytes], '\n');
+  EXPECT_EQ(meta_text.find('\n'), std::string::npos);
+  const Json meta = Json::parse(meta_text);
+  EXPECT_EQ(meta.dump(), meta_text);  // canonical JSON
+  // Seven framed strings; their bytes appear raw, quotes and newline unescaped.
+  ASSERT_EQ(meta["blobs"].size(), 7u);
+  EXPECT_EQ(meta["body"]["state"]["executor:prepare"]["big"].get<std::string>().rfind(
+                std::string("\0blob:", 6), 0),
+            0u);
+  const std::string blobs = bytes.substr(header_end + 1 + meta_bytes + 1, blob_bytes);
+  EXPECT_NE(blobs.find(std::string(300, 'x') + "\"quoted\"\n"), std::string::npos);
+  EXPECT_EQ(meta["body"]["state"]["executor:prepare"]["nul"], std::string("\0\0blob:0", 8));
+  EXPECT_EQ(meta["body"]["session_id"], c.session_id);  // not a framed place
+  EXPECT_EQ(bytes.size(), header_end + 1 + meta_bytes + 1 + blob_bytes + 16);
+  const std::string sealed = bytes.substr(0, bytes.size() - 16);
+  EXPECT_EQ(bytes.substr(bytes.size() - 16), Crc32cTag(sealed) + "\n");
+  EXPECT_EQ(EncodeCheckpoint(c), bytes);  // deterministic
+}
+
+TEST(CheckpointFramedTest, GoldenVersion1CheckpointFromThePreviousCodecStillDecodes) {
+  const std::string golden = ReadTestData("checkpoint_v1.json");
+  ASSERT_FALSE(golden.empty());
+  EXPECT_EQ(golden, EncodeCheckpointJson(Sample()));  // version 1 is still written the same
+  auto d = DecodeCheckpoint(golden);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_TRUE(CheckpointsEqual(*d, Sample()));
+}
+
+TEST(CheckpointJsonTest, JsonEncodingIsCanonical) {
+  std::string bytes = EncodeCheckpointJson(Sample());
   EXPECT_EQ(bytes.find('\n'), std::string::npos);
   EXPECT_EQ(bytes.find(": "), std::string::npos);
   EXPECT_EQ(bytes.rfind("{\"body\":", 0), 0u);  // keys sorted: body < checksum < format < version
   EXPECT_EQ(Json::parse(bytes).dump(), bytes);
 }
 
+std::vector<std::string> Encodings() {
+  return {EncodeCheckpoint(Sample()), EncodeCheckpointJson(Sample()),
+          EncodeCheckpoint(SampleWithBlobs())};
+}
+
 TEST(CheckpointDamageTest, EveryTruncationIsATypedError) {
-  const std::string bytes = EncodeCheckpoint(Sample());
-  for (size_t n = 0; n < bytes.size(); ++n) {
-    auto d = DecodeCheckpoint(std::string_view(bytes).substr(0, n));
-    ASSERT_FALSE(d.ok()) << "prefix of " << n << " bytes loaded";
-    EXPECT_EQ(d.status().code(), StatusCode::kCorruption) << n;
+  for (const std::string& bytes : Encodings()) {
+    for (size_t n = 0; n < bytes.size(); ++n) {
+      auto d = DecodeCheckpoint(std::string_view(bytes).substr(0, n));
+      ASSERT_FALSE(d.ok()) << "prefix of " << n << " bytes loaded";
+      EXPECT_EQ(d.status().code(), StatusCode::kCorruption) << n;
+    }
   }
 }
 
 TEST(CheckpointDamageTest, EveryBitFlipAnywhereIsATypedErrorOrAHarmlessNoOp) {
-  const std::string bytes = EncodeCheckpoint(Sample());
-  const std::string canonical = EncodeCheckpoint(*DecodeCheckpoint(bytes));
-  int rejected = 0;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    for (int bit : {0, 5}) {
-      std::string damaged = bytes;
-      damaged[i] = static_cast<char>(damaged[i] ^ (1 << bit));
-      auto d = DecodeCheckpoint(damaged);
-      if (d.ok()) {
-        // Only a flip that leaves the same canonical document may load (none should).
-        EXPECT_EQ(EncodeCheckpoint(*d), canonical) << "byte " << i << " bit " << bit;
-      } else {
-        ++rejected;
-        EXPECT_TRUE(d.status().code() == StatusCode::kCorruption ||
-                    d.status().code() == StatusCode::kIncompatible)
-            << d.status().ToString();
+  for (const std::string& bytes : Encodings()) {
+    const std::string canonical = EncodeCheckpoint(*DecodeCheckpoint(bytes));
+    int rejected = 0;
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      for (int bit : {0, 5}) {
+        std::string damaged = bytes;
+        damaged[i] = static_cast<char>(damaged[i] ^ (1 << bit));
+        auto d = DecodeCheckpoint(damaged);
+        if (d.ok()) {
+          // Only a flip that leaves the same canonical document may load (none should).
+          EXPECT_EQ(EncodeCheckpoint(*d), canonical) << "byte " << i << " bit " << bit;
+        } else {
+          ++rejected;
+          EXPECT_TRUE(d.status().code() == StatusCode::kCorruption ||
+                      d.status().code() == StatusCode::kIncompatible)
+              << d.status().ToString();
+        }
       }
     }
+    EXPECT_GT(rejected, static_cast<int>(bytes.size()));
   }
-  EXPECT_GT(rejected, static_cast<int>(bytes.size()));
 }
 
 TEST(CheckpointDamageTest, MalformedDocumentsNameWhatIsWrong) {
   EXPECT_NE(DecodeCheckpoint("").status().message().find("empty"), std::string::npos);
   EXPECT_NE(DecodeCheckpoint("{}").status().message().find("/format"), std::string::npos);
-  Json doc = Json::parse(EncodeCheckpoint(Sample()));
+  Json doc = Json::parse(EncodeCheckpointJson(Sample()));
   doc["version"] = 2;
   EXPECT_EQ(DecodeCheckpoint(doc.dump()).status().code(), StatusCode::kIncompatible);
   doc["version"] = 1;
@@ -105,6 +204,46 @@ TEST(CheckpointDamageTest, MalformedDocumentsNameWhatIsWrong) {
   doc["body"]["edge_state"]["x1"] = Json::object();
   doc["checksum"] = Crc32cTag(doc["body"].dump());
   EXPECT_NE(DecodeCheckpoint(doc.dump()).status().message().find("edge id"), std::string::npos);
+  EXPECT_NE(DecodeCheckpoint("xyz").status().message().find("neither"), std::string::npos);
+}
+
+// Re-frames `meta` as a correctly sealed version-2 document over `blobs`.
+std::string Reseal(const Json& meta, const std::string& blobs, int version = 2) {
+  const std::string m = meta.dump();
+  std::string out = "stepfault.checkpoint v" + std::to_string(version) + " " +
+                    std::to_string(m.size()) + " " + std::to_string(blobs.size()) + "\n" + m +
+                    "\n" + blobs;
+  return out + Crc32cTag(out) + "\n";
+}
+
+TEST(CheckpointDamageTest, SealedButMalformedFramesNameWhatIsWrong) {
+  const std::string bytes = EncodeCheckpoint(SampleWithBlobs());
+  const size_t header_end = bytes.find('\n');
+  const size_t meta_end = bytes.find('\n', header_end + 1);
+  const Json meta = Json::parse(bytes.substr(header_end + 1, meta_end - header_end - 1));
+  const std::string blobs = bytes.substr(meta_end + 1, bytes.size() - 16 - meta_end - 1);
+  ASSERT_TRUE(DecodeCheckpoint(Reseal(meta, blobs)).ok());
+  EXPECT_EQ(DecodeCheckpoint(Reseal(meta, blobs, 3)).status().code(), StatusCode::kIncompatible);
+  auto message = [](const std::string& b) { return DecodeCheckpoint(b).status().message(); };
+  Json m = meta;
+  m["blobs"].push_back(0);  // a blob nobody references
+  EXPECT_NE(message(Reseal(m, blobs)).find("never referenced"), std::string::npos);
+  m = meta;
+  m["body"]["state"]["executor:prepare"]["nul"] = std::string("\0blob:0", 7);  // used twice
+  EXPECT_NE(message(Reseal(m, blobs)).find("used twice"), std::string::npos);
+  m["body"]["state"]["executor:prepare"]["nul"] = std::string("\0blob:00", 8);  // not canonical
+  EXPECT_NE(message(Reseal(m, blobs)).find("malformed blob reference"), std::string::npos);
+  m["body"]["state"]["executor:prepare"]["nul"] = std::string("\0oops", 5);
+  EXPECT_NE(message(Reseal(m, blobs)).find("malformed blob reference"), std::string::npos);
+  m = meta;
+  m["blobs"][0] = m["blobs"][0].get<int>() + 1;
+  EXPECT_NE(message(Reseal(m, blobs)).find("/blobs"), std::string::npos);
+  m = meta;
+  m["extra"] = 1;
+  EXPECT_NE(message(Reseal(m, blobs)).find("unexpected fields"), std::string::npos);
+  std::string short_header = Reseal(meta, blobs);
+  short_header[24] = short_header[24] == '9' ? '8' : static_cast<char>(short_header[24] + 1);
+  EXPECT_EQ(DecodeCheckpoint(short_header).status().code(), StatusCode::kCorruption);
 }
 
 }  // namespace

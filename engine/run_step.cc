@@ -221,7 +221,8 @@ bool StreamingRun::CommitCheckpoint(int64_t step) {
   }
   Checkpoint c = ExportCheckpoint();
   probe_->Hit(points::kCheckpointCommitBefore);
-  Result<CheckpointInfo> info = options_.checkpoints->Commit(c);
+  // c is this run's fresh export: hand it over rather than copy it again.
+  Result<CheckpointInfo> info = options_.checkpoints->CommitOwned(std::move(c));
   if (!info.ok()) {
     EndWithError(
         ErrorKind::kCheckpointFailed,

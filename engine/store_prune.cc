@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/probe_points.h"
+#include "engine/checkpoint.h"
 #include "engine/random.h"
 
 namespace stepfault {
@@ -12,8 +13,9 @@ std::string StoreCheckpointId(uint64_t seed, const std::string& session_id, uint
   return DeriveId(seed, session_id + "|" + std::to_string(seq));
 }
 
-Result<std::string> ValidateCommit(const std::string& session_id, std::string_view bytes,
-                                   const std::optional<CheckpointInfo>& parent) {
+Result<std::string_view> ValidateCommitView(const std::string& session_id, std::string_view bytes,
+                                            const std::optional<CheckpointInfo>& parent,
+                                            std::string* canonical) {
   if (session_id.empty()) {
     return Status::InvalidArgument("checkpoint commit needs a non-empty session id");
   }
@@ -22,12 +24,25 @@ Result<std::string> ValidateCommit(const std::string& session_id, std::string_vi
                                    " belongs to another session than '" + session_id +
                                    "'; a parent must be in the same session");
   }
+  // A framed checkpoint is kept byte for byte: it is sealed and canonical already, and
+  // re-serialising it is exactly the cost the framing exists to avoid.
+  if (LooksLikeFramedCheckpoint(bytes)) return bytes;
   nlohmann::json document = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded()) {
     return Status::InvalidArgument("checkpoint bytes for session '" + session_id +
-                                   "' are not one JSON document; pass the checkpoint's JSON dump");
+                                   "' are not one JSON document nor a framed checkpoint; pass "
+                                   "EncodeCheckpoint's bytes or a JSON dump");
   }
-  return document.dump();
+  *canonical = document.dump();
+  return std::string_view(*canonical);
+}
+
+Result<std::string> ValidateCommit(const std::string& session_id, std::string_view bytes,
+                                   const std::optional<CheckpointInfo>& parent) {
+  std::string canonical;
+  SF_ASSIGN_OR_RETURN(std::string_view kept,
+                      ValidateCommitView(session_id, bytes, parent, &canonical));
+  return kept.data() == canonical.data() ? std::move(canonical) : std::string(kept);
 }
 
 std::vector<StoreEntry> FilterByParent(std::vector<StoreEntry> index,

@@ -24,10 +24,16 @@ namespace stepfault {
 std::string StoreCheckpointId(uint64_t seed, const std::string& session_id, uint64_t seq);
 
 // Checks a Commit call: a non-empty session id, a parent (if any) in the same session, and bytes
-// that are one JSON document. On success returns the canonical dump of the document (sorted keys,
-// no whitespace), which is what every store keeps and Retrieve returns.
+// that are one JSON document or a framed checkpoint (LooksLikeFramedCheckpoint). On success returns
+// what every store keeps and Retrieve returns: the canonical dump of a JSON document (sorted keys,
+// no whitespace), or the framed checkpoint's bytes unchanged (its seal is checked on decode).
 Result<std::string> ValidateCommit(const std::string& session_id, std::string_view bytes,
                                    const std::optional<CheckpointInfo>& parent);
+// The same without copying: a view of `bytes` itself (framed checkpoint) or of *canonical (the
+// canonical dump of a JSON document). The view lives as long as both.
+Result<std::string_view> ValidateCommitView(const std::string& session_id, std::string_view bytes,
+                                            const std::optional<CheckpointInfo>& parent,
+                                            std::string* canonical);
 
 // Keeps the entries of `index` that are children of `with_parent` (plus legacy entries), or all of
 // them when there is no filter.

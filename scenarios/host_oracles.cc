@@ -6,6 +6,7 @@
 #include "engine/checkpoint.h"
 #include "engine/crc32c.h"
 #include "engine/env.h"
+#include "engine/stores/file_store.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::scenarios {
@@ -28,7 +29,7 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
     const std::string crc = Crc32cTag(*bytes);
     if (!parsed.contains(crc)) {
       Json info = nullptr;
-      Json envelope = Json::parse(*bytes, nullptr, false);
+      Json envelope = CheckpointFileAsJson(*bytes);
       // Only a file whose own seal holds counts: injected damage is INV-CORRUPT's business.
       bool sealed = false;
       if (!envelope.is_discarded() && envelope.is_object() && envelope.contains("checksum")) {

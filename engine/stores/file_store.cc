@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "engine/checkpoint.h"
 #include "engine/crc32c.h"
 #include "engine/store_prune.h"
 
@@ -14,12 +15,6 @@ using nlohmann::json;
 
 constexpr const char* kFormat = "stepfault.checkpoint-file";
 constexpr size_t kIdLength = 32;
-
-struct Decoded {
-  uint64_t seq = 0;
-  StoreEntry entry;
-  std::string document;  // canonical dump of "checkpoint"
-};
 
 bool IsLowerHex(std::string_view s) {
   for (char c : s) {
@@ -45,68 +40,141 @@ std::optional<std::pair<uint64_t, std::string>> ParseFileName(std::string_view n
   return std::make_pair(seq, std::string(id));
 }
 
-std::string Encode(uint64_t seq, const StoreEntry& entry, const std::string& document) {
-  json envelope = {
+json HeaderWithoutChecksum(uint64_t seq, const StoreEntry& entry, std::string_view payload,
+                           uint32_t payload_crc) {
+  return json{
       {"format", kFormat},
-      {"version", 1},
+      {"version", 2},
       {"seq", seq},
       {"session_id", entry.info.session_id},
       {"checkpoint_id", entry.info.checkpoint_id},
       {"parent_checkpoint_id",
        entry.parent_checkpoint_id ? json(*entry.parent_checkpoint_id) : json(nullptr)},
-      {"checkpoint", json::parse(document)},
+      {"checkpoint_bytes", payload.size()},
+      {"checkpoint_crc32c", Crc32cTagOf(payload_crc)},
   };
-  envelope["checksum"] = Crc32cTag(envelope.dump());
-  return envelope.dump(1) + "\n";  // indented for people; the checksum is over the canonical form
 }
 
-// Verifies structure, checksum and agreement with the file name.
-Result<Decoded> Decode(const std::string& file_name, std::string_view content) {
-  auto bad = [&](const std::string& why) { return Status::Corruption(file_name + ": " + why); };
-  if (content.empty()) return bad("file is empty (a write that never completed)");
-  json envelope = json::parse(content, nullptr, /*allow_exceptions=*/false);
-  if (envelope.is_discarded() || !envelope.is_object()) return bad("not a JSON object (torn?)");
-  auto field = [&](const char* key) -> const json* {
-    auto it = envelope.find(key);
-    return it == envelope.end() ? nullptr : &*it;
-  };
-  const json* format = field("format");
-  const json* version = field("version");
-  const json* seq = field("seq");
-  const json* session = field("session_id");
-  const json* id = field("checkpoint_id");
-  const json* parent = field("parent_checkpoint_id");
-  const json* checksum = field("checksum");
-  if (!format || *format != kFormat) return bad("format is not " + std::string(kFormat));
-  if (!version || *version != 1) return bad("unsupported version");
-  if (!seq || !seq->is_number_unsigned()) return bad("seq missing or not an unsigned integer");
+// Version 2: one header line, then the checkpoint bytes as they were committed. One buffer, so
+// the commit is a single write.
+std::string Encode(uint64_t seq, const StoreEntry& entry, std::string_view payload,
+                   uint32_t* payload_crc) {
+  *payload_crc = Crc32c(payload);
+  json header = HeaderWithoutChecksum(seq, entry, payload, *payload_crc);
+  header["checksum"] = Crc32cTag(header.dump());
+  const std::string line = header.dump();
+  std::string out;
+  out.reserve(line.size() + 1 + payload.size());
+  out += line;
+  out += '\n';
+  out.append(payload);
+  return out;
+}
+
+const json* Field(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+// The fields versions 1 and 2 share; "" when they hold, else what is wrong.
+std::string CheckCommonFields(const json& envelope, int version) {
+  const json* format = Field(envelope, "format");
+  const json* seq = Field(envelope, "seq");
+  const json* session = Field(envelope, "session_id");
+  const json* id = Field(envelope, "checkpoint_id");
+  const json* parent = Field(envelope, "parent_checkpoint_id");
+  const json* checksum = Field(envelope, "checksum");
+  if (!format || *format != kFormat) return "format is not " + std::string(kFormat);
+  const json* v = Field(envelope, "version");
+  if (!v || *v != version) return "unsupported version";
+  if (!seq || !seq->is_number_unsigned()) return "seq missing or not an unsigned integer";
   if (!session || !session->is_string() || session->get<std::string>().empty()) {
-    return bad("session_id missing or empty");
+    return "session_id missing or empty";
   }
-  if (!id || !id->is_string()) return bad("checkpoint_id missing");
+  if (!id || !id->is_string()) return "checkpoint_id missing";
   if (!parent || !(parent->is_string() || parent->is_null())) {
-    return bad("parent_checkpoint_id must be a string or null");
+    return "parent_checkpoint_id must be a string or null";
   }
-  if (!field("checkpoint")) return bad("checkpoint document missing");
-  if (!checksum || !checksum->is_string()) return bad("checksum missing");
-  if (envelope.size() != 8) return bad("unexpected fields in the envelope");
-  const std::string stored_checksum = checksum->get<std::string>();
+  if (!checksum || !checksum->is_string()) return "checksum missing";
   json unsealed = envelope;
   unsealed.erase("checksum");
   const std::string actual = Crc32cTag(unsealed.dump());
-  if (actual != stored_checksum) {
-    return bad("checksum mismatch (stored " + stored_checksum + ", computed " + actual + ")");
+  if (actual != checksum->get<std::string>()) {
+    return "checksum mismatch (stored " + checksum->get<std::string>() + ", computed " + actual +
+           ")";
   }
-  Decoded out;
-  out.seq = seq->get<uint64_t>();
-  out.entry.info = CheckpointInfo{session->get<std::string>(), id->get<std::string>()};
-  if (parent->is_string()) out.entry.parent_checkpoint_id = parent->get<std::string>();
-  out.document = envelope["checkpoint"].dump();
-  auto named = ParseFileName(file_name);
-  if (!named || named->first != out.seq || named->second != out.entry.info.checkpoint_id) {
-    return bad("seq/checkpoint_id inside the file disagree with its name");
+  return "";
+}
+
+void FillEntry(const json& envelope, CheckpointFileRecord* out) {
+  out->seq = envelope["seq"].get<uint64_t>();
+  out->entry.info = CheckpointInfo{envelope["session_id"].get<std::string>(),
+                                   envelope["checkpoint_id"].get<std::string>()};
+  const json& parent = envelope["parent_checkpoint_id"];
+  if (parent.is_string()) out->entry.parent_checkpoint_id = parent.get<std::string>();
+}
+
+// Version 1: the whole file is one JSON envelope with the document inside.
+Result<CheckpointFileRecord> DecodeVersion1(std::string_view content) {
+  json envelope = json::parse(content, nullptr, /*allow_exceptions=*/false);
+  if (envelope.is_discarded() || !envelope.is_object()) {
+    return Status::Corruption("not a JSON object (torn?)");
   }
+  if (std::string why = CheckCommonFields(envelope, 1); !why.empty()) {
+    return Status::Corruption(why);
+  }
+  if (!Field(envelope, "checkpoint")) return Status::Corruption("checkpoint document missing");
+  if (envelope.size() != 8) return Status::Corruption("unexpected fields in the envelope");
+  CheckpointFileRecord out;
+  FillEntry(envelope, &out);
+  out.checkpoint = envelope["checkpoint"].dump();
+  out.checkpoint_crc32c = Crc32c(out.checkpoint);
   return out;
+}
+
+Result<CheckpointFileRecord> DecodeVersion2(std::string_view content) {
+  const size_t newline = content.find('\n');
+  if (newline == std::string_view::npos) return Status::Corruption("header line torn (no newline)");
+  json header = json::parse(content.substr(0, newline), nullptr, /*allow_exceptions=*/false);
+  if (header.is_discarded() || !header.is_object()) {
+    return Status::Corruption("header line is not a JSON object (torn?)");
+  }
+  if (std::string why = CheckCommonFields(header, 2); !why.empty()) return Status::Corruption(why);
+  const json* length = Field(header, "checkpoint_bytes");
+  const json* crc = Field(header, "checkpoint_crc32c");
+  if (!length || !length->is_number_unsigned() || !crc || !crc->is_string()) {
+    return Status::Corruption("checkpoint_bytes or checkpoint_crc32c missing");
+  }
+  if (header.size() != 9) return Status::Corruption("unexpected fields in the header");
+  const std::string_view payload = content.substr(newline + 1);
+  if (payload.size() != length->get<uint64_t>()) {
+    return Status::Corruption("holds " + std::to_string(payload.size()) +
+                              " checkpoint bytes, its header says " +
+                              std::to_string(length->get<uint64_t>()) + " (torn write?)");
+  }
+  CheckpointFileRecord out;
+  out.checkpoint_crc32c = Crc32c(payload);
+  if (Crc32cTagOf(out.checkpoint_crc32c) != crc->get<std::string>()) {
+    return Status::Corruption("checkpoint bytes checksum mismatch (stored " +
+                              crc->get<std::string>() + ", computed " +
+                              Crc32cTagOf(out.checkpoint_crc32c) + ")");
+  }
+  FillEntry(header, &out);
+  out.checkpoint = std::string(payload);
+  return out;
+}
+
+// Verifies structure, checksum and agreement with the file name.
+Result<CheckpointFileRecord> Decode(const std::string& file_name, std::string_view content) {
+  auto decoded = DecodeCheckpointFile(content);
+  if (!decoded.ok()) return Status::Corruption(file_name + ": " + decoded.status().message());
+  auto named = ParseFileName(file_name);
+  if (!named || named->first != decoded->seq ||
+      named->second != decoded->entry.info.checkpoint_id) {
+    return Status::Corruption(file_name +
+                              ": seq/checkpoint_id inside the file disagree with its name");
+  }
+  return decoded;
 }
 
 std::string IndexLine(uint64_t seq, const StoreEntry& e) {
@@ -120,6 +188,48 @@ std::string IndexLine(uint64_t seq, const StoreEntry& e) {
 }
 
 }  // namespace
+
+Result<CheckpointFileRecord> DecodeCheckpointFile(std::string_view content) {
+  if (content.empty()) return Status::Corruption("file is empty (a write that never completed)");
+  // Version 2 headers are canonical JSON, so their first key is always "checkpoint_bytes";
+  // version 1 files are one indented JSON document.
+  if (!content.starts_with("{\"checkpoint_bytes\":")) return DecodeVersion1(content);
+  return DecodeVersion2(content);
+}
+
+json CheckpointFileAsJson(std::string_view content) {
+  auto record = DecodeCheckpointFile(content);
+  if (!record.ok()) return json(json::value_t::discarded);
+  json checkpoint = nullptr;
+  if (LooksLikeFramedCheckpoint(record->checkpoint)) {
+    auto decoded = DecodeCheckpoint(record->checkpoint);
+    if (decoded.ok()) {
+      // Version 1 is JSON text: a framed blob that is not UTF-8 has no version-1 form (the dump
+      // throws), so such a checkpoint shows as null, like an undecodable one.
+      try {
+        checkpoint = json::parse(EncodeCheckpointJson(*decoded));
+      } catch (const json::exception&) {
+        checkpoint = nullptr;
+      }
+    }
+  } else {
+    checkpoint = json::parse(record->checkpoint, nullptr, /*allow_exceptions=*/false);
+    if (checkpoint.is_discarded()) checkpoint = nullptr;
+  }
+  json envelope = {
+      {"format", kFormat},
+      {"version", 1},
+      {"seq", record->seq},
+      {"session_id", record->entry.info.session_id},
+      {"checkpoint_id", record->entry.info.checkpoint_id},
+      {"parent_checkpoint_id", record->entry.parent_checkpoint_id
+                                   ? json(*record->entry.parent_checkpoint_id)
+                                   : json(nullptr)},
+      {"checkpoint", std::move(checkpoint)},
+  };
+  envelope["checksum"] = Crc32cTag(envelope.dump());
+  return envelope;
+}
 
 std::string FileCheckpointStore::FileNameFor(uint64_t seq, const std::string& checkpoint_id) {
   char digits[32];
@@ -185,7 +295,7 @@ Status FileCheckpointStore::LoadFromFiles(const std::vector<std::string>& childr
     } else if (entries_.count(decoded->seq) > 0 || seq_by_info_.count(decoded->entry.info) > 0) {
       damaged("duplicate seq or checkpoint id");
     } else {
-      AddLocked(Entry{decoded->entry, decoded->seq});
+      AddLocked(Entry{decoded->entry, decoded->seq, content->size(), decoded->checkpoint_crc32c});
     }
   }
   return Status::Ok();
@@ -244,7 +354,9 @@ void FileCheckpointStore::AddLocked(Entry entry) {
 Result<CheckpointInfo> FileCheckpointStore::Commit(const std::string& session_id,
                                                    std::string_view bytes,
                                                    const std::optional<CheckpointInfo>& parent) {
-  SF_ASSIGN_OR_RETURN(std::string document, ValidateCommit(session_id, bytes, parent));
+  std::string canonical;
+  SF_ASSIGN_OR_RETURN(std::string_view document,
+                      ValidateCommitView(session_id, bytes, parent, &canonical));
   std::lock_guard<std::mutex> lock(mu_);
   // A failed commit still consumes its seq, so a file it may have left can never collide.
   const uint64_t seq = next_seq_++;
@@ -254,7 +366,8 @@ Result<CheckpointInfo> FileCheckpointStore::Commit(const std::string& session_id
   if (parent) e.entry.parent_checkpoint_id = parent->checkpoint_id;
   const std::string name = FileNameFor(seq, e.entry.info.checkpoint_id);
   const std::string path = JoinPath(dir_, name);
-  const std::string content = Encode(seq, e.entry, document);
+  const std::string content = Encode(seq, e.entry, document, &e.checkpoint_crc32c);
+  e.file_bytes = content.size();
 
   Status s;
   if (options_.hazard_in_place_write) {
@@ -296,11 +409,18 @@ Result<std::string> FileCheckpointStore::ReadDocumentLocked(const Entry& entry) 
     }
     return content.status();
   }
-  SF_ASSIGN_OR_RETURN(Decoded decoded, Decode(name, *content));
-  if (decoded.entry != entry.entry) {
+  // What Open or Commit verified is cached; a file that changed since is damaged.
+  if (entry.file_bytes != 0 && content->size() != entry.file_bytes) {
+    return Status::Corruption(name + ": file is " + std::to_string(content->size()) +
+                              " bytes, it was " + std::to_string(entry.file_bytes) +
+                              " when verified (changed or torn since)");
+  }
+  SF_ASSIGN_OR_RETURN(CheckpointFileRecord decoded, Decode(name, *content));
+  if (decoded.entry != entry.entry ||
+      (entry.file_bytes != 0 && decoded.checkpoint_crc32c != entry.checkpoint_crc32c)) {
     return Status::Corruption(name + ": file content disagrees with the index entry");
   }
-  return std::move(decoded.document);
+  return std::move(decoded.checkpoint);
 }
 
 Result<std::string> FileCheckpointStore::Retrieve(const CheckpointInfo& info) {

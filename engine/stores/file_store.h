@@ -1,17 +1,21 @@
-// FileCheckpointStore: one directory, one human-readable JSON file per checkpoint.
+// FileCheckpointStore: one directory, one file per checkpoint.
 //
 // Strict mode (default) fixes the upstream FileSystemJsonCheckpointStore hazard
-// (docs/engine-semantics.md §4.3): a checkpoint is published by WriteFileAtomically (temp, fsync,
-// rename, directory fsync) as
-// `<seq, 10 digits>-<checkpoint id>.json`, holding the envelope
-//   {"format":"stepfault.checkpoint-file","version":1,"seq":N,"session_id":...,
-//    "checkpoint_id":...,"parent_checkpoint_id":...|null,"checkpoint":<document>,
-//    "checksum":"crc32c:..."}
-// whose checksum is Crc32cTag of the canonical dump of the envelope without "checksum". That file
-// is the whole commit: there is no second index, order and parents are recovered from the files,
-// and the session id never reaches a file name. Open removes leftover *.tmp files, verifies every
-// checkpoint file and reports a damaged one (damaged_files(), kCorruption from Retrieve) instead of
-// loading it.
+// (docs/engine-semantics.md §4.3): a checkpoint is published by WriteFileAtomically (temp, one
+// write of one buffer, fsync, rename, directory fsync) as `<seq, 10 digits>-<checkpoint id>.json`,
+// holding (version 2) one canonical JSON header line and then the committed bytes unchanged:
+//   {"checkpoint_bytes":L,"checkpoint_crc32c":"crc32c:...","checkpoint_id":...,"checksum":...,
+//    "format":"stepfault.checkpoint-file","parent_checkpoint_id":...|null,"seq":N,
+//    "session_id":...,"version":2}\n<L checkpoint bytes>
+// whose checksum is Crc32cTag of the header's canonical dump without "checksum", and whose
+// checkpoint_crc32c seals the L bytes (one CRC pass; nothing is re-serialised). Version-1 files
+// (one indented JSON envelope with the document under "checkpoint") are still read. That file is
+// the whole commit: there is no second index, order and parents are recovered from the files, and
+// the session id never reaches a file name. Open removes leftover *.tmp files, verifies every
+// checkpoint file (header seal and payload CRC, no parse of the payload), caches what it verified
+// (seq, entry, file size, payload CRC) and reports a damaged one (damaged_files(), kCorruption
+// from Retrieve) instead of loading it; Retrieve re-reads the file and checks it against that
+// cache. DecodeCheckpointFile reads this on-disk format for anyone else (oracles, tools).
 //
 // hazard_in_place_write brings the upstream behaviour back for the harness to catch: an index.jsonl
 // line is appended (no fsync) before the checkpoint file is written in place (no temp, no fsync, no
@@ -26,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -34,6 +39,21 @@
 #include "engine/probe.h"
 
 namespace stepfault {
+
+// One checkpoint file, verified: its seq, entry, the committed bytes and their CRC32C.
+struct CheckpointFileRecord {
+  uint64_t seq = 0;
+  StoreEntry entry;
+  std::string checkpoint;
+  uint32_t checkpoint_crc32c = 0;
+};
+// Decodes a checkpoint file of either version (the name is not checked): kCorruption naming what
+// is wrong when it is torn or damaged.
+Result<CheckpointFileRecord> DecodeCheckpointFile(std::string_view content);
+// The file as a version-1 envelope (JSON, its "checkpoint" the all-JSON checkpoint document, or
+// null when those bytes are not a decodable checkpoint or hold strings that are not UTF-8; sealed
+// like version 1), for readers that inspect JSON; discarded when the file does not verify.
+nlohmann::json CheckpointFileAsJson(std::string_view content);
 
 struct FileStoreOptions {
   uint64_t seed = 0;
@@ -73,6 +93,8 @@ class FileCheckpointStore final : public CheckpointStore, public RestorationObse
   struct Entry {
     StoreEntry entry;
     uint64_t seq = 0;
+    uint64_t file_bytes = 0;  // as verified by Open or written by Commit; 0: not known (hazard)
+    uint32_t checkpoint_crc32c = 0;
   };
 
   FileCheckpointStore(Env* env, std::string dir, FileStoreOptions options,

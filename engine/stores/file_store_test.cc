@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/checkpoint.h"
 #include "engine/crc32c.h"
 
 namespace stepfault {
@@ -81,18 +82,86 @@ TEST_F(FileStoreTest, EachCheckpointIsOneSealedReadableFileNamedBySeqAndId) {
   EXPECT_EQ(Files(),
             (std::vector<std::string>{"0000000001-" + infos[0].checkpoint_id + ".json",
                                       "0000000002-" + infos[1].checkpoint_id + ".json", "LOCK"}));
-  auto envelope = nlohmann::json::parse(
-      ReadAll(fs::path(dir_) / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id)));
-  EXPECT_EQ(envelope["format"], "stepfault.checkpoint-file");
-  EXPECT_EQ(envelope["version"], 1);
-  EXPECT_EQ(envelope["seq"], 2);
-  EXPECT_EQ(envelope["session_id"], "s");
-  EXPECT_EQ(envelope["checkpoint_id"], infos[1].checkpoint_id);
-  EXPECT_EQ(envelope["parent_checkpoint_id"], infos[0].checkpoint_id);
-  EXPECT_EQ(envelope["checkpoint"].dump(), Doc(1));
-  const std::string checksum = envelope["checksum"];
-  envelope.erase("checksum");
-  EXPECT_EQ(checksum, Crc32cTag(envelope.dump()));
+  const std::string content =
+      ReadAll(fs::path(dir_) / FileCheckpointStore::FileNameFor(2, infos[1].checkpoint_id));
+  const size_t newline = content.find('\n');
+  ASSERT_NE(newline, std::string::npos);
+  auto header = nlohmann::json::parse(content.substr(0, newline));
+  EXPECT_EQ(header.dump(), content.substr(0, newline));  // canonical, one line
+  EXPECT_EQ(header["format"], "stepfault.checkpoint-file");
+  EXPECT_EQ(header["version"], 2);
+  EXPECT_EQ(header["seq"], 2);
+  EXPECT_EQ(header["session_id"], "s");
+  EXPECT_EQ(header["checkpoint_id"], infos[1].checkpoint_id);
+  EXPECT_EQ(header["parent_checkpoint_id"], infos[0].checkpoint_id);
+  EXPECT_EQ(content.substr(newline + 1), Doc(1));  // the committed bytes, unchanged
+  EXPECT_EQ(header["checkpoint_bytes"], Doc(1).size());
+  EXPECT_EQ(header["checkpoint_crc32c"], Crc32cTag(Doc(1)));
+  const std::string checksum = header["checksum"];
+  header.erase("checksum");
+  EXPECT_EQ(checksum, Crc32cTag(header.dump()));
+  auto record = DecodeCheckpointFile(content);
+  ASSERT_TRUE(record.ok()) << record.status().ToString();
+  EXPECT_EQ(record->seq, 2u);
+  EXPECT_EQ(record->entry.info, infos[1]);
+  EXPECT_EQ(record->checkpoint, Doc(1));
+}
+
+// The framed codec's bytes are kept verbatim (not re-serialised) and read back through the public
+// decoder and its JSON view, which oracles use.
+TEST_F(FileStoreTest, FramedCheckpointIsStoredVerbatimAndReadableAsJson) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  Checkpoint c;
+  c.session_id = "s";
+  c.step_number = 4;
+  c.workflow = nlohmann::json::object();
+  c.state["executor:a"]["text"] = std::string(5000, 'q');
+  const std::string bytes = EncodeCheckpoint(c);
+  auto info = store->Commit("s", bytes, std::nullopt);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(store->Retrieve(*info).value(), bytes);
+  const std::string content =
+      ReadAll(fs::path(dir_) / FileCheckpointStore::FileNameFor(1, info->checkpoint_id));
+  EXPECT_EQ(content.substr(content.size() - bytes.size()), bytes);
+  nlohmann::json view = CheckpointFileAsJson(content);
+  ASSERT_FALSE(view.is_discarded());
+  EXPECT_EQ(view["checkpoint"]["body"]["state"]["executor:a"]["text"], std::string(5000, 'q'));
+  EXPECT_EQ(view["checkpoint_id"], info->checkpoint_id);
+  std::string damaged = content;
+  damaged[damaged.size() - 100] ^= 1;
+  EXPECT_TRUE(CheckpointFileAsJson(damaged).is_discarded());
+  EXPECT_EQ(DecodeCheckpointFile(damaged).status().code(), StatusCode::kCorruption);
+  store.reset();
+  store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->Retrieve(*info).value(), bytes);
+}
+
+// engine/testdata/file_store_v1 was written by the previous (version-1 envelope) file store.
+TEST_F(FileStoreTest, GoldenVersion1DirectoryStillOpensAndReads) {
+  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
+  const fs::path root =
+      env != nullptr ? fs::path(env) : fs::path(__FILE__).parent_path().parent_path().parent_path();
+  fs::create_directories(dir_);
+  for (const auto& e : fs::directory_iterator(root / "engine" / "testdata" / "file_store_v1")) {
+    fs::copy_file(e.path(), fs::path(dir_) / e.path().filename());
+  }
+  auto store = Open({.seed = 7});
+  ASSERT_NE(store, nullptr);
+  EXPECT_TRUE(store->damaged_files().empty());
+  auto index = store->Index("s1");
+  ASSERT_TRUE(index.ok());
+  ASSERT_EQ(index->size(), 2u);
+  EXPECT_EQ((*index)[1].parent_checkpoint_id, (*index)[0].info.checkpoint_id);
+  EXPECT_EQ(store->Retrieve((*index)[1].info).value(), R"({"n":2})");
+  auto first = DecodeCheckpoint(store->Retrieve((*index)[0].info).value());
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->step_number, 3);
+  // A new commit goes after them, in version 2.
+  auto next = store->Commit("s1", Doc(9), (*index)[1].info);
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(store->Retrieve(*next).value(), Doc(9));
 }
 
 TEST_F(FileStoreTest, IdsAreAPureFunctionOfSeedSessionAndSequence) {

@@ -37,14 +37,53 @@ constexpr const char* kSelectColumns =
 constexpr const char* kDelete =
     "DELETE FROM checkpoints WHERE session_id = ?1 AND checkpoint_id = ?2";
 
-// The seal of one row: every column but the checksum itself.
-std::string RowChecksum(int64_t seq, const std::string& session_id,
-                        const std::string& checkpoint_id, const std::optional<std::string>& parent,
-                        std::string_view body) {
+// The seal of one row: every column but the checksum itself. Version 2 ("row2:crc32c:…", written
+// now) is one CRC32C pass over the length-prefixed metadata and then the body bytes as stored;
+// version 1 (a bare "crc32c:…", still verified) was the CRC of a JSON array of the columns, which
+// escaped the whole body on every check.
+constexpr std::string_view kRowSeal2 = "row2:";
+
+std::string RowChecksumV1(int64_t seq, const std::string& session_id,
+                          const std::string& checkpoint_id,
+                          const std::optional<std::string>& parent, std::string_view body) {
   nlohmann::json row = nlohmann::json::array(
       {seq, session_id, checkpoint_id, parent ? nlohmann::json(*parent) : nlohmann::json(nullptr),
        std::string(body)});
   return Crc32cTag(row.dump());
+}
+
+std::string RowChecksum(int64_t seq, const std::string& session_id,
+                        const std::string& checkpoint_id, const std::optional<std::string>& parent,
+                        std::string_view body) {
+  std::string meta;
+  auto field = [&](std::string_view f) {
+    meta += std::to_string(f.size());
+    meta += ':';
+    meta += f;
+  };
+  field(std::to_string(seq));
+  field(session_id);
+  field(checkpoint_id);
+  field(parent ? "1" + *parent : "0");
+  field(std::to_string(body.size()));
+  return std::string(kRowSeal2) + Crc32cTagOf(Crc32cExtend(Crc32c(meta), body));
+}
+
+// The seal `stored` should be, computed the way it was written.
+std::string ExpectedChecksum(std::string_view stored, int64_t seq, const std::string& session_id,
+                             const std::string& checkpoint_id,
+                             const std::optional<std::string>& parent, std::string_view body) {
+  return stored.starts_with(kRowSeal2)
+             ? RowChecksum(seq, session_id, checkpoint_id, parent, body)
+             : RowChecksumV1(seq, session_id, checkpoint_id, parent, body);
+}
+
+// The column's bytes in place (valid until the statement steps or resets).
+std::string_view ColumnView(sqlite3_stmt* stmt, int column) {
+  const unsigned char* text = sqlite3_column_text(stmt, column);
+  if (text == nullptr) return {};
+  return std::string_view(reinterpret_cast<const char*>(text),
+                          static_cast<size_t>(sqlite3_column_bytes(stmt, column)));
 }
 
 std::string ColumnText(sqlite3_stmt* stmt, int column) {
@@ -59,8 +98,10 @@ std::optional<std::string> ColumnOptionalText(sqlite3_stmt* stmt, int column) {
   return ColumnText(stmt, column);
 }
 
+// SQLITE_STATIC: SQLite reads the caller's bytes in place, no copy. Every statement here is
+// stepped and reset (ResetOnExit) before the bound buffer goes out of scope.
 int BindText(sqlite3_stmt* stmt, int index, std::string_view text) {
-  return sqlite3_bind_text64(stmt, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  return sqlite3_bind_text64(stmt, index, text.data(), text.size(), SQLITE_STATIC, SQLITE_UTF8);
 }
 
 // Resets a cached statement when the call that used it returns.
@@ -160,6 +201,11 @@ Status SqliteCheckpointStore::Initialize() {
                            options_.vfs_name.empty() ? nullptr : options_.vfs_name.c_str());
   if (rc != SQLITE_OK) return Error(rc, "opening");
   sqlite3_extended_result_codes(db_, 1);
+  if (options_.page_size != 0) {
+    // Only takes effect on a database with no pages yet, so it must come before WAL is set.
+    const std::string page = "PRAGMA page_size=" + std::to_string(options_.page_size);
+    SF_RETURN_IF_ERROR(Exec(page.c_str()));
+  }
   // Exclusive locking first: after it WAL keeps its index in heap memory, not in a -shm file.
   SF_RETURN_IF_ERROR(Exec("PRAGMA locking_mode=EXCLUSIVE"));
   const std::string journal = "PRAGMA journal_mode=" + options_.journal_mode;  // allow-listed
@@ -227,7 +273,9 @@ Status SqliteCheckpointStore::VerifySchema() {
 Result<CheckpointInfo> SqliteCheckpointStore::Commit(const std::string& session_id,
                                                      std::string_view bytes,
                                                      const std::optional<CheckpointInfo>& parent) {
-  SF_ASSIGN_OR_RETURN(std::string document, ValidateCommit(session_id, bytes, parent));
+  std::string canonical;
+  SF_ASSIGN_OR_RETURN(std::string_view document,
+                      ValidateCommitView(session_id, bytes, parent, &canonical));
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t seq = next_seq_++;
   CheckpointInfo info{session_id, StoreCheckpointId(options_.seed, session_id, seq)};
@@ -269,7 +317,8 @@ Result<std::string> SqliteCheckpointStore::Retrieve(const CheckpointInfo& info) 
     std::optional<std::string> parent = ColumnOptionalText(select, 1);
     body = ColumnText(select, 2);
     const std::string stored = ColumnText(select, 3);
-    const std::string actual = RowChecksum(seq, info.session_id, info.checkpoint_id, parent, body);
+    const std::string actual =
+        ExpectedChecksum(stored, seq, info.session_id, info.checkpoint_id, parent, body);
     if (stored != actual) {
       return Status::Corruption("checkpoint " + info.ToString() + " in " + db_path_ +
                                 " fails its checksum (stored " + stored + ", computed " + actual +
@@ -293,12 +342,13 @@ Result<std::vector<StoreEntry>> SqliteCheckpointStore::SessionIndexLocked(
     StoreEntry e;
     e.info = CheckpointInfo{session_id, ColumnText(select, 1)};
     e.parent_checkpoint_id = ColumnOptionalText(select, 2);
+    const std::string stored = ColumnText(select, 4);
     const std::string actual =
-        RowChecksum(sqlite3_column_int64(select, 0), session_id, e.info.checkpoint_id,
-                    e.parent_checkpoint_id, ColumnText(select, 3));
+        ExpectedChecksum(stored, sqlite3_column_int64(select, 0), session_id, e.info.checkpoint_id,
+                         e.parent_checkpoint_id, ColumnView(select, 3));
     // A row that fails its seal is never listed (its metadata may be the damaged part); Retrieve
     // of it reports kCorruption.
-    if (actual != ColumnText(select, 4)) continue;
+    if (actual != stored) continue;
     index.push_back(std::move(e));
   }
   return index;

@@ -13,6 +13,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/checkpoint.h"
+#include "engine/crc32c.h"
+
 namespace stepfault {
 namespace {
 
@@ -133,9 +136,13 @@ TEST_F(SqliteStoreTest, TableHasTheDocumentedColumnsAndWalPersists) {
             SQLITE_OK);
   ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
   EXPECT_EQ(sqlite3_column_int(stmt, 0), 1) << "a root has a NULL parent";
-  EXPECT_EQ(
-      std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1))).rfind("crc32c:", 0),
-      0u);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1)))
+                .rfind("row2:crc32c:", 0),
+            0u);
+  sqlite3_finalize(stmt);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(stmt, 0), SqliteStoreOptions{}.page_size);
   sqlite3_finalize(stmt);
   sqlite3_close(db);
 }
@@ -199,6 +206,37 @@ TEST_F(SqliteStoreTest, RowWhoseBodyNoLongerMatchesItsChecksumIsCorruption) {
   EXPECT_EQ((*store)->Retrieve(infos[1]).status().code(), StatusCode::kCorruption);
   EXPECT_EQ((*store)->Retrieve(infos[2]).status().code(), StatusCode::kCorruption)
       << "the checksum covers the parent link too";
+}
+
+// Rows written before the version-2 row seal (a CRC32C of the JSON array of the columns) still
+// verify; a new row gets the version-2 seal and a framed checkpoint is kept byte for byte.
+TEST_F(SqliteStoreTest, RowsSealedByThePreviousVersionStillVerify) {
+  std::vector<CheckpointInfo> infos;
+  {
+    auto store = TryOpen(db_);
+    ASSERT_TRUE(store.ok());
+    infos = CommitChain(**store, 2);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+  const std::string v1 = Crc32cTag(
+      nlohmann::json::array({2, "s", infos[1].checkpoint_id, infos[0].checkpoint_id, Doc(1)})
+          .dump());
+  const std::string update = "UPDATE checkpoints SET checksum = '" + v1 + "' WHERE seq = 2";
+  ASSERT_EQ(sqlite3_exec(db, update.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto store = TryOpen(db_);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->Retrieve(infos[1]).value(), Doc(1));
+  EXPECT_EQ((*store)->Index("s")->size(), 2u);
+  Checkpoint c;
+  c.session_id = "s";
+  c.workflow = nlohmann::json::object();
+  c.state["executor:a"]["x"] = std::string(100000, 'z');
+  const std::string framed = EncodeCheckpoint(c);
+  auto info = (*store)->Commit("s", framed, infos[1]);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ((*store)->Retrieve(*info).value(), framed);
 }
 
 TEST_F(SqliteStoreTest, DamagedDatabaseFileGivesTypedErrorOrExactBytes) {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/checkpoint.h"
+#include "engine/stores/file_store.h"
 #include "scenarios/approval/approval.h"
 #include "scenarios/approval/approval_hazards.h"
 #include "scenarios/approval/approval_store.h"
@@ -219,7 +220,7 @@ class ApprovalScenario final : public Scenario {
       if (!name.ends_with(".json")) continue;
       auto bytes = env.env->ReadFile(JoinPath(dir, name));
       if (!bytes.ok()) continue;
-      Json envelope = Json::parse(*bytes, nullptr, false);
+      Json envelope = CheckpointFileAsJson(*bytes);
       if (envelope.is_discarded() || !envelope.contains("checkpoint")) continue;
       auto cp = DecodeCheckpoint(envelope["checkpoint"].dump());
       if (!cp.ok()) continue;

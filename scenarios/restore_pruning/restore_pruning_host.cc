@@ -217,7 +217,7 @@ Status MalformedCheckpoint(RestorePruningLife& life) {
   SF_ASSIGN_OR_RETURN(Checkpoint base, ChainCheckpoint(life, life.progress.pending_id));
   base.step_number += 1;
   base.parent = Info(life, life.progress.pending_id);
-  Json sealed = Json::parse(EncodeCheckpoint(base));
+  Json sealed = Json::parse(EncodeCheckpointJson(base));
   Json tampered = sealed;
   tampered["body"]["step"] = 999;  // the checksum no longer matches
   Json not_a_body = Json{{"session_id", life.session_id}, {"step", "four"}};

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/crc32c.h"
+#include "engine/stores/file_store.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -21,7 +22,7 @@ bool IsCheckpointFileName(const std::string& name) {
 // Parses the store's envelope the way the store verifies it (checksum over the canonical form
 // without "checksum"), so the view indexes exactly what the store would load.
 void ParseEnvelope(const std::string& content, bool decode, RestorePruningFile* file) {
-  Json envelope = Json::parse(content, nullptr, /*allow_exceptions=*/false);
+  Json envelope = CheckpointFileAsJson(content);
   if (envelope.is_discarded() || !envelope.is_object()) return;
   const auto session = envelope.find("session_id");
   const auto id = envelope.find("checkpoint_id");

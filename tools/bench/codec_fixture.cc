@@ -24,8 +24,11 @@ const CodecFixture& GetCodecFixture(size_t size) {
   fixture->state_bytes = TotalStateBytes(config);
   fixture->checkpoint = **c;
   fixture->encoded = EncodeCheckpoint(fixture->checkpoint);
+  fixture->encoded_json = EncodeCheckpointJson(fixture->checkpoint);
   // The codec benchmarks are only meaningful on a round trip that holds.
   Result<Checkpoint> decoded = DecodeCheckpoint(fixture->encoded);
+  SF_CHECK(decoded.ok() && CheckpointsEqual(*decoded, fixture->checkpoint));
+  decoded = DecodeCheckpoint(fixture->encoded_json);
   SF_CHECK(decoded.ok() && CheckpointsEqual(*decoded, fixture->checkpoint));
   const CodecFixture& out = *fixture;
   (*cache)[size] = std::move(fixture);

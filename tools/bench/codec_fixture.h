@@ -14,7 +14,8 @@ namespace stepfault::bench {
 struct CodecFixture {
   size_t state_bytes = 0;
   Checkpoint checkpoint;
-  std::string encoded;
+  std::string encoded;       // EncodeCheckpoint: the framed version 2
+  std::string encoded_json;  // EncodeCheckpointJson: version 1, the previous codec
 };
 
 // REQUIRES: size >= 8.

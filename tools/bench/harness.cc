@@ -11,6 +11,26 @@ namespace stepfault::bench {
 
 namespace {
 
+// The in-memory manager without CommitOwned: the run's export is deep-copied on every commit.
+class CopyingManager final : public CheckpointManager {
+ public:
+  Result<CheckpointInfo> Commit(const Checkpoint& checkpoint) override {
+    return inner_.Commit(checkpoint);
+  }
+  Result<std::shared_ptr<const Checkpoint>> Lookup(const CheckpointInfo& info) override {
+    return inner_.Lookup(info);
+  }
+  Result<std::vector<CheckpointInfo>> Index(const std::string& session_id) override {
+    return inner_.Index(session_id);
+  }
+  bool NotifyRestored(const CheckpointInfo& info, Status* observer_status) override {
+    return inner_.NotifyRestored(info, observer_status);
+  }
+
+ private:
+  InMemoryCheckpointManager inner_{7};
+};
+
 // Rewrites the executor's private "blob" with a fresh slice for this step.
 void WriteState(WorkflowContext& ctx, size_t bytes, uint64_t id_hash) {
   const uint64_t salt = id_hash ^ Mix64(static_cast<uint64_t>(ctx.step_number()));
@@ -123,6 +143,9 @@ void StepHarness::Reset() {
       break;
     case ManagerKind::kInMemory:
       manager_ = std::make_unique<InMemoryCheckpointManager>(7);
+      break;
+    case ManagerKind::kInMemoryCopying:
+      manager_ = std::make_unique<CopyingManager>();
       break;
     case ManagerKind::kStore:
       SF_CHECK(mode_.factory != nullptr);

@@ -13,6 +13,8 @@ const std::vector<Mode>& Modes() {
     auto* m = new std::vector<Mode>();
     m->push_back(Mode{"none", ManagerKind::kNone, nullptr, LimitKind::kMemcpy, false});
     m->push_back(Mode{"memory", ManagerKind::kInMemory, nullptr, LimitKind::kMemcpy, false});
+    m->push_back(
+        Mode{"memory_copy", ManagerKind::kInMemoryCopying, nullptr, LimitKind::kMemcpy, false});
     m->push_back(Mode{"bytes", ManagerKind::kStore,
                       [](const std::string&) { return std::make_unique<BytesStore>(); },
                       LimitKind::kMemcpy, false});
@@ -36,6 +38,16 @@ void AddDurableStoreModes(std::vector<Mode>* modes) {
                         [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
                           auto store = SqliteCheckpointStore::Open(PosixEnv(),
                                                                    JoinPath(dir, "checkpoints.db"));
+                          SF_CHECK(store.ok());
+                          return std::move(store).value();
+                        },
+                        LimitKind::kAppendSync, /*on_disk=*/true});
+  // The same with SQLite's default 4 KB pages: the measurement behind
+  // SqliteStoreOptions::page_size.
+  modes->push_back(Mode{"sqlite_page4k", ManagerKind::kStore,
+                        [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
+                          auto store = SqliteCheckpointStore::Open(
+                              PosixEnv(), JoinPath(dir, "checkpoints.db"), {.page_size = 4096});
                           SF_CHECK(store.ok());
                           return std::move(store).value();
                         },

@@ -24,7 +24,9 @@ namespace stepfault::bench {
 // anything it needs (a simulated file system, an Env).
 using StoreFactory = std::function<std::unique_ptr<CheckpointStore>(const std::string& dir)>;
 
-enum class ManagerKind { kNone, kInMemory, kStore };
+// kInMemoryCopying: the in-memory manager as it was before CommitOwned (every commit deep-copies
+// the run's export), kept as the "before" of that change, measured in the same run.
+enum class ManagerKind { kNone, kInMemory, kInMemoryCopying, kStore };
 
 struct Mode {
   std::string name;

@@ -7,7 +7,8 @@
 // only fanin widths 1 and 8.
 // Counters: state_bytes (what a checkpoint carries), checkpoint_bytes (its encoded size, measured
 // on the last checkpoint; 0 without checkpointing), bytes_per_second (checkpoint bytes per second,
-// kIsRate), limit_ns (the mode's limit for this size, limits.h) and ratio = step time / limit_ns.
+// kIsRate), limit_ns (the mode's limit for this size, limits.h) and ratio = step time / limit_ns;
+// changed_bytes (the state one step rewrites) and changed_memcpy_ns (a memcpy of those bytes).
 // The limit is memcpy of state_bytes for memory modes, and the file limits on checkpoint_bytes
 // for disk modes.
 #include <benchmark/benchmark.h>
@@ -42,6 +43,12 @@ size_t ProbeCheckpointBytes(const StepConfig& config) {
   return bytes;
 }
 
+// The state bytes one step rewrites: the token holder's state in the ring; every executor's from
+// step 2 of the fan-in.
+size_t ChangedBytes(const StepConfig& config) {
+  return config.shape == Shape::kLinear ? config.state_bytes : TotalStateBytes(config);
+}
+
 size_t LimitBytes(const Mode& mode, const StepConfig& config) {
   return mode.limit == LimitKind::kMemcpy ? TotalStateBytes(config) : ProbeCheckpointBytes(config);
 }
@@ -64,6 +71,9 @@ void RunStep(benchmark::State& state, const Mode& mode, const StepConfig& config
     state.counters["bytes_per_second"] =
         benchmark::Counter(checkpoint_bytes * iterations, benchmark::Counter::kIsRate);
   }
+  state.counters["changed_bytes"] = static_cast<double>(ChangedBytes(config));
+  state.counters["changed_memcpy_ns"] =
+      Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config)) * 1e9;
   if (mode.limit != LimitKind::kNone) {
     const double limit_s = Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
     state.counters["limit_ns"] = limit_s * 1e9;
@@ -96,6 +106,7 @@ void RegisterStepFamily() {
                                 {linear ? "length" : "width", std::to_string(config.width)},
                                 {"state", std::to_string(config.state_bytes)}});
       auto prepare = [mode, config] {
+        Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config));
         if (mode.limit != LimitKind::kNone)
           Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
       };

@@ -231,6 +231,7 @@ void PrintSummary(const std::map<std::string, BenchResult>& results, std::FILE* 
     std::fprintf(out, "  %-55s slope %8.4f ns/B  intercept %9.2f us  R^2 %.4f\n", key.c_str(),
                  f.slope, f.intercept / 1e3, f.r2);
   }
+  PrintTargets(results, out);
 }
 
 }  // namespace stepfault::bench

@@ -39,5 +39,7 @@ class TeeReporter final : public benchmark::BenchmarkReporter {
 };
 
 void PrintSummary(const std::map<std::string, BenchResult>& results, std::FILE* out);
+// The issue-15 target table (targets.cc); PrintSummary ends with it.
+void PrintTargets(const std::map<std::string, BenchResult>& results, std::FILE* out);
 
 }  // namespace stepfault::bench

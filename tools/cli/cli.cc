@@ -23,6 +23,7 @@ int RunCli(int argc, char** argv) {
   AddReportCommand(app, state);
   AddApprovalCommand(app, state);
   AddDemoCommand(app, state);
+  AddBlackboxCommand(app, state);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -376,8 +376,8 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
       if (!life.failures.empty()) break;
     }
     if (!keep_dir.empty())
-      SF_RETURN_IF_ERROR(
-          faults::blackbox::Materialise(task.state, (fs::path(keep_dir) / "crash-state").string()));
+      SF_RETURN_IF_ERROR(faults::blackbox::Materialise(
+          task.state, (fs::path(keep_dir) / "crash-state" / spec.dir).string()));
   } else {
     if (plan.size() == 2)
       return Status::InvalidArgument("a second fault can follow only crash, powerloss or reorder");

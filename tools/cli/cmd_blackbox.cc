@@ -34,7 +34,7 @@ Result<bb::Spec> Load(const BlackboxArgs& a) {
 
 // A fresh scratch directory below `base` (removed first: it belongs to this command alone).
 std::string Scratch(const std::string& base) {
-  std::string dir = (fs::path(base) / "scratch").string();
+  std::string dir = fs::absolute(fs::path(base) / "scratch").string();
   std::error_code ec;
   fs::remove_all(dir, ec);
   return dir;
@@ -118,14 +118,11 @@ int RunBbReplay(const BlackboxArgs& a) {
     return UsageError("--plan PLAN is required, e.g. powerloss@fs.write[state.json]#1");
   std::error_code ec;
   std::string base =
-      a.keep.empty()
-          ? (fs::temp_directory_path() / ("stepfault-bb-replay-" + std::to_string(getpid())))
-                .string()
-          : a.keep;
+      (fs::temp_directory_path() / ("stepfault-bb-replay-" + std::to_string(getpid()))).string();
   if (!a.keep.empty() && fs::exists(a.keep) && !fs::is_empty(a.keep, ec))
     return UsageError("--keep " + a.keep + " exists and is not empty; give a new directory");
   Result<bb::BbReplayResult> r = bb::ReplayBlackBox(*spec, a.plan, a.seed, Scratch(base), a.keep);
-  if (a.keep.empty()) fs::remove_all(base, ec);
+  fs::remove_all(base, ec);
   if (!r.ok()) return UsageError(r.status().message());
   for (const std::string& l : r->log) std::printf("%s\n", l.c_str());
   for (const auto& f : r->failures)

@@ -3,6 +3,7 @@
 // changes. Method: run `stepfault blackbox` in a fresh directory on small hand-written specs, then
 // check the exit status, the message and that the directory holds only what the command may write.
 #include <signal.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -78,7 +79,13 @@ TEST_F(BlackboxBadInputTest, ChildrenLeftBehindAreKilledWithTheProcessGroup) {
   EXPECT_NE(r.out.find("left processes behind; they were killed"), std::string::npos) << r.out;
   std::string pid = ReadAll(dir_ + "/out/scratch/record/work/child.pid");
   ASSERT_FALSE(pid.empty());
-  std::string stat = ReadAll("/proc/" + std::to_string(std::stoi(pid)) + "/stat");
+  // SIGKILL is delivered asynchronously: give the child a moment to be gone (or a zombie).
+  std::string stat;
+  for (int i = 0; i < 50; ++i) {
+    stat = ReadAll("/proc/" + std::to_string(std::stoi(pid)) + "/stat");
+    if (stat.empty() || stat.find(") Z") != std::string::npos) break;
+    usleep(100 * 1000);
+  }
   EXPECT_TRUE(stat.empty() || stat.find(") Z") != std::string::npos)
       << "the child still runs: " << stat;
 }

@@ -65,6 +65,22 @@ TEST_F(BlackboxCliTest, AtomicJsonSavePassesEveryWindowAndJobsDoNotChangeTheRepo
   EXPECT_EQ(one["scenarios"], two["scenarios"]);
 }
 
+TEST_F(BlackboxCliTest, ShardsMergeIntoTheUnshardedReport) {
+  const std::string spec = Example("json-state/inplace.json");
+  ASSERT_EQ(Stepfault("blackbox explore --spec " + spec + " --out all").exit_code, 1);
+  // Each shard runs half of the cells (its exit status covers only those).
+  Stepfault("blackbox explore --spec " + spec + " --shard 1/2 --out s1");
+  Stepfault("blackbox explore --spec " + spec + " --shard 2/2 --out s2");
+  CommandResult merged = Stepfault("report merge s1/report.json s2/report.json --out merged");
+  ASSERT_EQ(merged.exit_code, 1) << merged.out
+                                 << merged.err;  // the merged report has the violations
+  Json all = Json::parse(ReadAll(dir_ + "/all/report.json"));
+  Json m = Json::parse(ReadAll(dir_ + "/merged/report.json"));
+  EXPECT_EQ(all["scenarios"][0]["cells"], m["scenarios"][0]["cells"]);
+  EXPECT_EQ(all["scenarios"][0]["description"], m["scenarios"][0]["description"]);
+  EXPECT_EQ(all["violations"].size(), m["violations"].size());
+}
+
 TEST_F(BlackboxCliTest, SqliteCliKeepsCommitsWithExtraAndLosesTheLastOneWithFull) {
   const std::string actions = testing::LongRun() ? "" : " --actions powerloss";
   CommandResult extra =

@@ -219,6 +219,117 @@ reports::Violation MakeViolation(const Spec& spec, const std::string& window,
 
 }  // namespace
 
+namespace {
+
+// "NONDETERMINISTIC: ..." when a second recording's windows differ from the first's.
+void CompareRecordings(const Recording& first, const Result<Recording>& again,
+                       std::vector<std::string>* notes) {
+  if (!again.ok()) return;
+  std::set<std::string> a, b;
+  for (const auto& w : first.windows) a.insert(w.id);
+  for (const auto& w : again->windows) b.insert(w.id);
+  int64_t unstable = 0;
+  for (const auto& id : a) unstable += b.count(id) ? 0 : 1;
+  for (const auto& id : b) unstable += a.count(id) ? 0 : 1;
+  if (unstable > 0)
+    notes->push_back("NONDETERMINISTIC: a second recording differs in " + std::to_string(unstable) +
+                     " windows (matched by operation, path role and occurrence)");
+}
+
+// Fills the matrix rows and cells and returns the work of this shard: one task per distinct
+// crash state of its cells and one per ioerror cell. Every shard builds every state (cheap), so the
+// dedup figures do not depend on the split.
+std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>& actions,
+                            const BbExploreOptions& options, reports::ScenarioReport* s,
+                            BbExploration* result) {
+  std::vector<Task> tasks;
+  std::map<uint64_t, size_t> by_digest;
+  std::set<uint64_t> all_digests;
+  size_t index = 0;
+  for (const TraceWindow& w : rec.windows) {
+    s->windows.push_back({w.id, w.point, w.occurrence, ""});
+    for (const std::string& a : actions) {
+      bool applicable = IsCrashLike(a) || w.point.rfind("fs.", 0) == 0;
+      bool mine = static_cast<int>(index++ % static_cast<size_t>(options.shard_count)) ==
+                  options.shard_index - 1;
+      s->cells.push_back(
+          {w.id,
+           a,
+           applicable ? reports::CellOutcome::kNotRun : reports::CellOutcome::kNotApplicable,
+           0,
+           0,
+           {}});
+      size_t cell_index = s->cells.size() - 1;
+      if (!applicable || (!mine && !IsCrashLike(a))) continue;
+      if (!IsCrashLike(a)) {
+        tasks.push_back({a, w, {}, "", {cell_index}});
+        continue;
+      }
+      ++result->crash_cells;
+      std::string acked = AckedBefore(rec.trace, w.record);
+      for (CrashState& state : StatesOf(rec.initial, rec.trace, w.record, a, options.seed)) {
+        uint64_t key = state.Digest() ^ (std::hash<std::string>()(acked) * 31);
+        all_digests.insert(key);
+        if (!mine) continue;
+        auto [it, fresh] = by_digest.emplace(key, tasks.size());
+        if (fresh) tasks.push_back({a, w, std::move(state), acked, {}});
+        tasks[it->second].cells.push_back(cell_index);
+      }
+    }
+  }
+  result->distinct_states = static_cast<int64_t>(all_digests.size());
+  result->windows = static_cast<int64_t>(rec.windows.size());
+  return tasks;
+}
+
+// Folds one task's outcome into its cells, the violations and the per-invariant counts.
+void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t seed,
+                 reports::ScenarioReport* s, std::map<std::string, int64_t>* by_inv,
+                 BbExploration* result) {
+  for (const std::string& n : o.notes)
+    if (std::find(result->notes.begin(), result->notes.end(), n) == result->notes.end())
+      result->notes.push_back(n);
+  s->runs += 1;
+  s->lives += o.lives;
+  for (size_t ci : task.cells) {
+    reports::Cell& c = s->cells[ci];
+    c.runs += 1;
+    c.lives_max = std::max(c.lives_max, o.lives);
+    if (c.outcome == reports::CellOutcome::kNotRun) c.outcome = reports::CellOutcome::kPass;
+    if (o.failures.empty() || c.outcome == reports::CellOutcome::kViolation) continue;
+    c.outcome = reports::CellOutcome::kViolation;  // the first failing state of the cell speaks
+    std::set<std::string> inv;
+    for (const CheckFailure& f : o.failures) inv.insert(f.invariant);
+    c.invariants_violated.assign(inv.begin(), inv.end());
+    for (const std::string& i : inv) ++(*by_inv)[i];
+    result->report.violations.push_back(
+        MakeViolation(spec, c.window, c.action, c.action + "@" + c.window, o.failures, seed));
+  }
+  for (const Depth2Violation& v : o.depth2) {
+    ++(*by_inv)[v.failures[0].invariant];
+    result->report.violations.push_back(
+        MakeViolation(spec, task.window.id, task.action, v.plan, v.failures, seed));
+  }
+}
+
+std::string Description(const Spec& spec, const BbExploration& r) {
+  char ratio[64];
+  std::snprintf(ratio, sizeof ratio, "%.2f",
+                r.crash_cells
+                    ? static_cast<double>(r.distinct_states) / static_cast<double>(r.crash_cells)
+                    : 1.0);
+  std::string d =
+      "black-box program `" + spec.run[0] + "`" +
+      (spec.run.size() > 1 ? " (+" + std::to_string(spec.run.size() - 1) + " commands)" : "") +
+      " on \"" + spec.dir + "\": " + std::to_string(r.windows) + " windows; " +
+      std::to_string(r.crash_cells) + " crash-state cells built from the trace map to " +
+      std::to_string(r.distinct_states) + " distinct states (dedup ratio " + ratio + ")";
+  for (const std::string& n : r.notes) d += ". " + n;
+  return d;
+}
+
+}  // namespace
+
 Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& options) {
   SessionConfig config{FindPreload(), "", options.scratch, options.seed};
   std::error_code ec;
@@ -229,94 +340,27 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   BbExploration result;
   result.notes = rec.notes;
   // Recording twice tells a deterministic program from one whose windows move.
-  Result<Recording> again =
-      Record(spec, config, (fs::path(options.scratch) / "record-again").string());
-  if (again.ok()) {
-    std::set<std::string> a, b;
-    for (const auto& w : rec.windows) a.insert(w.id);
-    for (const auto& w : again->windows) b.insert(w.id);
-    int64_t unstable = 0;
-    for (const auto& id : a) unstable += b.count(id) ? 0 : 1;
-    for (const auto& id : b) unstable += a.count(id) ? 0 : 1;
-    if (unstable > 0)
-      result.notes.push_back("NONDETERMINISTIC: a second recording differs in " +
-                             std::to_string(unstable) +
-                             " windows (matched by operation, path role and occurrence)");
-  }
-  std::vector<std::string> actions = options.actions.empty()
-                                         ? std::vector<std::string>{"crash", "powerloss", "ioerror"}
-                                         : options.actions;
+  CompareRecordings(rec,
+                    Record(spec, config, (fs::path(options.scratch) / "record-again").string()),
+                    &result.notes);
   reports::ScenarioReport s;
   s.name = "blackbox:" + spec.name;
   s.invariants = InvariantsOf(spec);
-  s.actions = actions;
-  for (const TraceWindow& w : rec.windows) s.windows.push_back({w.id, w.point, w.occurrence, ""});
-  std::vector<Task> tasks;
-  std::map<uint64_t, size_t> by_digest;
-  size_t index = 0;
-  for (const TraceWindow& w : rec.windows) {
-    for (const std::string& a : actions) {
-      reports::Cell cell{w.id, a, reports::CellOutcome::kNotRun, 0, 0, {}};
-      bool applicable = IsCrashLike(a) || w.point.rfind("fs.", 0) == 0;
-      bool mine = static_cast<int>(index++ % static_cast<size_t>(options.shard_count)) ==
-                  options.shard_index - 1;
-      if (!applicable) cell.outcome = reports::CellOutcome::kNotApplicable;
-      s.cells.push_back(cell);
-      if (!applicable || !mine) continue;
-      size_t cell_index = s.cells.size() - 1;
-      if (!IsCrashLike(a)) {
-        tasks.push_back({a, w, {}, "", {cell_index}});
-        continue;
-      }
-      ++result.crash_cells;
-      std::string acked = AckedBefore(rec.trace, w.record);
-      for (CrashState& state : StatesOf(rec.initial, rec.trace, w.record, a, options.seed)) {
-        uint64_t key = state.Digest() ^ (std::hash<std::string>()(acked) * 31);
-        auto [it, fresh] = by_digest.emplace(key, tasks.size());
-        if (fresh) tasks.push_back({a, w, std::move(state), acked, {}});
-        tasks[it->second].cells.push_back(cell_index);
-      }
-    }
-  }
-  result.distinct_states = static_cast<int64_t>(by_digest.size());
-  result.windows = static_cast<int64_t>(rec.windows.size());
+  s.actions = options.actions.empty() ? std::vector<std::string>{"crash", "powerloss", "ioerror"}
+                                      : options.actions;
+  std::vector<Task> tasks = PlanCells(rec, s.actions, options, &s, &result);
   int64_t pair_cap =
       tasks.empty()
           ? 0
           : std::max<int64_t>(1, options.depth2_max_pairs / static_cast<int64_t>(tasks.size()));
   std::vector<Outcome> outcomes =
       RunAll(spec, config, tasks, rec.reference, options.depth, pair_cap, options.jobs);
-  std::map<std::string, int64_t> violations_by_inv;
+  std::map<std::string, int64_t> by_inv;
   reports::Depth2 d2;
   for (size_t t = 0; t < tasks.size(); ++t) {
-    const Outcome& o = outcomes[t];
-    for (const std::string& n : o.notes)
-      if (std::find(result.notes.begin(), result.notes.end(), n) == result.notes.end())
-        result.notes.push_back(n);
-    s.runs += 1;
-    s.lives += o.lives;
-    d2.pairs_total += o.pairs_total;
-    d2.pairs_run += o.pairs_run;
-    for (size_t ci : tasks[t].cells) {
-      reports::Cell& c = s.cells[ci];
-      c.runs += 1;
-      c.lives_max = std::max(c.lives_max, o.lives);
-      if (c.outcome == reports::CellOutcome::kNotRun) c.outcome = reports::CellOutcome::kPass;
-      if (o.failures.empty() || c.outcome == reports::CellOutcome::kViolation) continue;
-      c.outcome = reports::CellOutcome::kViolation;  // the first failing state of the cell speaks
-      std::set<std::string> inv;
-      for (const CheckFailure& f : o.failures) inv.insert(f.invariant);
-      c.invariants_violated.assign(inv.begin(), inv.end());
-      for (const std::string& i : inv) ++violations_by_inv[i];
-      std::string plan = c.action + "@" + c.window;
-      result.report.violations.push_back(
-          MakeViolation(spec, c.window, c.action, plan, o.failures, options.seed));
-    }
-    for (const Depth2Violation& v : o.depth2) {
-      ++violations_by_inv[v.failures[0].invariant];
-      result.report.violations.push_back(MakeViolation(spec, tasks[t].window.id, tasks[t].action,
-                                                       v.plan, v.failures, options.seed));
-    }
+    FoldOutcome(spec, tasks[t], outcomes[t], options.seed, &s, &by_inv, &result);
+    d2.pairs_total += outcomes[t].pairs_total;
+    d2.pairs_run += outcomes[t].pairs_run;
   }
   if (options.depth == 2) {
     d2.sampled = d2.pairs_run < d2.pairs_total;
@@ -325,20 +369,8 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   int64_t ran = 0;
   for (const reports::Cell& c : s.cells) ran += reports::CellRan(c.outcome) ? 1 : 0;
   for (const std::string& id : s.invariants)
-    s.invariant_results.push_back(
-        {id, scenarios::InvariantStatement(id), ran, violations_by_inv[id]});
-  char ratio[64];
-  std::snprintf(ratio, sizeof ratio, "%.2f",
-                result.crash_cells ? static_cast<double>(result.distinct_states) /
-                                         static_cast<double>(result.crash_cells)
-                                   : 1.0);
-  s.description =
-      "black-box program `" + spec.run[0] + "`" +
-      (spec.run.size() > 1 ? " (+" + std::to_string(spec.run.size() - 1) + " commands)" : "") +
-      " on \"" + spec.dir + "\": " + std::to_string(result.windows) + " windows; " +
-      std::to_string(result.crash_cells) + " crash-state cells built from the trace map to " +
-      std::to_string(result.distinct_states) + " distinct states (dedup ratio " + ratio + ")";
-  for (const std::string& n : result.notes) s.description += ". " + n;
+    s.invariant_results.push_back({id, scenarios::InvariantStatement(id), ran, by_inv[id]});
+  s.description = Description(spec, result);
   result.report.runs = s.runs;
   result.report.lives = s.lives;
   result.report.scenarios.push_back(std::move(s));

@@ -73,7 +73,7 @@ int RunRecord(const BlackboxArgs& a) {
   return kExitOk;
 }
 
-int RunBbExplore(const BlackboxArgs& a, const std::string& argv_line) {
+int RunBbExplore(const BlackboxArgs& a) {
   Result<bb::Spec> spec = Load(a);
   if (!spec.ok()) return UsageError(spec.status().message());
   bb::BbExploreOptions o;
@@ -96,7 +96,16 @@ int RunBbExplore(const BlackboxArgs& a, const std::string& argv_line) {
   Result<bb::BbExploration> result = bb::ExploreBlackBox(*spec, o);
   if (!result.ok()) return UsageError(result.status().message());
   reports::Report& report = result->report;
-  report.command = argv_line;
+  // The exploration's identity, without --out, --jobs and --shard, so the shards of one
+  // exploration merge with `stepfault report merge`.
+  std::string canonical = "stepfault blackbox explore --spec " + a.spec;
+  if (!a.actions.empty()) {
+    canonical += " --actions ";
+    for (size_t i = 0; i < a.actions.size(); ++i) canonical += (i ? "," : "") + a.actions[i];
+  }
+  canonical += " --depth " + std::to_string(a.depth) + " --seed " + std::to_string(a.seed);
+  if (a.depth == 2) canonical += " --depth2-max-pairs " + std::to_string(a.depth2_max_pairs);
+  report.command = canonical;
   report.seed = a.seed;
   report.profile = "blackbox";
   report.depth = a.depth;
@@ -156,9 +165,7 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
       ->check(CLI::Range(0.0, 100.0));
   ex->add_option("--depth2-max-pairs", args->depth2_max_pairs, "cap on depth-2 pairs");
   ex->add_option("--out", args->out, "directory for the reports")->required();
-  ex->callback([&state, args] {
-    state.run = [&state, args] { return RunBbExplore(*args, state.argv_line); };
-  });
+  ex->callback([&state, args] { state.run = [args] { return RunBbExplore(*args); }; });
   auto* rp = bbc->add_subcommand("replay", "replay one plan and say what broke");
   rp->add_option("--spec", args->spec, "black-box spec file")->required();
   rp->add_option("--plan", args->plan, "e.g. powerloss@fs.write[state.json]#1")->required();

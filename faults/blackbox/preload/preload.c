@@ -115,6 +115,8 @@ REAL(int, link, const char*, const char*)
 REAL(int, linkat, int, const char*, int, const char*, int)
 REAL(int, symlink, const char*, const char*)
 REAL(int, symlinkat, const char*, int, const char*)
+REAL(int, fcntl, int, int, ...)
+REAL(int, fcntl64, int, int, ...)
 REAL(int, dup, int)
 REAL(int, dup2, int, int)
 REAL(int, dup3, int, int, int)
@@ -1072,6 +1074,31 @@ SF_EXPORT int dup3(int fd, int nfd, int flags) {
   resolve_dup3();
   int r = real_dup3(fd, nfd, flags);
   return r >= 0 ? dup_to(fd, r) : r;
+}
+
+// fcntl(F_DUPFD*) duplicates a descriptor like dup(); every other command passes through (the one
+// argument, an int or a pointer, is forwarded as a pointer-sized value, as the ABI passes both).
+static int do_fcntl(int (*real)(int, int, ...), int fd, int cmd, void* arg) {
+  int r = real(fd, cmd, arg);
+  if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r != fd) dup_to(fd, r);
+  return r;
+}
+SF_EXPORT int fcntl(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void* arg = va_arg(ap, void*);
+  va_end(ap);
+  resolve_fcntl();
+  return do_fcntl(real_fcntl, fd, cmd, arg);
+}
+SF_EXPORT int fcntl64(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void* arg = va_arg(ap, void*);
+  va_end(ap);
+  resolve_fcntl64();
+  resolve_fcntl();
+  return do_fcntl(real_fcntl64 ? real_fcntl64 : real_fcntl, fd, cmd, arg);
 }
 
 // ---- what cannot be modelled: report it ----

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "properties/blackbox/command_runner.h"
 #include "scenarios/invariants.h"
@@ -122,6 +123,28 @@ Status TakeReference(const Spec& spec, const SessionConfig& config, const std::s
   return Status::Ok();
 }
 
+// The reconciliation of the recording with reality: the crash-model replay of the whole trace
+// must give exactly the directory the run left (SQLite's -shm aside). "" when it does, else the
+// first path that differs.
+std::string ReplayDiffers(const Recording& rec, const std::string& dir) {
+  Result<CrashState> real = faults::blackbox::LoadDirectory(dir);
+  if (!real.ok()) return real.status().message();
+  CrashState model = faults::blackbox::BuildCrashState(
+      rec.initial, rec.trace, rec.trace.records.size(), faults::blackbox::CrashKind::kCrash, 0);
+  std::set<std::string> paths;
+  for (const auto& [p, n] : real->nodes) paths.insert(p);
+  for (const auto& [p, n] : model.nodes) paths.insert(p);
+  for (const std::string& p : paths) {
+    if (p.size() >= 4 && p.compare(p.size() - 4, 4, "-shm") == 0) continue;
+    auto a = real->nodes.find(p);
+    auto b = model.nodes.find(p);
+    if (a == real->nodes.end()) return p + " is in the trace but not on disk";
+    if (b == model.nodes.end()) return p + " is on disk but not in the trace";
+    if (!(a->second == b->second)) return p + " differs";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string FindPreload() {
@@ -175,6 +198,10 @@ Result<Recording> Record(const Spec& spec, const SessionConfig& config, const st
     return Status::InvalidArgument(
         "zero windows: the run commands never changed anything under \"" + spec.dir +
         "\" (check `dir` and that the program writes there; a static binary is not seen)");
+  if (std::string diff = ReplayDiffers(rec, DirOf(spec, cell)); !diff.empty())
+    rec.notes.push_back(
+        "INCOMPLETE TRACE: replaying the trace does not give the directory the run left (" + diff +
+        ")");
   for (const std::string& why : faults::blackbox::IncompleteReasons(rec.trace))
     rec.notes.push_back("INCOMPLETE TRACE: " + why);
   for (const std::string& f : faults::blackbox::VolatileFiles(rec.trace))

@@ -36,6 +36,14 @@ const std::vector<InvariantInfo>& AllInvariants() {
       {kInvExpect, "every terminal output a JSON scenario observes is one its file expects"},
       {kInvDeterminism,
        "the same scenario, seed and plan give a byte-identical event trace and final state"},
+      {kInvBbCheck,
+       "black box: after recovery from every crash state, every check command of the spec exits 0"},
+      {kInvBbSql, "black box: after recovery, every SQL check of the spec gives its expected rows"},
+      {kInvBbIntegrity,
+       "black box: after recovery, every SQLite database in the directory passes PRAGMA "
+       "integrity_check"},
+      {kInvBbStray,
+       "black box (opt-in): after recovery, no file is left that the fault-free run never leaves"},
   };
   return *list;
 }

@@ -24,6 +24,11 @@ inline constexpr char kInvObserver[] = "INV-OBSERVER";
 inline constexpr char kInvLiveness[] = "INV-LIVENESS";
 inline constexpr char kInvExpect[] = "INV-EXPECT";
 inline constexpr char kInvDeterminism[] = "INV-DETERMINISM";
+// Black-box mode (docs/blackbox.md).
+inline constexpr char kInvBbCheck[] = "INV-BB-CHECK";
+inline constexpr char kInvBbSql[] = "INV-BB-SQL";
+inline constexpr char kInvBbIntegrity[] = "INV-BB-INTEGRITY";
+inline constexpr char kInvBbStray[] = "INV-BB-STRAY";
 
 struct InvariantInfo {
   std::string id;

@@ -77,6 +77,7 @@ int RunCli(int argc, char** argv) {
     AddReportCommand(app, state);
     AddApprovalCommand(app, state);
     AddDemoCommand(app, state);
+    AddBlackboxCommand(app, state);
     return Dispatch(app, state, argc, argv);
   });
 }

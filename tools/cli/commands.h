@@ -89,6 +89,7 @@ void AddListCommand(CLI::App& app, CommandState& state);
 void AddReportCommand(CLI::App& app, CommandState& state);
 void AddApprovalCommand(CLI::App& app, CommandState& state);
 void AddDemoCommand(CLI::App& app, CommandState& state);
+void AddBlackboxCommand(CLI::App& app, CommandState& state);  // cmd_blackbox.cc
 
 int RunExplore(const ExploreArgs& args);
 

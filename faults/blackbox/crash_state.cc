@@ -1,0 +1,340 @@
+// The crash-state builder (see crash_state.h for the crash model it implements).
+#include "faults/blackbox/crash_state.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace stepfault::faults::blackbox {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr uint64_t kSectorBytes = 512;
+constexpr int64_t kRootDir = 0;
+
+struct Entry {
+  StateNode::Type type = StateNode::kFile;
+  int64_t id = -1;     // file or directory id
+  std::string target;  // symlink
+  friend bool operator==(const Entry&, const Entry&) = default;
+};
+struct Dir {
+  std::map<std::string, Entry> cur, dur;
+};
+struct PendingWrite {
+  int64_t seq = 0;
+  uint64_t off = 0;
+  std::string data;
+};
+struct File {
+  std::string cur, dur;
+  std::vector<PendingWrite> unsynced;  // writes since the last sync, in order
+};
+
+void WriteAt(std::string* bytes, uint64_t off, std::string_view data) {
+  if (bytes->size() < off + data.size()) bytes->resize(off + data.size(), '\0');
+  std::copy(data.begin(), data.end(), bytes->begin() + static_cast<std::ptrdiff_t>(off));
+}
+
+uint64_t Mix(uint64_t x) {  // splitmix64 finaliser: the seed's choice of tearing
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+bool IsVolatile(const std::string& path) {
+  return path.size() >= 4 && path.compare(path.size() - 4, 4, "-shm") == 0;
+}
+
+class Model {
+ public:
+  explicit Model(const CrashState& initial) {
+    dirs_[kRootDir];
+    for (const auto& [path, node] : initial.nodes) {  // map order: parents before children
+      auto [parent, name] = Split(path);
+      Entry e{node.type, -1, ""};
+      if (node.type == StateNode::kDir) {
+        e.id = next_id_++;
+        dirs_[e.id];
+      } else if (node.type == StateNode::kFile) {
+        e.id = next_id_++;
+        files_[e.id] = File{node.bytes, node.bytes, {}};
+      } else {
+        e.target = node.bytes;
+      }
+      if (parent >= 0) dirs_[parent].cur[name] = dirs_[parent].dur[name] = e;
+    }
+  }
+
+  void Apply(const TraceRecord& r, int64_t seq) {
+    const std::string& op = r.op;
+    if (op == "open") return Open(r);
+    if (op == "write") return Write(r, seq);
+    if (op == "fsync") return Sync(r);
+    if (op == "syncfs") return SyncAll();
+    if (op == "rename") return Rename(r.Get("path"), r.Get("path2"));
+    if (op == "unlink" || op == "rmdir") return Remove(r.Get("path"));
+    if (op == "mkdir") return AddEntry(r.Get("path"), Entry{StateNode::kDir, NewDir(), ""});
+    if (op == "truncate") return Truncate(r);
+    if (op == "fallocate") return Fallocate(r);
+    if (op == "link") return Link(r.Get("path"), r.Get("path2"));
+    if (op == "symlink")
+      return AddEntry(r.Get("path2"), Entry{StateNode::kSymlink, -1, r.Get("target")});
+  }
+
+  CrashState Current() const {
+    CrashState s;
+    Walk(kRootDir, "", false, nullptr, &s);
+    s.notes = notes_;
+    return s;
+  }
+
+  // The durable tree, with the last unsynced write torn (kPowerLoss) or kept but its file's
+  // earliest unsynced write dropped (kReorder).
+  CrashState Durable(CrashKind kind, uint64_t seed, int64_t kept_sectors) const {
+    std::map<int64_t, std::string> overrides;
+    int64_t last_file = -1, last_seq = -1;
+    for (const auto& [id, f] : files_) {
+      if (!f.unsynced.empty() && f.unsynced.back().seq > last_seq) {
+        last_seq = f.unsynced.back().seq;
+        last_file = id;
+      }
+    }
+    if (last_file >= 0) {
+      const File& f = files_.at(last_file);
+      std::string bytes = f.dur;
+      if (kind == CrashKind::kReorder) {
+        for (size_t i = 1; i < f.unsynced.size(); ++i)
+          WriteAt(&bytes, f.unsynced[i].off, f.unsynced[i].data);
+      } else {
+        const PendingWrite& w = f.unsynced.back();
+        uint64_t first = w.off / kSectorBytes;
+        uint64_t last = (w.off + w.data.size() - 1) / kSectorBytes;
+        uint64_t sectors = w.data.empty() ? 0 : last - first + 1;
+        uint64_t k = kept_sectors >= 0
+                         ? std::min<uint64_t>(static_cast<uint64_t>(kept_sectors), sectors)
+                         : Mix(seed ^ Mix(static_cast<uint64_t>(last_seq))) % (sectors + 1);
+        uint64_t end = std::min<uint64_t>(w.off + w.data.size(), (first + k) * kSectorBytes);
+        if (end > w.off) WriteAt(&bytes, w.off, std::string_view(w.data).substr(0, end - w.off));
+      }
+      overrides[last_file] = bytes;
+    }
+    CrashState s;
+    Walk(kRootDir, "", true, &overrides, &s);
+    s.notes = notes_;
+    return s;
+  }
+
+ private:
+  std::pair<int64_t, std::string> Split(const std::string& path) const {
+    size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return {kRootDir, path};
+    const Entry* e = Lookup(path.substr(0, slash));
+    return {e && e->type == StateNode::kDir ? e->id : -1, path.substr(slash + 1)};
+  }
+  const Entry* Lookup(const std::string& path) const {
+    static const Entry kRoot{StateNode::kDir, kRootDir, ""};
+    if (path == "." || path.empty()) return &kRoot;
+    auto [parent, name] = Split(path);
+    if (parent < 0) return nullptr;
+    const auto& cur = dirs_.at(parent).cur;
+    auto it = cur.find(name);
+    return it == cur.end() ? nullptr : &it->second;
+  }
+  int64_t NewDir() {
+    int64_t id = next_id_++;
+    dirs_[id];
+    return id;
+  }
+  void AddEntry(const std::string& path, Entry e) {
+    auto [parent, name] = Split(path);
+    if (parent < 0) return Note("no parent directory for " + path);
+    dirs_[parent].cur[name] = std::move(e);
+  }
+  void Remove(const std::string& path) {
+    auto [parent, name] = Split(path);
+    if (parent < 0 || dirs_[parent].cur.erase(name) == 0) Note("removed unknown " + path);
+  }
+  void Note(const std::string& what) {
+    if (std::find(notes_.begin(), notes_.end(), what) == notes_.end()) notes_.push_back(what);
+  }
+  int64_t FileOf(const TraceRecord& r) {
+    auto it = ino_.find(r.Int("ino", -1));
+    if (it != ino_.end()) return it->second;
+    const Entry* e = Lookup(r.Get("path"));
+    if (e && e->type == StateNode::kFile) return e->id;
+    Note("write to a file the trace never opened: " + r.Get("path"));
+    int64_t id = next_id_++;
+    files_[id];
+    return id;
+  }
+  void Open(const TraceRecord& r) {
+    if (r.Int("dir")) return;
+    const std::string path = r.Get("path");
+    const Entry* e = Lookup(path);
+    int64_t id;
+    if (e && e->type == StateNode::kFile && !r.Int("created")) {
+      id = e->id;
+    } else {
+      id = next_id_++;
+      files_[id];
+      AddEntry(path, Entry{StateNode::kFile, id, ""});
+    }
+    ino_[r.Int("ino", -1)] = id;
+    if (r.Int("trunc")) files_[id].cur.clear();
+  }
+  void Write(const TraceRecord& r, int64_t seq) {
+    File& f = files_[FileOf(r)];
+    uint64_t off = static_cast<uint64_t>(std::max<int64_t>(0, r.Int("off")));
+    if (r.Int("whole")) f.cur.clear();
+    WriteAt(&f.cur, off, r.data);
+    f.unsynced.push_back({seq, off, r.data});
+  }
+  void Sync(const TraceRecord& r) {
+    if (r.Int("dir")) {
+      const Entry* e = Lookup(r.Get("path"));
+      if (!e || e->type != StateNode::kDir) return Note("dirsync of unknown " + r.Get("path"));
+      dirs_[e->id].dur = dirs_[e->id].cur;
+      return;
+    }
+    File& f = files_[FileOf(r)];
+    f.dur = f.cur;
+    f.unsynced.clear();
+  }
+  void SyncAll() {
+    for (auto& [id, f] : files_) {
+      f.dur = f.cur;
+      f.unsynced.clear();
+    }
+    for (auto& [id, d] : dirs_) d.dur = d.cur;
+  }
+  void Rename(const std::string& from, const std::string& to) {
+    auto [fp, fname] = Split(from);
+    auto [tp, tname] = Split(to);
+    if (fp < 0 || tp < 0 || !dirs_[fp].cur.count(fname)) return Note("rename of unknown " + from);
+    Entry e = dirs_[fp].cur[fname];
+    dirs_[fp].cur.erase(fname);
+    dirs_[tp].cur[tname] = e;
+  }
+  void Link(const std::string& from, const std::string& to) {
+    const Entry* e = Lookup(from);
+    if (!e) return Note("link of unknown " + from);
+    AddEntry(to, *e);
+  }
+  void Truncate(const TraceRecord& r) {
+    File& f = files_[FileOf(r)];
+    f.cur.resize(static_cast<size_t>(std::max<int64_t>(0, r.Int("size"))), '\0');
+  }
+  void Fallocate(const TraceRecord& r) {
+    File& f = files_[FileOf(r)];
+    int64_t mode = r.Int("mode"), off = r.Int("off"), len = r.Int("size");
+    if (mode & 0x02) {  // FALLOC_FL_PUNCH_HOLE: zeros inside the current size
+      for (int64_t i = off; i < off + len && i < static_cast<int64_t>(f.cur.size()); ++i)
+        f.cur[i] = '\0';
+    } else if (!(mode & 0x01) && static_cast<int64_t>(f.cur.size()) < off + len) {  // !KEEP_SIZE
+      f.cur.resize(static_cast<size_t>(off + len), '\0');
+    }
+  }
+  void Walk(int64_t dir, const std::string& prefix, bool durable,
+            const std::map<int64_t, std::string>* overrides, CrashState* out) const {
+    const Dir& d = dirs_.at(dir);
+    for (const auto& [name, e] : durable ? d.dur : d.cur) {
+      std::string path = prefix.empty() ? name : prefix + "/" + name;
+      if (e.type == StateNode::kDir) {
+        out->nodes[path] = StateNode{StateNode::kDir, ""};
+        Walk(e.id, path, durable, overrides, out);
+      } else if (e.type == StateNode::kSymlink) {
+        out->nodes[path] = StateNode{StateNode::kSymlink, e.target};
+      } else if (!IsVolatile(path)) {
+        const File& f = files_.at(e.id);
+        auto ov =
+            overrides ? overrides->find(e.id) : std::map<int64_t, std::string>::const_iterator();
+        bool has = overrides && ov != overrides->end();
+        out->nodes[path] = StateNode{StateNode::kFile, has ? ov->second : durable ? f.dur : f.cur};
+      }
+    }
+  }
+
+  std::map<int64_t, Dir> dirs_;
+  std::map<int64_t, File> files_;
+  std::map<int64_t, int64_t> ino_;
+  std::vector<std::string> notes_;
+  int64_t next_id_ = 1;
+};
+
+}  // namespace
+
+uint64_t CrashState::Digest() const {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ 0xFF) * 1099511628211ull;
+  };
+  for (const auto& [path, node] : nodes) {
+    mix(path);
+    mix(std::to_string(static_cast<int>(node.type)));
+    mix(node.bytes);
+  }
+  return h;
+}
+
+Result<CrashState> LoadDirectory(const std::string& dir) {
+  CrashState s;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string rel = fs::relative(it->path(), dir).string();
+    fs::file_status st = it->symlink_status();
+    if (fs::is_symlink(st)) {
+      s.nodes[rel] = StateNode{StateNode::kSymlink, fs::read_symlink(it->path()).string()};
+    } else if (fs::is_directory(st)) {
+      s.nodes[rel] = StateNode{StateNode::kDir, ""};
+    } else if (fs::is_regular_file(st)) {
+      std::ifstream in(it->path(), std::ios::binary);
+      std::stringstream bytes;
+      bytes << in.rdbuf();
+      s.nodes[rel] = StateNode{StateNode::kFile, bytes.str()};
+    } else {
+      return Status::InvalidArgument(it->path().string() +
+                                     " is neither a file, a directory nor a symlink");
+    }
+  }
+  if (ec) return Status::IOError("cannot read " + dir + ": " + ec.message());
+  return s;
+}
+
+CrashState BuildCrashState(const CrashState& initial, const Trace& trace, size_t upto_record,
+                           CrashKind kind, uint64_t seed, int64_t kept_sectors) {
+  Model model(initial);
+  size_t end = std::min(upto_record, trace.records.size());
+  for (size_t i = 0; i < end; ++i) model.Apply(trace.records[i], static_cast<int64_t>(i));
+  return kind == CrashKind::kCrash ? model.Current() : model.Durable(kind, seed, kept_sectors);
+}
+
+Status Materialise(const CrashState& state, const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) return Status::AlreadyExists(dir + " already exists");
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create " + dir + ": " + ec.message());
+  for (const auto& [path, node] : state.nodes) {
+    fs::path p = fs::path(dir) / path;
+    if (node.type == StateNode::kDir) {
+      fs::create_directories(p, ec);
+    } else if (node.type == StateNode::kSymlink) {
+      fs::create_symlink(node.bytes, p, ec);
+    } else {
+      std::ofstream out(p, std::ios::binary | std::ios::trunc);
+      out.write(node.bytes.data(), static_cast<std::streamsize>(node.bytes.size()));
+      if (!out) return Status::IOError("cannot write " + p.string());
+    }
+    if (ec) return Status::IOError("cannot create " + p.string() + ": " + ec.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace stepfault::faults::blackbox

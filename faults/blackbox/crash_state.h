@@ -1,0 +1,67 @@
+// The crash-state builder of black-box mode: from the directory as it was before the run (the
+// initial snapshot) and the run's trace, the directory a crash or a power loss at window N leaves.
+//
+// CRASH MODEL (the one faults/sim_fs.h states, applied to a recorded trace)
+// The initial snapshot is taken as fully durable. Every recorded operation before window N is
+// applied in trace order to a model with, per file, current and durable bytes and, per directory,
+// current and durable entries; fsync/fdatasync of a file copies its current bytes to durable, fsync
+// of a directory copies its current entries to durable, syncfs/sync does both for everything;
+// sync_file_range changes nothing (it is not a barrier).
+// - crash at N (the process dies): every operation before N survives; the state is the current
+// tree.
+// - powerloss at N (the machine dies): starting from the root, the tree of durable entries; each
+// file
+//   holds its durable bytes, except that the last unsynced write (the most recent write,
+//   system-wide, whose file was not synced after it) may be torn: of its range cut into 512-byte
+//   file sectors, a seed-chosen prefix of k sectors (0 <= k <= all) reaches the durable bytes (a
+//   gap past the durable size reads as zeros). No other unsynced byte, truncation, create, rename
+//   or unlink survives. Exploration and replay check two tearings of every power loss: the seed's
+//   k, and k = 0 (the last unsynced write lost whole, the pessimistic state); BuildCrashState takes
+//   k explicitly.
+// - reorder at N (behind a flag, ALICE's "omit one"): as powerloss, but every unsynced write of the
+//   file of the last unsynced write reaches its durable bytes except its earliest one: a later
+//   write kept while an earlier one is lost.
+// Files named "*-shm" (SQLite's shared-memory index, rebuilt from the WAL on open) are left out of
+// every state; the report names them. A state is deterministic in (snapshot, trace, N, kind, seed).
+// Thread-safety: pure functions over values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/status.h"
+#include "faults/blackbox/trace.h"
+
+namespace stepfault::faults::blackbox {
+
+enum class CrashKind { kCrash, kPowerLoss, kReorder };
+
+// One node of a materialisable tree, keyed by its relative path.
+struct StateNode {
+  enum Type { kFile, kDir, kSymlink } type = kFile;
+  std::string bytes;  // file contents or symlink target
+  friend bool operator==(const StateNode&, const StateNode&) = default;
+};
+
+struct CrashState {
+  std::map<std::string, StateNode> nodes;  // "a", "a/b.txt"; the root itself is implicit
+  std::vector<std::string> notes;          // what the model could not place (a note each)
+  uint64_t Digest() const;                 // FNV-1a over paths, types and bytes
+};
+
+// Reads a real directory (files, directories, symlinks) into a state. kInvalidArgument for other
+// file types.
+Result<CrashState> LoadDirectory(const std::string& dir);
+
+// The state at window `upto_record` (the index of the window's record: every record before it is
+// applied) of `trace` over `initial`. upto_record == trace.records.size() is the end of the run.
+// kept_sectors >= 0 fixes k (clamped to the write's sectors) instead of the seed's choice.
+CrashState BuildCrashState(const CrashState& initial, const Trace& trace, size_t upto_record,
+                           CrashKind kind, uint64_t seed, int64_t kept_sectors = -1);
+
+// Writes `state` into `dir`, which must not exist yet (it is created).
+Status Materialise(const CrashState& state, const std::string& dir);
+
+}  // namespace stepfault::faults::blackbox

@@ -1,0 +1,320 @@
+// libstepfault_preload.so, the black-box recorder (preload_core.c: records, locks, paths, the live
+// fault, start-up; preload_io.c and preload_names.c hold the wrappers), loaded into an unmodified
+// program with LD_PRELOAD (docs/blackbox.md). It records every file-system call on a path under the directory under test
+// (STEPFAULT_BB_ROOT) as one framed record of the trace (faults/blackbox/trace.h documents the
+// format) and passes every other call through untouched.
+//
+// Promises. Each mutating call on a tracked file runs, and is appended to the trace, while one lock
+// is held (a per-process mutex plus flock on the trace file, which every process opens on its own),
+// so the order of the trace is the order the kernel applied the calls, across threads and processes.
+// A call the recorder cannot model (a writable MAP_SHARED mapping, io_uring_setup, a raw syscall()
+// that mutates a tracked file, copy_file_range/sendfile into one, a static binary exec'd) is written
+// as an `incomplete` record, never dropped silently; SQLite's `-shm` mapping is recorded as
+// `volatile` instead (it is rebuilt from the WAL). With STEPFAULT_BB_FAULT="point#N:ERRNO" the N-th
+// call at window `point` (counted across processes in STEPFAULT_BB_COUNTER) fails with ERRNO and does
+// nothing: the live ioerror run. Without STEPFAULT_BB_ROOT every call passes straight through.
+// The recorder opens no application file except a read-only reopen of a stdio stream's file when it
+// snapshots it (stdio writes go through glibc-internal calls it cannot see; see docs/blackbox.md).
+//
+// Thread-safety: every entry point is safe from any thread; a per-thread guard stops re-entry (the
+// recorder's own calls pass through); the lock is re-created in a forked child, which reopens the
+// trace so its flock is its own. Only C and libc: no C++ runtime in the interposed process.
+#define _GNU_SOURCE
+// Paths are bounded by PATH_MAX; a longer one is cut (and then matches no role), never overrun.
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#include "preload_internal.h"
+
+char g_root[PATH_MAX];
+size_t g_root_len;
+int g_active;
+char g_trace_path[PATH_MAX];
+int g_trace_fd = -1;
+int g_counter_fd = -1;
+char g_fault_point[512];
+long g_fault_occurrence;
+int g_fault_errno;
+FdEntry g_fds[SF_MAX_FDS];
+pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+__thread int t_guard;
+
+
+#define SF_DEFINE_REAL(ret, name, ...) ret (*real_##name)(__VA_ARGS__);
+SF_REAL_LIST(SF_DEFINE_REAL)
+#define SF_RESOLVE_REAL(ret, name, ...) resolve_##name();
+void resolve_all(void) { SF_REAL_LIST(SF_RESOLVE_REAL) }
+
+// ---- CRC32C (Castagnoli, reflected), the same checksum engine/crc32c.h computes ----
+static uint32_t crc32c(const unsigned char* p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0x82F63B78u & (0u - (c & 1u)));
+  }
+  return c ^ 0xFFFFFFFFu;
+}
+
+// ---- a growable byte buffer for one record (malloc only; no C++) ----
+void buf_put(Buf* b, const void* d, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + n + 1) cap *= 2;
+    char* np = realloc(b->p, cap);
+    if (!np) abort();
+    b->p = np;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, d, n);
+  b->n += n;
+}
+void buf_str(Buf* b, const char* s) { buf_put(b, s, strlen(s)); }
+// " key=value" with bytes <= ' ', '%', '=' and >= 0x7f percent-encoded.
+void buf_kv(Buf* b, const char* key, const char* value) {
+  buf_str(b, " ");
+  buf_str(b, key);
+  buf_str(b, "=");
+  static const char hex[] = "0123456789ABCDEF";
+  for (const unsigned char* s = (const unsigned char*)value; *s; ++s) {
+    if (*s <= ' ' || *s == '%' || *s == '=' || *s >= 0x7f) {
+      char e[3] = {'%', hex[*s >> 4], hex[*s & 15]};
+      buf_put(b, e, 3);
+    } else {
+      buf_put(b, s, 1);
+    }
+  }
+}
+void buf_ki(Buf* b, const char* key, long long v) {
+  char num[32];
+  snprintf(num, sizeof num, "%lld", v);
+  buf_kv(b, key, num);
+}
+
+static void write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = real_write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
+// Appends one record: "R <len> <crc>\n" + body, body = "op=<op> pid=.. tid=..<fields> n=<len>\n" + data.
+void emit(const char* op, Buf* fields, const void* data, size_t len) {
+  if (g_trace_fd < 0) return;
+  Buf body = {0};
+  buf_kv(&body, "op", op);
+  buf_ki(&body, "pid", getpid());
+  buf_ki(&body, "tid", (long long)gettid());
+  if (fields && fields->n) buf_put(&body, fields->p, fields->n);
+  buf_ki(&body, "n", (long long)len);
+  buf_str(&body, "\n");
+  if (len) buf_put(&body, data, len);
+  // buf_kv opened the body with a space; the record starts after it.
+  char head[64];
+  int hn = snprintf(head, sizeof head, "R %zu %08x\n", body.n - 1,
+                    crc32c((const unsigned char*)body.p + 1, body.n - 1));
+  Buf out = {0};
+  buf_put(&out, head, (size_t)hn);
+  buf_put(&out, body.p + 1, body.n - 1);
+  write_all(g_trace_fd, out.p, out.n);
+  free(out.p);
+  free(body.p);
+  if (fields) {
+    free(fields->p);
+    fields->p = NULL;
+    fields->n = fields->cap = 0;
+  }
+}
+
+void lock_all(void) {
+  pthread_mutex_lock(&g_mu);
+  if (g_trace_fd >= 0) flock(g_trace_fd, LOCK_EX);
+}
+void unlock_all(void) {
+  if (g_trace_fd >= 0) flock(g_trace_fd, LOCK_UN);
+  pthread_mutex_unlock(&g_mu);
+}
+
+// ---- paths ----
+// Lexically normalises an absolute path in place ("//", "/./", "/x/.." collapse).
+static void normalise(char* p) {
+  char out[PATH_MAX];
+  size_t o = 0;
+  const char* s = p;
+  while (*s) {
+    while (*s == '/') ++s;
+    if (!*s) break;
+    const char* e = s;
+    while (*e && *e != '/') ++e;
+    size_t n = (size_t)(e - s);
+    if (n == 1 && s[0] == '.') {
+    } else if (n == 2 && s[0] == '.' && s[1] == '.') {
+      while (o > 0 && out[o - 1] != '/') --o;
+      if (o > 0) --o;
+    } else if (o + n + 2 < sizeof out) {
+      out[o++] = '/';
+      memcpy(out + o, s, n);
+      o += n;
+    }
+    s = e;
+  }
+  if (o == 0) out[o++] = '/';
+  out[o] = 0;
+  memcpy(p, out, o + 1);
+}
+
+// The absolute path of `path` relative to dirfd; 0 on failure.
+static int absolute(int dirfd, const char* path, char* out) {
+  if (!path) return 0;
+  if (path[0] == '/') {
+    snprintf(out, PATH_MAX, "%s", path);
+  } else {
+    char base[PATH_MAX];
+    if (dirfd == AT_FDCWD) {
+      if (!getcwd(base, sizeof base)) return 0;
+    } else {
+      char link[64];
+      snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+      ssize_t n = readlink(link, base, sizeof base - 1);
+      if (n <= 0) return 0;
+      base[n] = 0;
+    }
+    if (snprintf(out, PATH_MAX, "%s/%s", base, path) >= PATH_MAX) return 0;
+  }
+  normalise(out);
+  return 1;
+}
+
+// The role of an absolute path under the root ("." for the root); 0 when outside it.
+static int role_of(const char* abs, char* role) {
+  if (strncmp(abs, g_root, g_root_len) != 0) return 0;
+  if (abs[g_root_len] == 0) {
+    strcpy(role, ".");
+    return 1;
+  }
+  if (abs[g_root_len] != '/') return 0;
+  snprintf(role, PATH_MAX, "%s", abs + g_root_len + 1);
+  return 1;
+}
+
+int path_role(int dirfd, const char* path, char* role) {
+  char abs[PATH_MAX];
+  return g_active && !t_guard && absolute(dirfd, path, abs) && role_of(abs, role);
+}
+
+FdEntry* tracked(int fd) {
+  if (!g_active || t_guard || fd < 0 || fd >= SF_MAX_FDS) return NULL;
+  return g_fds[fd].role ? &g_fds[fd] : NULL;
+}
+
+int ends_with(const char* s, const char* suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+// ---- the live fault (ioerror) ----
+// Under the lock: whether the call at `point` is the one to fail; counts matching hits.
+int fault_here(const char* point) {
+  if (!g_fault_point[0] || g_counter_fd < 0 || strcmp(point, g_fault_point) != 0) return 0;
+  long long count = 0;
+  if (pread(g_counter_fd, &count, sizeof count, 0) != (ssize_t)sizeof count) count = 0;
+  ++count;
+  if (pwrite(g_counter_fd, &count, sizeof count, 0) != (ssize_t)sizeof count) return 0;
+  return count == g_fault_occurrence ? g_fault_errno : 0;
+}
+
+// Emits the `fault` record and sets errno; returns -1.
+int inject(const char* point, int err) {
+  Buf f = {0};
+  buf_kv(&f, "w", point);
+  buf_ki(&f, "errno", err);
+  emit("fault", &f, NULL, 0);
+  errno = err;
+  return -1;
+}
+
+void emit_failure(const char* op, const char* point, int err) {
+  Buf f = {0};
+  buf_kv(&f, "w", point);
+  buf_ki(&f, "errno", err);
+  buf_kv(&f, "call", op);
+  emit("failed", &f, NULL, 0);
+}
+
+void emit_incomplete(const char* reason, const char* detail) {
+  Buf f = {0};
+  buf_kv(&f, "reason", reason);
+  buf_kv(&f, "detail", detail);
+  emit("incomplete", &f, NULL, 0);
+}
+
+// ---- start-up and fork ----
+static void open_trace(void) {
+  int fd = real_open(g_trace_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) {
+    g_active = 0;
+    return;
+  }
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, SF_HIGH_FD);
+  if (high >= 0) {
+    real_close(fd);
+    fd = high;
+  }
+  g_trace_fd = fd;
+}
+
+static void emit_hello(void) {
+  char exe[PATH_MAX] = "";
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) exe[n] = 0;
+  lock_all();
+  Buf f = {0};
+  buf_ki(&f, "ppid", getppid());
+  buf_kv(&f, "exe", exe);
+  emit("hello", &f, NULL, 0);
+  unlock_all();
+}
+
+static void after_fork_child(void) {
+  pthread_mutex_init(&g_mu, NULL);
+  if (!g_active) return;
+  int old = g_trace_fd;
+  g_trace_fd = -1;
+  open_trace();
+  if (old >= 0 && old != g_trace_fd) real_close(old);
+  emit_hello();
+}
+
+
+__attribute__((constructor)) static void stepfault_preload_init(void) {
+  resolve_all();
+  const char* root = getenv("STEPFAULT_BB_ROOT");
+  const char* trace = getenv("STEPFAULT_BB_TRACE");
+  if (!root || !trace || !root[0] || root[0] != '/') return;
+  snprintf(g_root, sizeof g_root, "%s", root);
+  normalise(g_root);
+  g_root_len = strlen(g_root);
+  snprintf(g_trace_path, sizeof g_trace_path, "%s", trace);
+  g_active = 1;
+  open_trace();
+  if (!g_active) return;
+  const char* fault = getenv("STEPFAULT_BB_FAULT");  // "point#N:ERRNO"
+  const char* counter = getenv("STEPFAULT_BB_COUNTER");
+  if (fault && counter) {
+    const char* hash = strrchr(fault, '#');
+    const char* colon = hash ? strchr(hash, ':') : NULL;
+    if (hash && colon && (size_t)(hash - fault) < sizeof g_fault_point) {
+      memcpy(g_fault_point, fault, (size_t)(hash - fault));
+      g_fault_point[hash - fault] = 0;
+      g_fault_occurrence = strtol(hash + 1, NULL, 10);
+      g_fault_errno = (int)strtol(colon + 1, NULL, 10);
+      int cfd = real_open(counter, O_RDWR | O_CLOEXEC);
+      if (cfd >= 0) {
+        g_counter_fd = fcntl(cfd, F_DUPFD_CLOEXEC, SF_HIGH_FD + 1);
+        real_close(cfd);
+      }
+    }
+  }
+  pthread_atfork(NULL, NULL, after_fork_child);
+  emit_hello();
+}

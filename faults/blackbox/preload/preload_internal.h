@@ -1,0 +1,142 @@
+// The recorder's shared internals (libstepfault_preload.so; see preload_core.c for what it
+// promises). Plain C; every symbol here has hidden visibility (only the wrapped libc entry points
+// are exported). Thread-safety: the globals are written at start-up and after fork, and read under
+// lock_all() or by the owning call.
+#pragma once
+// Paths are bounded by PATH_MAX; a longer one is cut (and then matches no role), never overrun.
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define SF_EXPORT __attribute__((visibility("default")))
+#define SF_MAX_FDS 65536
+#define SF_HIGH_FD 900
+
+typedef struct {
+  char* role;  // path relative to the root ("." for the root itself); NULL: not tracked
+  unsigned long long ino;
+  int is_dir;
+  int is_stdio;
+} FdEntry;
+
+typedef struct {
+  char* p;
+  size_t n, cap;
+} Buf;
+
+extern char g_root[PATH_MAX];
+extern size_t g_root_len;
+extern int g_active;
+extern char g_trace_path[PATH_MAX];
+extern int g_trace_fd;
+extern int g_counter_fd;
+extern char g_fault_point[512];
+extern long g_fault_occurrence;
+extern int g_fault_errno;
+extern FdEntry g_fds[SF_MAX_FDS];
+extern pthread_mutex_t g_mu;
+extern __thread int t_guard;
+
+// The real libc functions, found with dlsym(RTLD_NEXT) at start-up (resolve_all) or on first use.
+#define SF_REAL_LIST(X)                                                           \
+  X(int, open, const char*, int, ...)                                             \
+  X(int, open64, const char*, int, ...)                                           \
+  X(int, openat, int, const char*, int, ...)                                      \
+  X(int, openat64, int, const char*, int, ...)                                    \
+  X(int, __open_2, const char*, int)                                              \
+  X(int, __open64_2, const char*, int)                                            \
+  X(int, __openat_2, int, const char*, int)                                       \
+  X(int, __openat64_2, int, const char*, int)                                     \
+  X(ssize_t, write, int, const void*, size_t)                                     \
+  X(ssize_t, pwrite, int, const void*, size_t, off_t)                             \
+  X(ssize_t, pwrite64, int, const void*, size_t, off64_t)                         \
+  X(ssize_t, writev, int, const struct iovec*, int)                               \
+  X(ssize_t, pwritev, int, const struct iovec*, int, off_t)                       \
+  X(ssize_t, pwritev64, int, const struct iovec*, int, off64_t)                   \
+  X(ssize_t, pwritev2, int, const struct iovec*, int, off_t, int)                 \
+  X(ssize_t, pwritev64v2, int, const struct iovec*, int, off64_t, int)            \
+  X(int, fsync, int)                                                              \
+  X(int, fdatasync, int)                                                          \
+  X(int, sync_file_range, int, off64_t, off64_t, unsigned int)                    \
+  X(int, syncfs, int)                                                             \
+  X(void, sync, void)                                                             \
+  X(int, rename, const char*, const char*)                                        \
+  X(int, renameat, int, const char*, int, const char*)                            \
+  X(int, renameat2, int, const char*, int, const char*, unsigned int)             \
+  X(int, unlink, const char*)                                                     \
+  X(int, unlinkat, int, const char*, int)                                         \
+  X(int, mkdir, const char*, mode_t)                                              \
+  X(int, mkdirat, int, const char*, mode_t)                                       \
+  X(int, rmdir, const char*)                                                      \
+  X(int, ftruncate, int, off_t)                                                   \
+  X(int, ftruncate64, int, off64_t)                                               \
+  X(int, truncate, const char*, off_t)                                            \
+  X(int, truncate64, const char*, off64_t)                                        \
+  X(int, fallocate, int, int, off_t, off_t)                                       \
+  X(int, fallocate64, int, int, off64_t, off64_t)                                 \
+  X(int, posix_fallocate, int, off_t, off_t)                                      \
+  X(int, posix_fallocate64, int, off64_t, off64_t)                                \
+  X(int, close, int)                                                              \
+  X(int, link, const char*, const char*)                                          \
+  X(int, linkat, int, const char*, int, const char*, int)                         \
+  X(int, symlink, const char*, const char*)                                       \
+  X(int, symlinkat, const char*, int, const char*)                                \
+  X(int, fcntl, int, int, ...)                                                    \
+  X(int, fcntl64, int, int, ...)                                                  \
+  X(int, dup, int)                                                                \
+  X(int, dup2, int, int)                                                          \
+  X(int, dup3, int, int, int)                                                     \
+  X(void*, mmap, void*, size_t, int, int, int, off_t)                             \
+  X(void*, mmap64, void*, size_t, int, int, int, off64_t)                         \
+  X(long, syscall, long, ...)                                                     \
+  X(ssize_t, copy_file_range, int, off64_t*, int, off64_t*, size_t, unsigned int) \
+  X(ssize_t, sendfile, int, int, off_t*, size_t)                                  \
+  X(ssize_t, sendfile64, int, int, off64_t*, size_t)                              \
+  X(FILE*, fopen, const char*, const char*)                                       \
+  X(FILE*, fopen64, const char*, const char*)                                     \
+  X(int, fflush, FILE*)                                                           \
+  X(int, fclose, FILE*)                                                           \
+  X(int, execve, const char*, char* const[], char* const[])
+#define SF_DECLARE_REAL(ret, name, ...)                                           \
+  extern ret (*real_##name)(__VA_ARGS__);                                         \
+  __attribute__((unused)) static inline void resolve_##name(void) {               \
+    if (!real_##name) real_##name = (ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name); \
+  }
+SF_REAL_LIST(SF_DECLARE_REAL)
+void resolve_all(void);
+
+void buf_put(Buf* b, const void* d, size_t n);
+void buf_str(Buf* b, const char* s);
+void buf_kv(Buf* b, const char* key, const char* value);
+void buf_ki(Buf* b, const char* key, long long v);
+// Appends one record (consumes `fields`); call under lock_all().
+void emit(const char* op, Buf* fields, const void* data, size_t len);
+void lock_all(void);
+void unlock_all(void);
+int path_role(int dirfd, const char* path, char* role);
+FdEntry* tracked(int fd);
+int ends_with(const char* s, const char* suffix);
+int fault_here(const char* point);
+int inject(const char* point, int err);
+void emit_failure(const char* op, const char* point, int err);
+void emit_incomplete(const char* reason, const char* detail);
+void track_fd(int fd, const char* role, int is_stdio);
+void snapshot_stdio(FdEntry* e, int fd);
+int dup_to(int old, int nfd);

@@ -1,0 +1,220 @@
+// The trace reader (see trace.h).
+#include "faults/blackbox/trace.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "engine/crc32c.h"
+
+namespace stepfault::faults::blackbox {
+namespace {
+
+Status Damaged(size_t index, size_t offset, const std::string& what) {
+  return Status::Corruption("trace record " + std::to_string(index) + " at byte " +
+                            std::to_string(offset) + ": " + what +
+                            " (the trace is damaged; record it again with `stepfault blackbox "
+                            "record`)");
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+bool Decode(std::string_view in, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] != '%') {
+      out->push_back(in[i]);
+      continue;
+    }
+    if (i + 2 >= in.size()) return false;
+    int hi = HexValue(in[i + 1]), lo = HexValue(in[i + 2]);
+    if (hi < 0 || lo < 0) return false;
+    out->push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return true;
+}
+
+bool ParseUnsigned(std::string_view s, uint64_t* v) {
+  if (s.empty() || s.size() > 19) return false;
+  *v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    *v = *v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return true;
+}
+
+// Parses one body (fields line + data) into `r`.
+Status ParseBody(std::string_view body, size_t index, size_t offset, TraceRecord* r) {
+  size_t eol = body.find('\n');
+  if (eol == std::string_view::npos) return Damaged(index, offset, "body has no field line");
+  std::string_view line = body.substr(0, eol);
+  uint64_t n = 0;
+  bool have_n = false, have_pid = false;
+  size_t at = 0;
+  while (at <= line.size()) {
+    size_t sp = line.find(' ', at);
+    if (sp == std::string_view::npos) sp = line.size();
+    std::string_view kv = line.substr(at, sp - at);
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos || eq == 0)
+      return Damaged(index, offset, "field '" + std::string(kv) + "' is not key=value");
+    std::string key(kv.substr(0, eq)), value;
+    if (!Decode(kv.substr(eq + 1), &value))
+      return Damaged(index, offset, "bad percent-encoding in field " + key);
+    if (key == "op") {
+      r->op = value;
+    } else if (key == "pid") {
+      uint64_t v = 0;
+      if (!ParseUnsigned(value, &v)) return Damaged(index, offset, "pid is not a number");
+      r->pid = static_cast<int64_t>(v);
+      have_pid = true;
+    } else if (key == "n") {
+      if (!ParseUnsigned(value, &n)) return Damaged(index, offset, "n is not a number");
+      have_n = true;
+    } else if (key != "tid") {
+      r->fields[key] = value;
+    }
+    at = sp + 1;
+  }
+  if (r->op.empty() || !have_pid || !have_n)
+    return Damaged(index, offset, "body lacks op=, pid= or n=");
+  if (body.size() - eol - 1 != n)
+    return Damaged(index, offset,
+                   "data is " + std::to_string(body.size() - eol - 1) + " bytes, n= says " +
+                       std::to_string(n));
+  r->data = std::string(body.substr(eol + 1));
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string TraceRecord::Get(const std::string& key) const {
+  auto it = fields.find(key);
+  return it == fields.end() ? "" : it->second;
+}
+
+int64_t TraceRecord::Int(const std::string& key, int64_t fallback) const {
+  auto it = fields.find(key);
+  if (it == fields.end() || it->second.empty()) return fallback;
+  bool neg = it->second[0] == '-';
+  uint64_t v = 0;
+  if (!ParseUnsigned(std::string_view(it->second).substr(neg ? 1 : 0), &v)) return fallback;
+  return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
+std::string TraceRecord::WindowPoint() const {
+  if (op == "failed" || op == "fault") return "";
+  return Get("w");
+}
+
+Result<Trace> ParseTrace(std::string_view text) {
+  const std::string_view header(kTraceHeader);
+  if (text.substr(0, header.size()) != header)
+    return Status::Corruption(
+        "trace: missing header \"STEPFAULT-TRACE 1\" (not a trace file, or a newer version)");
+  Trace trace;
+  size_t at = header.size();
+  while (at < text.size()) {
+    size_t index = trace.records.size();
+    size_t eol = text.find('\n', at);
+    if (eol == std::string_view::npos || eol - at > 40 || text[at] != 'R' || text[at + 1] != ' ')
+      return Damaged(index, at, "expected a frame line \"R <length> <crc32c>\"");
+    std::string_view frame = text.substr(at + 2, eol - at - 2);
+    size_t sp = frame.find(' ');
+    uint64_t len = 0;
+    if (sp == std::string_view::npos || !ParseUnsigned(frame.substr(0, sp), &len) ||
+        frame.size() - sp - 1 != 8)
+      return Damaged(index, at, "malformed frame line");
+    if (len > text.size() - eol - 1)
+      return Damaged(index, at,
+                     "truncated: the frame declares " + std::to_string(len) + " bytes, " +
+                         std::to_string(text.size() - eol - 1) + " remain");
+    std::string_view body = text.substr(eol + 1, len);
+    char crc[9];
+    std::snprintf(crc, sizeof crc, "%08x", Crc32c(body));
+    if (frame.substr(sp + 1) != crc) return Damaged(index, at, "checksum mismatch");
+    TraceRecord r;
+    if (Status s = ParseBody(body, index, at, &r); !s.ok()) return s;
+    trace.records.push_back(std::move(r));
+    at = eol + 1 + len;
+  }
+  return trace;
+}
+
+std::string FrameRecord(const std::string& op, int64_t pid,
+                        const std::vector<std::pair<std::string, std::string>>& fields,
+                        std::string_view data) {
+  static const char kHex[] = "0123456789ABCDEF";
+  auto encode = [](const std::string& v) {
+    std::string out;
+    for (unsigned char c : v) {
+      if (c <= ' ' || c == '%' || c == '=' || c >= 0x7f) {
+        out += '%';
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return out;
+  };
+  std::string body =
+      "op=" + encode(op) + " pid=" + std::to_string(pid) + " tid=" + std::to_string(pid);
+  for (const auto& [k, v] : fields) body += " " + k + "=" + encode(v);
+  body += " n=" + std::to_string(data.size()) + "\n";
+  body.append(data);
+  char crc[9];
+  std::snprintf(crc, sizeof crc, "%08x", Crc32c(body));
+  return "R " + std::to_string(body.size()) + " " + crc + "\n" + body;
+}
+
+Result<Trace> ReadTraceFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("trace file " + path + " cannot be opened");
+  std::stringstream text;
+  text << in.rdbuf();
+  Result<Trace> t = ParseTrace(text.str());
+  if (!t.ok()) return Status(t.status().code(), path + ": " + t.status().message());
+  return t;
+}
+
+std::vector<TraceWindow> WindowsOf(const Trace& trace) {
+  std::vector<TraceWindow> out;
+  std::map<std::string, int> seen;
+  for (size_t i = 0; i < trace.records.size(); ++i) {
+    std::string point = trace.records[i].WindowPoint();
+    if (point.empty()) continue;
+    int occ = ++seen[point];
+    out.push_back({point + "#" + std::to_string(occ), point, occ, i});
+  }
+  return out;
+}
+
+std::vector<std::string> IncompleteReasons(const Trace& trace) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const TraceRecord& r : trace.records) {
+    if (r.op != "incomplete") continue;
+    std::string why = r.Get("reason") + ": " + r.Get("detail");
+    if (seen.insert(why).second) out.push_back(why);
+  }
+  return out;
+}
+
+std::vector<std::string> VolatileFiles(const Trace& trace) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const TraceRecord& r : trace.records) {
+    if (r.op == "volatile" && seen.insert(r.Get("path")).second) out.push_back(r.Get("path"));
+  }
+  return out;
+}
+
+}  // namespace stepfault::faults::blackbox

@@ -1,0 +1,72 @@
+// The black-box trace: what libstepfault_preload.so recorded of one run, and its typed reader.
+//
+// FORMAT (version 1; docs/blackbox.md repeats it). A trace file is the header line
+// "STEPFAULT-TRACE 1\n" followed by records, in the order the kernel applied the calls (the
+// recorder appends each record while holding one cross-process lock around the call). A record is
+//   "R " <body length, decimal> " " <CRC32C of the body, 8 lowercase hex digits> "\n" <body>
+// and a body is one line of space-separated key=value fields (values percent-encode bytes <= ' ',
+// '%', '=' and >= 0x7f), ending with "n=<data length>\n", followed by exactly that many data
+// bytes (the bytes a write returned as written). Every body starts with op=, pid= and tid=.
+// Ops: hello (a process started), open, write, fsync, rename, unlink, mkdir, rmdir, truncate,
+// fallocate, link, symlink, syncfs, sync_file_range, close, stdout (bytes the program wrote to
+// fd 1 with write(2): its acknowledgements), exit (written by the harness when a command ends; its
+// window is proc.exit[cmdI]), failed (the call returned an error and
+// changed nothing), fault (the harness failed the call: the ioerror run), incomplete (the recorder
+// saw I/O it cannot model), volatile (a MAP_SHARED -shm file). A record with a `w` field, other
+// than failed and fault, is a window: the point "fs.<op>[<path role>]" the call was at.
+//
+// The reader rejects anything else with kCorruption naming the record index, the byte offset and
+// what was wrong (a damaged or truncated trace is never half-used). Thread-safety: values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/status.h"
+
+namespace stepfault::faults::blackbox {
+
+inline constexpr char kTraceHeader[] = "STEPFAULT-TRACE 1\n";
+inline constexpr int kTraceVersion = 1;
+
+struct TraceRecord {
+  std::string op;
+  int64_t pid = 0;
+  std::map<std::string, std::string> fields;  // every field but op, pid, tid, n
+  std::string data;
+
+  // The field's text ("" when absent) and its integer value (fallback when absent).
+  std::string Get(const std::string& key) const;
+  int64_t Int(const std::string& key, int64_t fallback = 0) const;
+  // The window point ("" when this record is not a window).
+  std::string WindowPoint() const;
+};
+
+struct Trace {
+  std::vector<TraceRecord> records;
+};
+
+// One window of a trace: its id "point#occurrence" and the index of its record.
+struct TraceWindow {
+  std::string id, point;
+  int occurrence = 0;
+  size_t record = 0;
+};
+
+Result<Trace> ParseTrace(std::string_view text);
+// One framed record, as the recorder writes it (the harness adds its own `exit` records this way).
+std::string FrameRecord(const std::string& op, int64_t pid,
+                        const std::vector<std::pair<std::string, std::string>>& fields,
+                        std::string_view data);
+Result<Trace> ReadTraceFile(const std::string& path);
+// The windows in trace order; occurrences count per point from 1.
+std::vector<TraceWindow> WindowsOf(const Trace& trace);
+// The reasons the trace is incomplete ("mmap-shared-write: data.bin"), deduplicated, in order.
+std::vector<std::string> IncompleteReasons(const Trace& trace);
+// Files named by `volatile` records (SQLite -shm), deduplicated, in order.
+std::vector<std::string> VolatileFiles(const Trace& trace);
+
+}  // namespace stepfault::faults::blackbox

@@ -1,0 +1,451 @@
+// Black-box exploration (see explore.h).
+#include "properties/blackbox/explore.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "properties/blackbox/bb_plan.h"
+#include "scenarios/invariants.h"
+
+namespace stepfault::properties::blackbox {
+namespace {
+
+namespace fs = std::filesystem;
+using faults::blackbox::CrashKind;
+using faults::blackbox::CrashState;
+using faults::blackbox::TraceWindow;
+using Json = nlohmann::json;
+
+CrashKind KindOf(const std::string& action) {
+  if (action == "crash") return CrashKind::kCrash;
+  if (action == "reorder") return CrashKind::kReorder;
+  return CrashKind::kPowerLoss;
+}
+
+// The states of one crash-like cell: one, or for a power loss the seed's tearing and the last
+// unsynced write lost whole (k = 0), when they differ.
+std::vector<CrashState> StatesOf(const CrashState& initial, const faults::blackbox::Trace& trace,
+                                 size_t record, const std::string& action, uint64_t seed) {
+  std::vector<CrashState> out = {
+      faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed)};
+  if (action == "powerloss") {
+    CrashState lost =
+        faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed, 0);
+    if (lost.Digest() != out[0].Digest()) out.push_back(std::move(lost));
+  }
+  return out;
+}
+
+// One unit of work: a distinct crash state, or one live ioerror cell.
+struct Task {
+  std::string action;
+  TraceWindow window;
+  CrashState state;
+  std::string acked;
+  std::vector<size_t> cells;
+};
+
+struct Depth2Violation {
+  std::string plan;
+  std::vector<CheckFailure> failures;
+};
+
+struct Outcome {
+  std::vector<CheckFailure> failures;
+  int lives = 0;
+  int64_t pairs_total = 0, pairs_run = 0;
+  std::vector<Depth2Violation> depth2;
+  std::vector<std::string> notes;
+};
+
+Json FailuresJson(const std::vector<CheckFailure>& f) {
+  Json out = Json::array();
+  for (const CheckFailure& c : f) out.push_back({c.invariant, c.message});
+  return out;
+}
+std::vector<CheckFailure> FailuresFrom(const Json& j) {
+  std::vector<CheckFailure> out;
+  for (const Json& c : j) out.push_back({c[0].get<std::string>(), c[1].get<std::string>()});
+  return out;
+}
+Json ToJson(const Outcome& o) {
+  Json d2 = Json::array();
+  for (const Depth2Violation& v : o.depth2)
+    d2.push_back({{"plan", v.plan}, {"failures", FailuresJson(v.failures)}});
+  return {{"failures", FailuresJson(o.failures)},
+          {"lives", o.lives},
+          {"pairs_total", o.pairs_total},
+          {"pairs_run", o.pairs_run},
+          {"depth2", d2},
+          {"notes", o.notes}};
+}
+Outcome FromJson(const Json& j) {
+  Outcome o;
+  o.failures = FailuresFrom(j["failures"]);
+  o.lives = j["lives"].get<int>();
+  o.pairs_total = j["pairs_total"].get<int64_t>();
+  o.pairs_run = j["pairs_run"].get<int64_t>();
+  for (const Json& v : j["depth2"])
+    o.depth2.push_back({v["plan"].get<std::string>(), FailuresFrom(v["failures"])});
+  o.notes = j["notes"].get<std::vector<std::string>>();
+  return o;
+}
+
+// Depth 2: crash and power loss at every window of the first recovery life (an evenly spaced
+// sample of at most `cap` pairs), each recovered again and checked.
+void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
+               const LifeResult& first, const std::string& cell, int64_t cap, Outcome* out) {
+  std::vector<TraceWindow> windows = faults::blackbox::WindowsOf(first.recovery_trace);
+  std::vector<std::pair<std::string, const TraceWindow*>> pairs;
+  for (const TraceWindow& w : windows) {
+    for (const char* a : {"crash", "powerloss"}) pairs.push_back({a, &w});
+  }
+  out->pairs_total = static_cast<int64_t>(pairs.size());
+  std::set<uint64_t> seen;
+  int64_t n = static_cast<int64_t>(pairs.size());
+  int64_t take = std::min<int64_t>(n, cap);
+  for (int64_t k = 0; k < take; ++k) {
+    const auto& [action, w] = pairs[static_cast<size_t>(k * n / take)];
+    CrashState state = faults::blackbox::BuildCrashState(task.state, first.recovery_trace,
+                                                         w->record, KindOf(action), config.seed);
+    std::string acked = task.acked + AckedBefore(first.recovery_trace, w->record);
+    ++out->pairs_run;
+    if (!seen.insert(state.Digest() ^ std::hash<std::string>()(acked)).second) continue;
+    LifeResult second = RecoverAndCheck(spec, config, cell + "-d2", &state, acked, nullptr, false);
+    if (!second.failures.empty())
+      out->depth2.push_back(
+          {task.action + "@" + task.window.id + ";" + action + "@" + w->id, second.failures});
+  }
+}
+
+Outcome RunTask(const Spec& spec, const SessionConfig& config, const Task& task,
+                const Reference& ref, const std::string& cell, int depth, int64_t pair_cap) {
+  Outcome out;
+  LifeResult life;
+  if (IsCrashLike(task.action)) {
+    life = RecoverAndCheck(spec, config, cell, &task.state, task.acked, &ref, depth == 2);
+  } else {
+    int err = task.action == "ioerror:ENOSPC" ? ENOSPC : EIO;
+    Result<faults::blackbox::Trace> trace = RunWithIOError(spec, config, cell, task.window.id, err);
+    if (!trace.ok()) {
+      out.failures.push_back({scenarios::kInvLiveness,
+                              "the ioerror run could not be set up: " + trace.status().message()});
+      return out;
+    }
+    life = RecoverAndCheck(spec, config, cell, nullptr, AckedBefore(*trace, trace->records.size()),
+                           &ref, false);
+  }
+  out.failures = life.failures;
+  out.lives = life.lives;
+  out.notes = life.notes;
+  if (depth == 2 && IsCrashLike(task.action) && out.failures.empty())
+    RunDepth2(spec, config, task, life, cell, pair_cap, &out);
+  return out;
+}
+
+std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
+                            const std::vector<Task>& tasks, const Reference& ref, int depth,
+                            int64_t pair_cap, int jobs) {
+  std::vector<Outcome> out(tasks.size());
+  auto cell = [&](size_t i) {
+    return (fs::path(config.scratch) / ("state-" + std::to_string(i))).string();
+  };
+  if (jobs <= 1 || tasks.size() < 2) {
+    for (size_t i = 0; i < tasks.size(); ++i)
+      out[i] = RunTask(spec, config, tasks[i], ref, cell(i), depth, pair_cap);
+    return out;
+  }
+  std::vector<pid_t> workers;
+  for (int w = 0; w < jobs; ++w) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      std::ofstream file(fs::path(config.scratch) / ("worker-" + std::to_string(w) + ".jsonl"));
+      for (size_t i = static_cast<size_t>(w); i < tasks.size(); i += static_cast<size_t>(jobs))
+        file << i << "\t"
+             << ToJson(RunTask(spec, config, tasks[i], ref, cell(i), depth, pair_cap)).dump()
+             << "\n";
+      file.close();
+      _exit(0);
+    }
+    workers.push_back(pid);
+  }
+  for (pid_t pid : workers) waitpid(pid, nullptr, 0);
+  for (int w = 0; w < jobs; ++w) {
+    std::ifstream file(fs::path(config.scratch) / ("worker-" + std::to_string(w) + ".jsonl"));
+    std::string line;
+    while (std::getline(file, line)) {
+      size_t tab = line.find('\t');
+      out[std::stoul(line.substr(0, tab))] = FromJson(Json::parse(line.substr(tab + 1)));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> InvariantsOf(const Spec& spec) {
+  std::vector<std::string> inv = {scenarios::kInvBbCheck, scenarios::kInvBbSql,
+                                  scenarios::kInvBbIntegrity, scenarios::kInvLiveness};
+  if (spec.no_stray_files) inv.push_back(scenarios::kInvBbStray);
+  return inv;
+}
+
+std::string ReplayCommand(const Spec& spec, const std::string& plan, uint64_t seed) {
+  return "stepfault blackbox replay --spec " + spec.path + " --plan '" + plan + "'" +
+         (seed ? " --seed " + std::to_string(seed) : "");
+}
+
+reports::Violation MakeViolation(const Spec& spec, const std::string& window,
+                                 const std::string& action, const std::string& plan,
+                                 const std::vector<CheckFailure>& failures, uint64_t seed) {
+  reports::Violation v;
+  v.scenario = "blackbox:" + spec.name;
+  v.invariant = failures[0].invariant;
+  v.window = window;
+  v.action = action;
+  v.plan = plan;
+  v.replay = ReplayCommand(spec, plan, seed);
+  for (const CheckFailure& f : failures)
+    v.message += (v.message.empty() ? "" : "; ") + f.invariant + ": " + f.message;
+  v.seed = seed;
+  return v;
+}
+
+}  // namespace
+
+namespace {
+
+// "NONDETERMINISTIC: ..." when a second recording's windows differ from the first's.
+void CompareRecordings(const Recording& first, const Result<Recording>& again,
+                       std::vector<std::string>* notes) {
+  if (!again.ok()) return;
+  std::set<std::string> a, b;
+  for (const auto& w : first.windows) a.insert(w.id);
+  for (const auto& w : again->windows) b.insert(w.id);
+  int64_t unstable = 0;
+  for (const auto& id : a) unstable += b.count(id) ? 0 : 1;
+  for (const auto& id : b) unstable += a.count(id) ? 0 : 1;
+  if (unstable > 0)
+    notes->push_back("NONDETERMINISTIC: a second recording differs in " + std::to_string(unstable) +
+                     " windows (matched by operation, path role and occurrence)");
+}
+
+// Fills the matrix rows and cells and returns the work of this shard: one task per distinct
+// crash state of its cells and one per ioerror cell. Every shard builds every state (cheap), so the
+// dedup figures do not depend on the split.
+std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>& actions,
+                            const BbExploreOptions& options, reports::ScenarioReport* s,
+                            BbExploration* result) {
+  std::vector<Task> tasks;
+  std::map<uint64_t, size_t> by_digest;
+  std::set<uint64_t> all_digests;
+  size_t index = 0;
+  for (const TraceWindow& w : rec.windows) {
+    s->windows.push_back({w.id, w.point, w.occurrence, ""});
+    for (const std::string& a : actions) {
+      bool applicable = IsCrashLike(a) || w.point.rfind("fs.", 0) == 0;
+      bool mine = static_cast<int>(index++ % static_cast<size_t>(options.shard_count)) ==
+                  options.shard_index - 1;
+      s->cells.push_back(
+          {w.id,
+           a,
+           applicable ? reports::CellOutcome::kNotRun : reports::CellOutcome::kNotApplicable,
+           0,
+           0,
+           {}});
+      size_t cell_index = s->cells.size() - 1;
+      if (!applicable || (!mine && !IsCrashLike(a))) continue;
+      if (!IsCrashLike(a)) {
+        tasks.push_back({a, w, {}, "", {cell_index}});
+        continue;
+      }
+      ++result->crash_cells;
+      std::string acked = AckedBefore(rec.trace, w.record);
+      for (CrashState& state : StatesOf(rec.initial, rec.trace, w.record, a, options.seed)) {
+        uint64_t key = state.Digest() ^ (std::hash<std::string>()(acked) * 31);
+        all_digests.insert(key);
+        if (!mine) continue;
+        auto [it, fresh] = by_digest.emplace(key, tasks.size());
+        if (fresh) tasks.push_back({a, w, std::move(state), acked, {}});
+        tasks[it->second].cells.push_back(cell_index);
+      }
+    }
+  }
+  result->distinct_states = static_cast<int64_t>(all_digests.size());
+  result->windows = static_cast<int64_t>(rec.windows.size());
+  return tasks;
+}
+
+// Folds one task's outcome into its cells, the violations and the per-invariant counts.
+void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t seed,
+                 reports::ScenarioReport* s, std::map<std::string, int64_t>* by_inv,
+                 BbExploration* result) {
+  for (const std::string& n : o.notes)
+    if (std::find(result->notes.begin(), result->notes.end(), n) == result->notes.end())
+      result->notes.push_back(n);
+  s->runs += 1;
+  s->lives += o.lives;
+  for (size_t ci : task.cells) {
+    reports::Cell& c = s->cells[ci];
+    c.runs += 1;
+    c.lives_max = std::max(c.lives_max, o.lives);
+    if (c.outcome == reports::CellOutcome::kNotRun) c.outcome = reports::CellOutcome::kPass;
+    if (o.failures.empty() || c.outcome == reports::CellOutcome::kViolation) continue;
+    c.outcome = reports::CellOutcome::kViolation;  // the first failing state of the cell speaks
+    std::set<std::string> inv;
+    for (const CheckFailure& f : o.failures) inv.insert(f.invariant);
+    c.invariants_violated.assign(inv.begin(), inv.end());
+    for (const std::string& i : inv) ++(*by_inv)[i];
+    result->report.violations.push_back(
+        MakeViolation(spec, c.window, c.action, c.action + "@" + c.window, o.failures, seed));
+  }
+  for (const Depth2Violation& v : o.depth2) {
+    ++(*by_inv)[v.failures[0].invariant];
+    result->report.violations.push_back(
+        MakeViolation(spec, task.window.id, task.action, v.plan, v.failures, seed));
+  }
+}
+
+std::string Description(const Spec& spec, const BbExploration& r) {
+  char ratio[64];
+  std::snprintf(ratio, sizeof ratio, "%.2f",
+                r.crash_cells
+                    ? static_cast<double>(r.distinct_states) / static_cast<double>(r.crash_cells)
+                    : 1.0);
+  std::string d =
+      "black-box program `" + spec.run[0] + "`" +
+      (spec.run.size() > 1 ? " (+" + std::to_string(spec.run.size() - 1) + " commands)" : "") +
+      " on \"" + spec.dir + "\": " + std::to_string(r.windows) + " windows; " +
+      std::to_string(r.crash_cells) + " crash-state cells built from the trace map to " +
+      std::to_string(r.distinct_states) + " distinct states (dedup ratio " + ratio + ")";
+  for (const std::string& n : r.notes) d += ". " + n;
+  return d;
+}
+
+}  // namespace
+
+Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& options) {
+  SessionConfig config{FindPreload(), "", options.scratch, options.seed};
+  std::error_code ec;
+  config.bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
+  fs::create_directories(options.scratch, ec);
+  SF_ASSIGN_OR_RETURN(Recording rec,
+                      Record(spec, config, (fs::path(options.scratch) / "record").string()));
+  BbExploration result;
+  result.notes = rec.notes;
+  // Recording twice tells a deterministic program from one whose windows move.
+  CompareRecordings(rec,
+                    Record(spec, config, (fs::path(options.scratch) / "record-again").string()),
+                    &result.notes);
+  reports::ScenarioReport s;
+  s.name = "blackbox:" + spec.name;
+  s.invariants = InvariantsOf(spec);
+  s.actions = options.actions.empty() ? std::vector<std::string>{"crash", "powerloss", "ioerror"}
+                                      : options.actions;
+  std::vector<Task> tasks = PlanCells(rec, s.actions, options, &s, &result);
+  int64_t pair_cap =
+      tasks.empty()
+          ? 0
+          : std::max<int64_t>(1, options.depth2_max_pairs / static_cast<int64_t>(tasks.size()));
+  std::vector<Outcome> outcomes =
+      RunAll(spec, config, tasks, rec.reference, options.depth, pair_cap, options.jobs);
+  std::map<std::string, int64_t> by_inv;
+  reports::Depth2 d2;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    FoldOutcome(spec, tasks[t], outcomes[t], options.seed, &s, &by_inv, &result);
+    d2.pairs_total += outcomes[t].pairs_total;
+    d2.pairs_run += outcomes[t].pairs_run;
+  }
+  if (options.depth == 2) {
+    d2.sampled = d2.pairs_run < d2.pairs_total;
+    s.depth2 = d2;
+  }
+  int64_t ran = 0;
+  for (const reports::Cell& c : s.cells) ran += reports::CellRan(c.outcome) ? 1 : 0;
+  for (const std::string& id : s.invariants)
+    s.invariant_results.push_back({id, scenarios::InvariantStatement(id), ran, by_inv[id]});
+  s.description = Description(spec, result);
+  result.report.runs = s.runs;
+  result.report.lives = s.lives;
+  result.report.scenarios.push_back(std::move(s));
+  return result;
+}
+
+Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_text, uint64_t seed,
+                                      const std::string& scratch, const std::string& keep_dir) {
+  SF_ASSIGN_OR_RETURN(std::vector<BbFault> plan, ParseBbPlan(plan_text));
+  SessionConfig config{FindPreload(), "", scratch, seed};
+  std::error_code ec;
+  config.bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
+  fs::create_directories(scratch, ec);
+  SF_ASSIGN_OR_RETURN(Recording rec, Record(spec, config, (fs::path(scratch) / "record").string()));
+  BbReplayResult out;
+  out.log = rec.notes;
+  const TraceWindow* w = FindWindow(rec.windows, plan[0].window);
+  if (w == nullptr) {
+    std::string list;
+    for (size_t i = 0; i < rec.windows.size() && i < 20; ++i)
+      list += (i ? ", " : "") + rec.windows[i].id;
+    return Status::InvalidArgument("window " + plan[0].window +
+                                   " is not in the recorded run; its windows are: " + list);
+  }
+  std::string cell = (fs::path(scratch) / "replay").string();
+  Task task{plan[0].action, *w, {}, "", {}};
+  LifeResult life;
+  if (IsCrashLike(plan[0].action)) {
+    task.acked = AckedBefore(rec.trace, w->record);
+    // A power loss has two tearings (StatesOf); the first that fails is the one replayed and kept.
+    for (CrashState& state : StatesOf(rec.initial, rec.trace, w->record, plan[0].action, seed)) {
+      task.state = std::move(state);
+      life = RecoverAndCheck(spec, config, cell, &task.state, task.acked, &rec.reference,
+                             plan.size() == 2);
+      if (!life.failures.empty()) break;
+    }
+    if (!keep_dir.empty())
+      SF_RETURN_IF_ERROR(faults::blackbox::Materialise(
+          task.state, (fs::path(keep_dir) / "crash-state" / spec.dir).string()));
+  } else {
+    if (plan.size() == 2)
+      return Status::InvalidArgument("a second fault can follow only crash, powerloss or reorder");
+    Result<faults::blackbox::Trace> trace = RunWithIOError(
+        spec, config, cell, w->id, plan[0].action == "ioerror:ENOSPC" ? ENOSPC : EIO);
+    if (!trace.ok()) return trace.status();
+    life = RecoverAndCheck(spec, config, cell, nullptr, AckedBefore(*trace, trace->records.size()),
+                           &rec.reference, false);
+  }
+  out.log.push_back("life 1: " + PrintBbPlan({plan[0]}) + " struck; recovery took " +
+                    std::to_string(life.lives) + " lives");
+  out.failures = life.failures;
+  if (plan.size() == 2 && out.failures.empty()) {
+    std::vector<TraceWindow> rw = faults::blackbox::WindowsOf(life.recovery_trace);
+    const TraceWindow* w2 = FindWindow(rw, plan[1].window);
+    if (w2 == nullptr || !IsCrashLike(plan[1].action))
+      return Status::InvalidArgument(
+          "the second fault must be crash, powerloss or reorder at a window of the first recovery "
+          "(" +
+          std::to_string(rw.size()) + " windows there)");
+    CrashState state2 = faults::blackbox::BuildCrashState(task.state, life.recovery_trace,
+                                                          w2->record, KindOf(plan[1].action), seed);
+    LifeResult second = RecoverAndCheck(spec, config, cell + "-d2", &state2,
+                                        task.acked + AckedBefore(life.recovery_trace, w2->record),
+                                        &rec.reference, false);
+    out.log.push_back("life 2: " + PrintBbPlan({plan[1]}) + " struck in recovery");
+    out.failures = second.failures;
+    cell += "-d2";
+  }
+  if (!keep_dir.empty()) {
+    fs::copy(fs::path(cell) / "work", fs::path(keep_dir) / "recovered", fs::copy_options::recursive,
+             ec);
+    out.log.push_back("kept the crash state in " + keep_dir +
+                      "/crash-state and the recovered directory in " + keep_dir + "/recovered");
+  }
+  return out;
+}
+
+}  // namespace stepfault::properties::blackbox

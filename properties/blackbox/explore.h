@@ -1,0 +1,56 @@
+// Black-box exploration and replay: the fault-free run is recorded once (twice, to find unstable
+// windows), every (window, action) cell is turned into a crash state built from the trace (crash,
+// powerloss, reorder) or a live run with the call failing (ioerror), identical crash states are run
+// once (by digest), each is recovered and checked, and the result is the report model of
+// reports/report_model.h with one scenario section per spec ("blackbox:<name>").
+//
+// Determinism: cells are enumerated in a fixed order (windows in trace order, actions in
+// AllBbActions order), states and tearing derive from the seed, and --jobs only changes which
+// process runs a state, so the same program, spec and seed give the same report. Depth 2 crashes
+// (crash, powerloss) into the windows of the first recovery life of every depth-1 state that
+// passed, up to depth2_max_pairs (an evenly spaced sample above it): a violation there needs both
+// faults, so its plan is already minimal. Thread-safety: one exploration per process.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/status.h"
+#include "properties/blackbox/session.h"
+#include "properties/blackbox/spec.h"
+#include "reports/report_model.h"
+
+namespace stepfault::properties::blackbox {
+
+struct BbExploreOptions {
+  std::vector<std::string> actions;  // empty: crash, powerloss, ioerror
+  int depth = 1;
+  uint64_t seed = 0;
+  int jobs = 1;
+  int shard_index = 1, shard_count = 1;
+  int64_t depth2_max_pairs = 200;
+  std::string scratch;  // a directory this exploration may fill (and leaves behind)
+};
+
+struct BbExploration {
+  reports::Report report;
+  std::vector<std::string> notes;
+  int64_t windows = 0, crash_cells = 0, distinct_states = 0;
+};
+
+// kInvalidArgument for bad input (see Record); otherwise the report.
+Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& options);
+
+struct BbReplayResult {
+  std::vector<CheckFailure> failures;
+  std::vector<std::string> log;  // what happened, for a person
+};
+
+// Replays `plan` (bb_plan.h) from a fresh recording. With keep_dir, leaves the crash state in
+// keep_dir/crash-state and the recovered directory in keep_dir/recovered.
+Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan, uint64_t seed,
+                                      const std::string& scratch, const std::string& keep_dir);
+
+}  // namespace stepfault::properties::blackbox

@@ -1,0 +1,49 @@
+// The black-box spec file: what program to put under every window, and how to check it
+// (docs/blackbox.md documents the schema).
+//
+//   {"name": "json-inplace", "dir": "data",
+//    "setup": ["cmd", ...], "run": ["cmd", ...], "recover": ["cmd", ...], "check": ["cmd", ...],
+//    "sql_checks": [{"db": "app.db", "query": "SELECT ...",
+//                    "expect": "empty" | "same-as-reference" | {"rows": N} | {"equals": ["a|b",
+//                    ...]}}],
+//    "env": {"KEY": "value"}, "timeout_s": 30, "lives_max": 3, "no_stray_files": false}
+//
+// `dir` is relative to the working directory each state gets (never absolute, never "..");
+// `run` needs at least one command. ParseSpec rejects anything else with kInvalidArgument naming
+// the JSON pointer of the offending value and the reason. Thread-safety: values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/status.h"
+
+namespace stepfault::properties::blackbox {
+
+struct SqlCheck {
+  enum class Expect { kEmpty, kRows, kEquals, kSameAsReference };
+  std::string db;  // relative to the directory under test
+  std::string query;
+  Expect expect = Expect::kEmpty;
+  int64_t rows = 0;                 // kRows
+  std::vector<std::string> equals;  // kEquals: one row per entry, columns joined by '|'
+};
+
+struct Spec {
+  std::string name, dir;
+  std::string path;  // the spec file ("" when parsed from text)
+  std::vector<std::string> setup, run, recover, check;
+  std::vector<SqlCheck> sql_checks;
+  std::map<std::string, std::string> env;
+  int timeout_s = 30;
+  int lives_max = 3;
+  bool no_stray_files = false;
+};
+
+Result<Spec> ParseSpec(std::string_view text, const std::string& source);
+Result<Spec> LoadSpec(const std::string& path);
+
+}  // namespace stepfault::properties::blackbox

@@ -1,0 +1,177 @@
+// `stepfault blackbox record|explore|replay`: black-box mode (docs/blackbox.md) from the command
+// line. Exit codes as every command: 0 every invariant held, 1 a violation, 2 bad usage or input
+// (nothing outside --out/--keep and the scratch directory changes), 3 coverage below
+// --min-coverage.
+#include <filesystem>
+#include <memory>
+
+#include "faults/blackbox/trace.h"
+#include "properties/blackbox/bb_plan.h"
+#include "properties/blackbox/explore.h"
+#include "properties/blackbox/session.h"
+#include "tools/cli/cli_common.h"
+#include "tools/cli/commands.h"
+
+namespace stepfault::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace bb = properties::blackbox;
+
+struct BlackboxArgs {
+  std::string spec, out, plan, keep, shard, trace;
+  std::vector<std::string> actions;
+  int depth = 1, jobs = 1;
+  uint64_t seed = 0;
+  double min_coverage = 0;
+  int64_t depth2_max_pairs = 200;
+};
+
+Result<bb::Spec> Load(const BlackboxArgs& a) {
+  if (a.spec.empty()) return Status::InvalidArgument("--spec FILE is required");
+  return bb::LoadSpec(a.spec);
+}
+
+// A fresh scratch directory below `base` (removed first: it belongs to this command alone).
+std::string Scratch(const std::string& base) {
+  std::string dir = fs::absolute(fs::path(base) / "scratch").string();
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return dir;
+}
+
+int RunRecord(const BlackboxArgs& a) {
+  if (!a.trace.empty()) {  // validate an existing trace file
+    Result<faults::blackbox::Trace> t = faults::blackbox::ReadTraceFile(a.trace);
+    if (!t.ok()) return UsageError(t.status().message());
+    std::printf("%s: %zu records, %zu windows\n", a.trace.c_str(), t->records.size(),
+                faults::blackbox::WindowsOf(*t).size());
+    return kExitOk;
+  }
+  Result<bb::Spec> spec = Load(a);
+  if (!spec.ok()) return UsageError(spec.status().message());
+  if (a.out.empty()) return UsageError("--out DIR is required");
+  std::error_code ec;
+  fs::create_directories(a.out, ec);
+  bb::SessionConfig config{bb::FindPreload(),
+                           fs::read_symlink("/proc/self/exe", ec).parent_path().string(),
+                           Scratch(a.out), a.seed};
+  Result<bb::Recording> rec =
+      bb::Record(*spec, config, (fs::path(config.scratch) / "record").string());
+  if (!rec.ok()) return UsageError(rec.status().message());
+  fs::copy_file(fs::path(config.scratch) / "record" / "run.sftrace",
+                fs::path(a.out) / "trace.sftrace", fs::copy_options::overwrite_existing, ec);
+  std::FILE* list = std::fopen((fs::path(a.out) / "windows.txt").c_str(), "w");
+  for (const auto& w : rec->windows) {
+    if (list) std::fprintf(list, "%s\n", w.id.c_str());
+  }
+  if (list) std::fclose(list);
+  std::printf(
+      "recorded %zu records, %zu windows into %s/trace.sftrace (window list: %s/windows.txt)\n",
+      rec->trace.records.size(), rec->windows.size(), a.out.c_str(), a.out.c_str());
+  for (const std::string& n : rec->notes) std::printf("note: %s\n", n.c_str());
+  return kExitOk;
+}
+
+int RunBbExplore(const BlackboxArgs& a) {
+  Result<bb::Spec> spec = Load(a);
+  if (!spec.ok()) return UsageError(spec.status().message());
+  bb::BbExploreOptions o;
+  for (const std::string& act : a.actions) {
+    const auto& all = bb::AllBbActions();
+    if (std::find(all.begin(), all.end(), act) == all.end())
+      return UsageError("unknown action '" + act +
+                        "'; the actions are: crash, powerloss, reorder, ioerror, ioerror:ENOSPC");
+  }
+  o.actions = a.actions;
+  o.depth = a.depth;
+  o.seed = a.seed;
+  o.jobs = a.jobs;
+  o.depth2_max_pairs = a.depth2_max_pairs;
+  if (!a.shard.empty() &&
+      (std::sscanf(a.shard.c_str(), "%d/%d", &o.shard_index, &o.shard_count) != 2 ||
+       o.shard_count < 1 || o.shard_index < 1 || o.shard_index > o.shard_count))
+    return UsageError("--shard must be I/N with 1 <= I <= N (got '" + a.shard + "')");
+  o.scratch = Scratch(a.out);
+  Result<bb::BbExploration> result = bb::ExploreBlackBox(*spec, o);
+  if (!result.ok()) return UsageError(result.status().message());
+  reports::Report& report = result->report;
+  // The exploration's identity, without --out, --jobs and --shard, so the shards of one
+  // exploration merge with `stepfault report merge`.
+  std::string canonical = "stepfault blackbox explore --spec " + a.spec;
+  if (!a.actions.empty()) {
+    canonical += " --actions ";
+    for (size_t i = 0; i < a.actions.size(); ++i) canonical += (i ? "," : "") + a.actions[i];
+  }
+  canonical += " --depth " + std::to_string(a.depth) + " --seed " + std::to_string(a.seed);
+  if (a.depth == 2) canonical += " --depth2-max-pairs " + std::to_string(a.depth2_max_pairs);
+  report.command = canonical;
+  report.seed = a.seed;
+  report.profile = "blackbox";
+  report.depth = a.depth;
+  report.shard = std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
+  report.min_coverage_pct = a.min_coverage;
+  if (Status s = WriteReports(a.out, report); !s.ok()) return UsageError(s.message());
+  PrintSummary(stdout, report, a.out);
+  for (const std::string& n : result->notes) std::printf("note: %s\n", n.c_str());
+  std::printf("%lld crash-state cells -> %lld distinct states\n",
+              static_cast<long long>(result->crash_cells),
+              static_cast<long long>(result->distinct_states));
+  return reports::VerdictExitCode(reports::ComputeVerdict(report));
+}
+
+int RunBbReplay(const BlackboxArgs& a) {
+  Result<bb::Spec> spec = Load(a);
+  if (!spec.ok()) return UsageError(spec.status().message());
+  if (a.plan.empty())
+    return UsageError("--plan PLAN is required, e.g. powerloss@fs.write[state.json]#1");
+  std::error_code ec;
+  std::string base =
+      (fs::temp_directory_path() / ("stepfault-bb-replay-" + std::to_string(getpid()))).string();
+  if (!a.keep.empty() && fs::exists(a.keep) && !fs::is_empty(a.keep, ec))
+    return UsageError("--keep " + a.keep + " exists and is not empty; give a new directory");
+  Result<bb::BbReplayResult> r = bb::ReplayBlackBox(*spec, a.plan, a.seed, Scratch(base), a.keep);
+  fs::remove_all(base, ec);
+  if (!r.ok()) return UsageError(r.status().message());
+  for (const std::string& l : r->log) std::printf("%s\n", l.c_str());
+  for (const auto& f : r->failures)
+    std::printf("VIOLATION %s: %s\n", f.invariant.c_str(), f.message.c_str());
+  if (r->failures.empty()) std::printf("every check held after %s\n", a.plan.c_str());
+  return r->failures.empty() ? kExitOk : kExitViolation;
+}
+
+}  // namespace
+
+void AddBlackboxCommand(CLI::App& app, CommandState& state) {
+  auto args = std::make_shared<BlackboxArgs>();
+  auto* bbc = app.add_subcommand(
+      "blackbox", "put an unmodified program under every window (LD_PRELOAD recorder)");
+  bbc->require_subcommand(1);
+  auto* rec = bbc->add_subcommand("record", "record the fault-free run: trace and window list");
+  rec->add_option("--spec", args->spec, "black-box spec file (docs/blackbox.md)");
+  rec->add_option("--out", args->out, "directory for trace.sftrace and windows.txt");
+  rec->add_option("--check-trace", args->trace, "only validate an existing trace file");
+  rec->callback([&state, args] { state.run = [args] { return RunRecord(*args); }; });
+  auto* ex = bbc->add_subcommand("explore", "every action at every window, recovered and checked");
+  ex->add_option("--spec", args->spec, "black-box spec file")->required();
+  ex->add_option("--actions", args->actions, "crash,powerloss,reorder,ioerror,ioerror:ENOSPC")
+      ->delimiter(',');
+  ex->add_option("--depth", args->depth, "1, or 2 for a crash in the first recovery")
+      ->check(CLI::Range(1, 2));
+  ex->add_option("--seed", args->seed, "root seed (tearing)");
+  ex->add_option("--jobs", args->jobs, "worker processes")->check(CLI::Range(1, 64));
+  ex->add_option("--shard", args->shard, "run shard I of N (I/N)");
+  ex->add_option("--min-coverage", args->min_coverage, "exit 3 below PCT")
+      ->check(CLI::Range(0.0, 100.0));
+  ex->add_option("--depth2-max-pairs", args->depth2_max_pairs, "cap on depth-2 pairs");
+  ex->add_option("--out", args->out, "directory for the reports")->required();
+  ex->callback([&state, args] { state.run = [args] { return RunBbExplore(*args); }; });
+  auto* rp = bbc->add_subcommand("replay", "replay one plan and say what broke");
+  rp->add_option("--spec", args->spec, "black-box spec file")->required();
+  rp->add_option("--plan", args->plan, "e.g. powerloss@fs.write[state.json]#1")->required();
+  rp->add_option("--seed", args->seed, "root seed (tearing)");
+  rp->add_option("--keep", args->keep, "keep the crash state and the recovered directory here");
+  rp->callback([&state, args] { state.run = [args] { return RunBbReplay(*args); }; });
+}
+
+}  // namespace stepfault::cli

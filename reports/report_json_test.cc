@@ -232,7 +232,10 @@ TEST(ReportJsonTest, MalformedDocumentsAreRejectedWithPathAndReason) {
   EXPECT_EQ(ErrorAfter([](Json& d) { d = Json::array(); }), "/: expected an object");
   Result<Report> not_json = FromJson("{\"schema_version\": ");
   ASSERT_FALSE(not_json.ok());
-  EXPECT_NE(not_json.status().message().find("not well-formed JSON"), std::string::npos);
+  // Issue 16, item 8: a syntax error names its line and column.
+  EXPECT_NE(not_json.status().message().find("report.json: not valid JSON at line 1, column"),
+            std::string::npos)
+      << not_json.status().message();
 }
 
 TEST(ReportJsonTest, LargeSeedsAndCountersSurviveTheRoundTrip) {

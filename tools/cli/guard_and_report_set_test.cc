@@ -1,8 +1,9 @@
-// Goal: two promises of the command line that no input can reach from outside any more: an
+// Goal: three promises of the command line that no input can reach from outside any more: an
 // exception escaping a command becomes exit 2 (JSON input) or exit 4 with "please report" and the
 // command line, never an abort (issue 16, item 15); and the report set is written all or nothing:
 // a write error (a full disk) leaves the previous reports byte-identical and no temporary file
-// behind (item 7).
+// behind (item 7); the summary of a mutant hunt says it ran on the built-in scenarios, whatever
+// scenario the exploration ran (item 6).
 // Method: GuardCommand around throwing bodies; WriteReportSet through a FailingEnv that fails the
 // N-th write with ENOSPC, for every N until one succeeds, over a directory holding an older set.
 #include <gtest/gtest.h>
@@ -73,6 +74,23 @@ TEST(ReportSetTest, AFullDiskLeavesThePreviousReportSetWholeAndNoTempFiles) {
   EXPECT_TRUE(succeeded) << "the set never got written";
   for (const auto& [name, bytes] : Files(dir)) EXPECT_EQ(name.find(".tmp"), std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST(SummaryTest, TheMutantLineSaysTheHuntRanOnTheBuiltInScenarios) {
+  reports::Report report;
+  reports::MutantResult m;
+  m.name = "engine:x";
+  m.killed = true;
+  report.mutants.push_back(m);
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  PrintSummary(out, report, "");
+  std::rewind(out);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), out));
+  std::fclose(out);
+  EXPECT_NE(text.find("mutants killed: 1/1 (hunted on the built-in scenarios)"), std::string::npos)
+      << text;
 }
 
 }  // namespace

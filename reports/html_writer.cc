@@ -32,6 +32,7 @@ table.matrix th.win code{font-size:.9em}.bw{display:block;color:#555;font-size:.
 td.o-pass{background:#9fdcaa}td.o-violation{background:#e57373;color:#fff;font-weight:700}
 td.o-na{background:#d0d0d0;color:#666}
 td.o-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#eee 4px,#eee 8px)}
+td.o-filtered{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#e6e0f0 4px,#e6e0f0 8px)}
 .legend span{display:inline-block;padding:.1em .6em;margin-right:.4em;border:1px solid #bbc}
 code{background:#f3f3f6;padding:.05em .3em;border-radius:3px;overflow-wrap:break-word}
 .cex{border-left:4px solid #c62828;padding:.3em .8em;margin:.8em 0;background:#fff8f8}
@@ -51,6 +52,8 @@ std::string OutcomeClass(CellOutcome o) {
       return "o-na";
     case CellOutcome::kNotRun:
       return "o-not-run";
+    case CellOutcome::kFiltered:
+      return "o-filtered";
   }
   return "o-not-run";
 }
@@ -120,10 +123,10 @@ std::string Scenario(const ScenarioReport& s) {
   out += fmt::format("<p>Cells {}/{} ({}%), windows {}/{}, runs {}, lives {}.", cov.cells_exercised,
                      cov.cells_total, FormatPct(cov.cells_pct), cov.windows_exercised,
                      cov.windows_total, s.runs, s.lives);
-  if (s.depth2) {
-    out += fmt::format(" Depth 2: {} of {} window pairs run{}.", s.depth2->pairs_run,
-                       s.depth2->pairs_total, s.depth2->sampled ? " (sampled)" : " (exhaustive)");
-  }
+  out += fmt::format(
+      " Recovery windows {}; crash states {} ({} distinct, {} explored, {} beyond the depth).",
+      cov.recovery_windows, s.crash_states.total, s.crash_states.distinct, s.crash_states.explored,
+      s.crash_states.beyond_depth);
   out += "</p>\n" + Matrix(s);
   out +=
       "<h3>Invariants</h3>\n<table class=\"invariants\">\n<thead><tr><th>id</th><th>statement</th>"

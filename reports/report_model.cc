@@ -16,13 +16,15 @@ std::string_view CellOutcomeName(CellOutcome outcome) {
       return "n/a";
     case CellOutcome::kNotRun:
       return "not-run";
+    case CellOutcome::kFiltered:
+      return "filtered";
   }
   return "not-run";
 }
 
 std::optional<CellOutcome> ParseCellOutcome(std::string_view name) {
   for (CellOutcome o : {CellOutcome::kPass, CellOutcome::kViolation, CellOutcome::kNotApplicable,
-                        CellOutcome::kNotRun}) {
+                        CellOutcome::kNotRun, CellOutcome::kFiltered}) {
     if (CellOutcomeName(o) == name) return o;
   }
   return std::nullopt;
@@ -36,18 +38,31 @@ bool operator==(const BenchResult& a, const BenchResult& b) {
 
 namespace {
 
-void Accumulate(const ScenarioReport& scenario, Coverage* c) {
+void Accumulate(const ScenarioReport& scenario, Coverage* c, std::set<std::string>* points,
+                std::set<std::string>* actions) {
   std::set<std::string> exercised;
   for (const Cell& cell : scenario.cells) {
     if (cell.outcome == CellOutcome::kNotApplicable) continue;
     ++c->cells_total;
+    c->cells_filtered += cell.outcome == CellOutcome::kFiltered ? 1 : 0;
+    c->cells_not_run += cell.outcome == CellOutcome::kNotRun ? 1 : 0;
     if (CellRan(cell.outcome)) {
       ++c->cells_exercised;
       exercised.insert(cell.window);
+      actions->insert(cell.action);
     }
   }
   c->windows_total += static_cast<int64_t>(scenario.windows.size());
-  for (const Window& w : scenario.windows) c->windows_exercised += exercised.count(w.id);
+  for (const Window& w : scenario.windows) {
+    c->windows_exercised += exercised.count(w.id);
+    c->recovery_windows += w.recovery ? 1 : 0;
+  }
+  c->crash_states.total += scenario.crash_states.total;
+  c->crash_states.distinct += scenario.crash_states.distinct;
+  c->crash_states.explored += scenario.crash_states.explored;
+  c->crash_states.beyond_depth += scenario.crash_states.beyond_depth;
+  c->determinism_checks += scenario.determinism_checks;
+  points->insert(scenario.points_reached.begin(), scenario.points_reached.end());
 }
 
 void FinishPct(Coverage* c) {
@@ -60,14 +75,23 @@ void FinishPct(Coverage* c) {
 
 Coverage ComputeCoverage(const ScenarioReport& scenario) {
   Coverage c;
-  Accumulate(scenario, &c);
+  std::set<std::string> points, actions;
+  Accumulate(scenario, &c, &points, &actions);
+  c.points_reached.assign(points.begin(), points.end());
+  c.actions_run.assign(actions.begin(), actions.end());
   FinishPct(&c);
   return c;
 }
 
 Coverage ComputeCoverage(const Report& report) {
   Coverage c;
-  for (const ScenarioReport& s : report.scenarios) Accumulate(s, &c);
+  std::set<std::string> points, actions;
+  for (const ScenarioReport& s : report.scenarios) Accumulate(s, &c, &points, &actions);
+  c.points_reached.assign(points.begin(), points.end());
+  for (const std::string& p : report.points_registered) {
+    if (!points.count(p)) c.points_unreached.push_back(p);
+  }
+  c.actions_run.assign(actions.begin(), actions.end());
   FinishPct(&c);
   return c;
 }

@@ -36,6 +36,9 @@ const std::vector<InvariantInfo>& AllInvariants() {
       {kInvExpect, "every terminal output a JSON scenario observes is one its file expects"},
       {kInvDeterminism,
        "the same scenario, seed and plan give a byte-identical event trace and final state"},
+      {kInvHarness,
+       "no run throws an exception, fails an assertion or dies of a signal: whatever a plan does, "
+       "the code under test and its oracles end every life normally"},
   };
   return *list;
 }

@@ -24,6 +24,7 @@ inline constexpr char kInvObserver[] = "INV-OBSERVER";
 inline constexpr char kInvLiveness[] = "INV-LIVENESS";
 inline constexpr char kInvExpect[] = "INV-EXPECT";
 inline constexpr char kInvDeterminism[] = "INV-DETERMINISM";
+inline constexpr char kInvHarness[] = "INV-HARNESS";
 
 struct InvariantInfo {
   std::string id;

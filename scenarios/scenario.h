@@ -67,6 +67,7 @@ struct HostEnv {
   StoreHazards store;
   RecoveryVariation variation;
   Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
+  std::string checkpoint_store = "file";
   Json* oracle_memo = nullptr;   // Check only: the oracle's notes, kept across the lives of a run
 };
 
@@ -103,6 +104,9 @@ class Scenario {
   virtual int fault_free_lives() const { return 2; }
   // The default parameters of the fault-free reference run.
   virtual Json default_params() const { return Json::object(); }
+  // The parameter sets exploration enumerates (each a complete parameter object), the default
+  // first; each scenario lists its own in its folder. Every variant is explored like the default.
+  virtual std::vector<Json> Variants() const { return {default_params()}; }
   // The business window a fault point falls in, for a life running `command` ("" when none).
   virtual std::string BusinessWindow(const std::string& command, const std::string& point) const {
     (void)command;

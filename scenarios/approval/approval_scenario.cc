@@ -32,6 +32,12 @@ class ApprovalScenario final : public Scenario {
                 {"choice", "approve"},
                 {"comment", "External business decision."}};
   }
+  // Both decisions: an approval creates the effect, a rejection must create none.
+  std::vector<Json> Variants() const override {
+    Json reject = default_params();
+    reject["choice"] = "reject";
+    return {default_params(), reject};
+  }
   std::vector<faults::FaultAction> RecoveryActions() const override {
     using faults::FaultAction;
     using faults::FaultActionKind;

@@ -129,6 +129,12 @@ class FanInScenario final : public Scenario {
     return {kInvAlo, kInvIdem, kInvAncestry, kInvTopology, kInvObserver, kInvCorrupt};
   }
   Json default_params() const override { return Json{{"width", 3}, {"payload_bytes", 16}}; }
+  // The default width first, then a single branch and a wide fan-in.
+  std::vector<Json> Variants() const override {
+    std::vector<Json> out{default_params()};
+    for (int width : {1, 8}) out.push_back(Json{{"width", width}, {"payload_bytes", 16}});
+    return out;
+  }
   std::vector<faults::FaultAction> RecoveryActions() const override {
     using faults::FaultAction;
     using faults::TopologyMutation;

@@ -17,9 +17,13 @@ void Put(SimFs& fs, const std::string& path, const std::string& data, bool sync_
   auto file = fs.NewWritableFile(path);
   ASSERT_TRUE(file.ok()) << file.status().ToString();
   ASSERT_TRUE((*file)->Append(data).ok());
-  if (sync_file) ASSERT_TRUE((*file)->Sync().ok());
+  if (sync_file) {
+    ASSERT_TRUE((*file)->Sync().ok());
+  }
   ASSERT_TRUE((*file)->Close().ok());
-  if (sync_dir) ASSERT_TRUE(fs.SyncDir("/d").ok());
+  if (sync_dir) {
+    ASSERT_TRUE(fs.SyncDir("/d").ok());
+  }
 }
 
 std::unique_ptr<SimFs> World(const std::string& data, bool sync_file, bool sync_dir) {

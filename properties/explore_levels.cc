@@ -38,10 +38,11 @@ void AddTask(ExploreState& st, std::vector<Task>* out, const faults::Plan& prefi
   out->push_back(std::move(t));
 }
 
-// Every wanted action not yet planned at each window of the lives after `first_life`; with
-// `crash_everywhere`, crash and power loss at every window even when planned elsewhere before.
+// Every wanted action not yet planned at each window of the lives from `first_life` (0-based) on;
+// with `crash_first`, crash and power loss at every window of that first life even when planned
+// elsewhere before (the recovery of a new crash state).
 void Grow(ExploreState& st, const faults::Plan& prefix, const TaskResult& r, size_t first_life,
-          bool crash_everywhere, std::vector<Task>* out) {
+          bool crash_first, std::vector<Task>* out) {
   for (size_t l = first_life; l < r.lives_windows.size(); ++l) {
     const LifeWindows& life = r.lives_windows[l];
     for (const faults::Window& w : life.windows) {
@@ -49,7 +50,8 @@ void Grow(ExploreState& st, const faults::Plan& prefix, const TaskResult& r, siz
       for (const FaultAction& a : st.windows[st.window_index.at(id)].actions) {
         if (Filtered(a, st.options)) continue;
         const bool death = a.kind == FaultActionKind::kCrash || a.kind == FaultActionKind::kPowerLoss;
-        if ((crash_everywhere && death) || !st.scheduled.count({id, faults::FaultActionName(a)}))
+        const bool exhaustive = crash_first && death && l == first_life;
+        if (exhaustive || !st.scheduled.count({id, faults::FaultActionName(a)}))
           AddTask(st, out, prefix, static_cast<int>(l + 1), w, id, a);
       }
     }
@@ -117,7 +119,7 @@ void Discover(ExploreState& st, const TaskResult& r, size_t first_life, bool rec
 
 std::vector<Task> FirstLevel(ExploreState& st, const TaskResult& reference) {
   std::vector<Task> out;
-  Grow(st, faults::Plan{}, reference, 0, /*crash_everywhere=*/false, &out);
+  Grow(st, faults::Plan{}, reference, 0, /*crash_first=*/false, &out);
   return out;
 }
 

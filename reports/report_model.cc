@@ -1,8 +1,10 @@
 // Outcome names, coverage and verdict of a Report (see report_model.h).
 #include "reports/report_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 namespace stepfault::reports {
 
@@ -94,6 +96,71 @@ Coverage ComputeCoverage(const Report& report) {
   c.actions_run.assign(actions.begin(), actions.end());
   FinishPct(&c);
   return c;
+}
+
+namespace {
+
+int64_t FaultsIn(const std::string& plan) { return std::count(plan.begin(), plan.end(), '@'); }
+
+// The kind of window a violation struck at (see ViolationGroup).
+std::string KindOf(const Violation& v, const std::map<std::string, const ScenarioReport*>& by_name) {
+  auto s = by_name.find(v.scenario);
+  if (s != by_name.end()) {
+    for (const Window& w : s->second->windows) {
+      if (w.id == v.window && !w.business_window.empty()) return w.business_window;
+    }
+  }
+  const size_t hash = v.window.rfind('#');
+  return hash == std::string::npos ? v.window : v.window.substr(0, hash);
+}
+
+}  // namespace
+
+std::vector<ViolationGroup> GroupViolations(const Report& report) {
+  std::map<std::string, const ScenarioReport*> by_name;
+  std::map<std::string, size_t> order;
+  for (const ScenarioReport& s : report.scenarios) {
+    by_name[s.name] = &s;
+    order.emplace(s.name, order.size());
+  }
+  std::map<std::tuple<size_t, std::string, std::string, std::string>, ViolationGroup> groups;
+  for (const Violation& v : report.violations) {
+    auto o = order.find(v.scenario);
+    const std::string kind = KindOf(v, by_name);
+    ViolationGroup& g = groups[{o == order.end() ? order.size() : o->second, v.scenario,
+                                v.invariant, kind}];
+    g.scenario = v.scenario;
+    g.invariant = v.invariant;
+    g.kind = kind;
+    ++g.count;
+    if (g.smallest == nullptr || FaultsIn(v.plan) < FaultsIn(g.smallest->plan) ||
+        (FaultsIn(v.plan) == FaultsIn(g.smallest->plan) && v.plan.size() < g.smallest->plan.size()))
+      g.smallest = &v;
+  }
+  std::vector<ViolationGroup> out;
+  for (auto& [key, g] : groups) out.push_back(g);
+  return out;
+}
+
+VerdictTable ComputeVerdictTable(const Report& report) {
+  VerdictTable t;
+  auto column = [&](const std::string& inv) {
+    auto it = std::find(t.invariants.begin(), t.invariants.end(), inv);
+    if (it != t.invariants.end()) return static_cast<size_t>(it - t.invariants.begin());
+    t.invariants.push_back(inv);
+    return t.invariants.size() - 1;
+  };
+  for (const ScenarioReport& s : report.scenarios) {
+    for (const InvariantResult& r : s.invariant_results) column(r.id);
+  }
+  for (const ScenarioReport& s : report.scenarios) {
+    if (!s.skipped.empty()) continue;
+    t.scenarios.push_back(s.name);
+    std::vector<VerdictCell> row(t.invariants.size());
+    for (const InvariantResult& r : s.invariant_results) row[column(r.id)] = {r.checks, r.violations};
+    t.cells.push_back(std::move(row));
+  }
+  return t;
 }
 
 Verdict ComputeVerdict(const Report& report) {

@@ -161,6 +161,31 @@ struct Coverage {
 Coverage ComputeCoverage(const Report& report);
 Coverage ComputeCoverage(const ScenarioReport& scenario);
 
+// Counterexamples grouped by (scenario, invariant, kind of window): the kind is the window's
+// business window when the scenario names one, else its life command and point without the
+// occurrence ("start:fs.dirsync[file]"); "fault-free" for the reference run. Groups are ordered
+// like the scenarios, then by invariant and kind; `smallest` is the violation with the fewest
+// faults in its plan (then the shortest plan text).
+struct ViolationGroup {
+  std::string scenario, invariant, kind;
+  int64_t count = 0;
+  const Violation* smallest = nullptr;
+};
+std::vector<ViolationGroup> GroupViolations(const Report& report);
+
+// The verdict table: one row per explored scenario variant, one column per invariant any of them
+// declares or violated (registry order as first seen), each cell the checks and violations
+// (checks < 0: the scenario does not check that invariant).
+struct VerdictCell {
+  int64_t checks = -1, violations = 0;
+};
+struct VerdictTable {
+  std::vector<std::string> invariants;
+  std::vector<std::string> scenarios;
+  std::vector<std::vector<VerdictCell>> cells;  // [scenario][invariant]
+};
+VerdictTable ComputeVerdictTable(const Report& report);
+
 enum class Verdict { kPass, kViolation, kCoverageBelowMinimum };
 
 // kViolation when any violation is listed, any cell is a violation, any property failed or any

@@ -49,7 +49,8 @@ void Grow(ExploreState& st, const faults::Plan& prefix, const TaskResult& r, siz
       const std::string id = WindowId(life.command, w);
       for (const FaultAction& a : st.windows[st.window_index.at(id)].actions) {
         if (Filtered(a, st.options)) continue;
-        const bool death = a.kind == FaultActionKind::kCrash || a.kind == FaultActionKind::kPowerLoss;
+        const bool death =
+            a.kind == FaultActionKind::kCrash || a.kind == FaultActionKind::kPowerLoss;
         const bool exhaustive = crash_first && death && l == first_life;
         if (exhaustive || !st.scheduled.count({id, faults::FaultActionName(a)}))
           AddTask(st, out, prefix, static_cast<int>(l + 1), w, id, a);
@@ -149,7 +150,8 @@ void CountBeyondDepth(ExploreState& st, const std::vector<Task>& tasks,
     if (!tasks[i].owned) continue;
     const size_t last = tasks[i].plan.faults.size();
     Discover(st, results[i], last, /*recovery=*/true);
-    if (results[i].died_in_life == static_cast<int>(last)) ++st.out.report.crash_states.beyond_depth;
+    if (results[i].died_in_life == static_cast<int>(last))
+      ++st.out.report.crash_states.beyond_depth;
   }
 }
 

@@ -133,7 +133,7 @@ void FinishReport(ExploreState& st) {
         auto a = std::find_if(w->actions.begin(), w->actions.end(), [&](const FaultAction& x) {
           return faults::FaultActionName(x) == action;
         });
-        cell.outcome = a == w->actions.end()        ? reports::CellOutcome::kNotApplicable
+        cell.outcome = a == w->actions.end()      ? reports::CellOutcome::kNotApplicable
                        : Filtered(*a, st.options) ? reports::CellOutcome::kFiltered
                                                   : reports::CellOutcome::kNotRun;
       }

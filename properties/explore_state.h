@@ -34,17 +34,18 @@ struct ExploreState {
   ExploreOptions options;
   ScenarioExploration out;
   std::vector<WindowInfo> windows;
-  std::map<std::string, size_t> window_index;                  // by row id
-  std::set<std::pair<std::string, std::string>> scheduled;      // (window id, action) planned
-  std::set<std::string> plans_scheduled;                        // plan texts, never run twice
-  std::set<std::pair<int, std::string>> crash_states;           // (life, world digest)
+  std::map<std::string, size_t> window_index;               // by row id
+  std::set<std::pair<std::string, std::string>> scheduled;  // (window id, action) planned
+  std::set<std::string> plans_scheduled;                    // plan texts, never run twice
+  std::set<std::pair<int, std::string>> crash_states;       // (life, world digest)
   std::map<std::pair<std::string, std::string>, reports::Cell> cells;  // ran cells
   std::map<std::string, int64_t> violated_runs;
   std::set<std::string> points_reached;
   int64_t task_counter = 0;  // tasks enumerated so far (shard ownership)
 };
 
-// Whether the scenario supports `a` (recovery-side actions it lists) and whether --actions wants it.
+// Whether the scenario supports `a` (recovery-side actions it lists) and whether --actions wants
+// it.
 bool Supported(const faults::FaultAction& a, const scenarios::Scenario& s);
 bool Filtered(const faults::FaultAction& a, const ExploreOptions& o);
 const char* KindName(faults::FaultActionKind k);

@@ -32,7 +32,8 @@ std::string Describe(const reports::Report& r) {
   return s;
 }
 
-std::shared_ptr<const scenarios::Scenario> Toy(ToyScenario::Mode mode = ToyScenario::Mode::kNormal) {
+std::shared_ptr<const scenarios::Scenario> Toy(
+    ToyScenario::Mode mode = ToyScenario::Mode::kNormal) {
   return std::make_shared<ToyScenario>(mode);
 }
 

@@ -212,7 +212,8 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
     }
   }
   ex.final_digest = world->Digest();
-  if (harness_error.empty() && !ex.completed && (ex.lives.empty() || !ex.lives.back().report.final)) {
+  if (harness_error.empty() && !ex.completed &&
+      (ex.lives.empty() || !ex.lives.back().report.final)) {
     ex.violations.push_back(
         {scenarios::kInvLiveness, "not completed within " + std::to_string(lives_max) + " lives"});
   }

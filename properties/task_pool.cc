@@ -24,10 +24,14 @@ Json ToJson(size_t index, const TaskResult& r) {
     for (const auto& x : l.windows) w.push_back(Json{x.point, x.occurrence});
     lives.push_back(Json{{"c", l.command}, {"w", w}});
   }
-  return Json{{"index", index},         {"v", v},
-              {"lives", r.lives},       {"completed", r.completed},
-              {"died", r.died_in_life}, {"digest", r.crash_digest},
-              {"lw", lives},            {"fp", r.fingerprint}};
+  return Json{{"index", index},
+              {"v", v},
+              {"lives", r.lives},
+              {"completed", r.completed},
+              {"died", r.died_in_life},
+              {"digest", r.crash_digest},
+              {"lw", lives},
+              {"fp", r.fingerprint}};
 }
 
 TaskResult FromJson(const Json& j) {

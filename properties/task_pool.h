@@ -4,11 +4,11 @@
 // the outcome never depends on the number of workers.
 //
 // Every crash is a counterexample: an exception escaping a life becomes an INV-HARNESS violation
-// inside RunPlan; a worker that aborts (SF_CHECK), dies of a signal or exits early turns the task it
-// was running into an INV-HARNESS result naming the signal or exit status, and a new worker takes
-// over the rest of its share. Inline (jobs <= 1) only exceptions are caught: an abort there ends
-// the process, so run with --jobs 2 or more to survive one.
-// Thread-safety: call from one thread.
+// inside RunPlan; a worker that aborts (SF_CHECK), dies of a signal or exits early turns the task
+// it was running into an INV-HARNESS result naming the signal or exit status, and a new worker
+// takes over the rest of its share. Inline (jobs <= 1) only exceptions are caught: an abort there
+// ends the process, so run with --jobs 2 or more to survive one. Thread-safety: call from one
+// thread.
 #pragma once
 
 #include <functional>

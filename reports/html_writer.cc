@@ -74,8 +74,7 @@ std::string Headline(const Report& r) {
       cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), cov.cells_filtered,
       cov.cells_not_run, cov.windows_total, cov.recovery_windows, cov.windows_exercised,
       cov.crash_states.total, cov.crash_states.distinct, cov.crash_states.explored,
-      cov.crash_states.beyond_depth, r.runs, r.lives, cov.determinism_checks,
-      r.violations.size());
+      cov.crash_states.beyond_depth, r.runs, r.lives, cov.determinism_checks, r.violations.size());
   std::string hazards;
   for (const std::string& h : r.hazards) hazards += (hazards.empty() ? "" : ", ") + H(h);
   out += "<dl class=\"meta\">\n";
@@ -151,9 +150,9 @@ std::string CodeRow(std::string_view label, std::string_view text) {
 
 std::string Counterexamples(const Report& r) {
   const std::vector<ViolationGroup> groups = GroupViolations(r);
-  std::string out = fmt::format(
-      "<section id=\"counterexamples\">\n<h2>Counterexamples ({} in {} groups)</h2>\n",
-      r.violations.size(), groups.size());
+  std::string out =
+      fmt::format("<section id=\"counterexamples\">\n<h2>Counterexamples ({} in {} groups)</h2>\n",
+                  r.violations.size(), groups.size());
   if (r.violations.empty()) return out + "<p>None: no invariant was violated.</p>\n</section>\n";
   out +=
       "<table class=\"groups\">\n<thead><tr><th>scenario</th><th>invariant</th><th>kind of "

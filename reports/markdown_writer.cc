@@ -70,8 +70,8 @@ std::string MarkdownReportWriter::Render(const Report& r) {
   }
   if (!r.violations.empty()) {
     const std::vector<ViolationGroup> groups = GroupViolations(r);
-    out += fmt::format("\n### Violations ({} in {} groups)\n\n", r.violations.size(),
-                       groups.size());
+    out +=
+        fmt::format("\n### Violations ({} in {} groups)\n\n", r.violations.size(), groups.size());
     for (size_t i = 0; i < std::min(groups.size(), kMaxViolations); ++i) {
       const ViolationGroup& g = groups[i];
       out += fmt::format("- {} {} at {} ({}x): replay {}\n", MarkdownCode(g.scenario),
@@ -95,7 +95,6 @@ std::string MarkdownReportWriter::Render(const Report& r) {
   }
   if (!r.mutants.empty()) {
     std::vector<const MutantResult*> survived;
-    out += "\n";
     for (const MutantResult& m : r.mutants) {
       if (!m.killed) survived.push_back(&m);
     }

@@ -124,6 +124,14 @@ Status MergeScenario(const ScenarioReport& s, const std::string& shard,
   if (s.variant != into->variant || s.skipped != into->skipped) return differs("variants");
   if (s.invariants != into->invariants) return differs("invariant lists");
   if (s.actions != into->actions) return differs("action lists");
+  auto fault_free = [](const ScenarioReport& r) {
+    std::vector<Window> out;
+    for (const Window& w : r.windows) {
+      if (!w.recovery) out.push_back(w);
+    }
+    return out;
+  };
+  if (fault_free(s) != fault_free(*into)) return differs("window lists");
   if (s.invariant_results.size() != into->invariant_results.size())
     return differs("invariant results");
   const CrashStates& a = s.crash_states;

@@ -253,28 +253,28 @@ Status ReadInvariantResult(const Json& j, const std::string& p, InvariantResult*
 // The coverage block is derived from the rest; reading checks its shape only.
 Status CheckCoverage(const Json& j, const std::string& p, bool whole_report) {
   if (whole_report) {
-    SF_RETURN_IF_ERROR(CheckObject(
-        j, p,
-        {"windows_discovered", "recovery_windows", "windows_exercised", "cells_total",
-         "cells_exercised", "cells_filtered", "cells_not_run", "cells_pct", "crash_states",
-         "determinism_checks", "variants", "points", "actions"}));
+    SF_RETURN_IF_ERROR(
+        CheckObject(j, p,
+                    {"windows_discovered", "recovery_windows", "windows_exercised", "cells_total",
+                     "cells_exercised", "cells_filtered", "cells_not_run", "cells_pct",
+                     "crash_states", "determinism_checks", "variants", "points", "actions"}));
   } else {
-    SF_RETURN_IF_ERROR(CheckObject(
-        j, p,
-        {"windows_discovered", "recovery_windows", "windows_exercised", "cells_total",
-         "cells_exercised", "cells_filtered", "cells_not_run", "cells_pct", "crash_states",
-         "determinism_checks", "points", "actions"}));
+    SF_RETURN_IF_ERROR(
+        CheckObject(j, p,
+                    {"windows_discovered", "recovery_windows", "windows_exercised", "cells_total",
+                     "cells_exercised", "cells_filtered", "cells_not_run", "cells_pct",
+                     "crash_states", "determinism_checks", "points", "actions"}));
   }
   CrashStates ignored;
   return ReadCrashStates(j, p, "crash_states", &ignored);
 }
 
 Status ReadScenario(const Json& j, const std::string& p, ScenarioReport* s) {
-  SF_RETURN_IF_ERROR(CheckObject(
-      j, p,
-      {"name", "variant", "skipped", "description", "invariants", "actions", "windows", "cells",
-       "invariant_results", "crash_states", "points_reached", "determinism_checks", "runs",
-       "lives", "coverage"}));
+  SF_RETURN_IF_ERROR(
+      CheckObject(j, p,
+                  {"name", "variant", "skipped", "description", "invariants", "actions", "windows",
+                   "cells", "invariant_results", "crash_states", "points_reached",
+                   "determinism_checks", "runs", "lives", "coverage"}));
   SF_RETURN_IF_ERROR(GetString(j, p, "name", &s->name));
   SF_RETURN_IF_ERROR(GetString(j, p, "variant", &s->variant));
   SF_RETURN_IF_ERROR(GetString(j, p, "skipped", &s->skipped));
@@ -427,12 +427,11 @@ Result<Report> FromJson(std::string_view text) {
     return Status::InvalidArgument("/: report.json is not well-formed JSON; regenerate it");
   }
   const std::string root;
-  SF_RETURN_IF_ERROR(
-      CheckObject(doc, root,
-                  {"schema_version", "command", "seed", "profile", "hazards", "depth", "shard",
-                   "min_coverage_pct", "points_registered", "actions_filtered", "coverage",
-                   "verdict", "runs", "lives", "scenarios", "violations", "properties", "mutants",
-                   "bench"}));
+  SF_RETURN_IF_ERROR(CheckObject(
+      doc, root,
+      {"schema_version", "command", "seed", "profile", "hazards", "depth", "shard",
+       "min_coverage_pct", "points_registered", "actions_filtered", "coverage", "verdict", "runs",
+       "lives", "scenarios", "violations", "properties", "mutants", "bench"}));
   Report r;
   SF_RETURN_IF_ERROR(GetInt(doc, root, "schema_version", &r.schema_version));
   if (r.schema_version != kReportSchemaVersion) {

@@ -103,7 +103,8 @@ namespace {
 int64_t FaultsIn(const std::string& plan) { return std::count(plan.begin(), plan.end(), '@'); }
 
 // The kind of window a violation struck at (see ViolationGroup).
-std::string KindOf(const Violation& v, const std::map<std::string, const ScenarioReport*>& by_name) {
+std::string KindOf(const Violation& v,
+                   const std::map<std::string, const ScenarioReport*>& by_name) {
   auto s = by_name.find(v.scenario);
   if (s != by_name.end()) {
     for (const Window& w : s->second->windows) {
@@ -127,8 +128,8 @@ std::vector<ViolationGroup> GroupViolations(const Report& report) {
   for (const Violation& v : report.violations) {
     auto o = order.find(v.scenario);
     const std::string kind = KindOf(v, by_name);
-    ViolationGroup& g = groups[{o == order.end() ? order.size() : o->second, v.scenario,
-                                v.invariant, kind}];
+    ViolationGroup& g =
+        groups[{o == order.end() ? order.size() : o->second, v.scenario, v.invariant, kind}];
     g.scenario = v.scenario;
     g.invariant = v.invariant;
     g.kind = kind;
@@ -157,7 +158,8 @@ VerdictTable ComputeVerdictTable(const Report& report) {
     if (!s.skipped.empty()) continue;
     t.scenarios.push_back(s.name);
     std::vector<VerdictCell> row(t.invariants.size());
-    for (const InvariantResult& r : s.invariant_results) row[column(r.id)] = {r.checks, r.violations};
+    for (const InvariantResult& r : s.invariant_results)
+      row[column(r.id)] = {r.checks, r.violations};
     t.cells.push_back(std::move(row));
   }
   return t;

@@ -68,7 +68,7 @@ struct HostEnv {
   RecoveryVariation variation;
   Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
   std::string checkpoint_store = "file";
-  Json* oracle_memo = nullptr;   // Check only: the oracle's notes, kept across the lives of a run
+  Json* oracle_memo = nullptr;  // Check only: the oracle's notes, kept across the lives of a run
 };
 
 // What one life reports. Everything here must be deterministic: it is part of the run's trace.

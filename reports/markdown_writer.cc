@@ -21,26 +21,9 @@ std::string More(size_t total, size_t shown) {
   return total > shown ? fmt::format("- ... {} more (see report.html)\n", total - shown) : "";
 }
 
-}  // namespace
-
-std::string MarkdownReportWriter::Render(const Report& r) {
-  Verdict verdict = ComputeVerdict(r);
-  Coverage cov = ComputeCoverage(r);
-  std::string head = verdict == Verdict::kPass        ? "PASS"
-                     : verdict == Verdict::kViolation ? "VIOLATION"
-                                                      : "COVERAGE BELOW MINIMUM";
-  std::string out = fmt::format("## Stepfault {}: **{}** (exit {})\n\n", MarkdownText(r.command),
-                                head, VerdictExitCode(verdict));
-  out += fmt::format(
-      "Coverage: cells {}/{} ({}%, minimum {}%) of discovered windows x applicable actions "
-      "({} filtered, {} not run); windows {} discovered ({} recovery); crash states {} ({} "
-      "distinct, {} explored, {} beyond the depth); fault points {}/{} reached; runs {}, lives "
-      "{}; seed {}, profile {}, depth {}, shard {}.\n",
-      cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), FormatPct(r.min_coverage_pct),
-      cov.cells_filtered, cov.cells_not_run, cov.windows_total, cov.recovery_windows,
-      cov.crash_states.total, cov.crash_states.distinct, cov.crash_states.explored,
-      cov.crash_states.beyond_depth, cov.points_reached.size(), r.points_registered.size(), r.runs,
-      r.lives, r.seed, MarkdownCode(r.profile), r.depth, MarkdownText(r.shard));
+// The scenario x invariant table and the mutant score.
+std::string VerdictTableMarkdown(const Report& r) {
+  std::string out;
   const VerdictTable t = ComputeVerdictTable(r);
   if (!t.scenarios.empty()) {
     out += "\n| scenario |";
@@ -68,6 +51,30 @@ std::string MarkdownReportWriter::Render(const Report& r) {
                                    [](const MutantResult& m) { return m.killed; });
     out += fmt::format("\nMutant score: {}/{} killed.\n", killed, r.mutants.size());
   }
+  return out;
+}
+
+}  // namespace
+
+std::string MarkdownReportWriter::Render(const Report& r) {
+  Verdict verdict = ComputeVerdict(r);
+  Coverage cov = ComputeCoverage(r);
+  std::string head = verdict == Verdict::kPass        ? "PASS"
+                     : verdict == Verdict::kViolation ? "VIOLATION"
+                                                      : "COVERAGE BELOW MINIMUM";
+  std::string out = fmt::format("## Stepfault {}: **{}** (exit {})\n\n", MarkdownText(r.command),
+                                head, VerdictExitCode(verdict));
+  out += fmt::format(
+      "Coverage: cells {}/{} ({}%, minimum {}%) of discovered windows x applicable actions "
+      "({} filtered, {} not run); windows {} discovered ({} recovery); crash states {} ({} "
+      "distinct, {} explored, {} beyond the depth); fault points {}/{} reached; runs {}, lives "
+      "{}; seed {}, profile {}, depth {}, shard {}.\n",
+      cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), FormatPct(r.min_coverage_pct),
+      cov.cells_filtered, cov.cells_not_run, cov.windows_total, cov.recovery_windows,
+      cov.crash_states.total, cov.crash_states.distinct, cov.crash_states.explored,
+      cov.crash_states.beyond_depth, cov.points_reached.size(), r.points_registered.size(), r.runs,
+      r.lives, r.seed, MarkdownCode(r.profile), r.depth, MarkdownText(r.shard));
+  out += VerdictTableMarkdown(r);
   if (!r.violations.empty()) {
     const std::vector<ViolationGroup> groups = GroupViolations(r);
     out +=

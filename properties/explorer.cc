@@ -37,7 +37,8 @@ TaskResult RunReference(ExploreState& st) {
   for (const auto& v : found) {
     if (!seen.insert(v.invariant).second) continue;
     st.violated_runs[v.invariant]++;
-    st.out.violations.push_back({rep.name, v.invariant, "fault-free", "none", "none",
+    st.out.violations.push_back({rep.name, v.invariant, "fault-free", "none",
+                                 faults::PrintPlan(faults::Plan{}),
                                  ReplayCommand(st.scenario->replay_name(), {}, st.options.config),
                                  v.message, "", st.options.config.seed});
   }

@@ -111,6 +111,10 @@ std::string KindOf(const Violation& v,
       if (w.id == v.window && !w.business_window.empty()) return w.business_window;
     }
   }
+  // No business label: the life's command ("resume"), so a scenario that labels few windows still
+  // folds into a handful of groups; a window id without a command keeps its point.
+  const size_t colon = v.window.find(':');
+  if (colon != std::string::npos) return v.window.substr(0, colon) + " (unlabelled windows)";
   const size_t hash = v.window.rfind('#');
   return hash == std::string::npos ? v.window : v.window.substr(0, hash);
 }

@@ -162,8 +162,8 @@ Coverage ComputeCoverage(const Report& report);
 Coverage ComputeCoverage(const ScenarioReport& scenario);
 
 // Counterexamples grouped by (scenario, invariant, kind of window): the kind is the window's
-// business window when the scenario names one, else its life command and point without the
-// occurrence ("start:fs.dirsync[file]"); "fault-free" for the reference run. Groups are ordered
+// business window when the scenario names one, else its life command ("resume (unlabelled
+// windows)"); "fault-free" for the reference run. Groups are ordered
 // like the scenarios, then by invariant and kind; `smallest` is the violation with the fewest
 // faults in its plan (then the shortest plan text).
 struct ViolationGroup {

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "properties/toy_scenario_test_util.h"
@@ -46,6 +47,22 @@ TEST(ExplorerTest, StrictProfileEveryScenarioEveryFaultFreeWindowEveryActionZero
   auto coverage = reports::ComputeCoverage(r);
   EXPECT_GT(coverage.cells_total, 100);
   EXPECT_EQ(coverage.cells_filtered, 0);
+  EXPECT_TRUE(r.violations.empty()) << Describe(r);
+}
+
+// The full default exploration (exhaustive depth 2, crash and power loss, every variant) of the
+// strict profile. Minutes of CPU, so only with STEPFAULT_LONG=1.
+TEST(ExplorerTest, StrictProfileExhaustiveDepthTwoZeroViolations) {
+  if (std::getenv("STEPFAULT_LONG") == nullptr) GTEST_SKIP() << "set STEPFAULT_LONG=1 to run";
+  ExploreOptions o;
+  o.jobs = 2;
+  o.action_kinds = {"crash", "powerloss"};
+  reports::Report r = Explore(scenarios::BuiltinScenarios(), o, "test");
+  for (const auto& s : r.scenarios) {
+    if (s.skipped.empty()) {
+      EXPECT_GT(s.crash_states.explored, 0) << s.name;
+    }
+  }
   EXPECT_TRUE(r.violations.empty()) << Describe(r);
 }
 

@@ -160,6 +160,13 @@ class SimFs final : public Env, public Freezable {
   std::vector<std::string> ListAllFiles() const;
   // Operations performed on this world so far (refused ones excluded; a clone starts at 0).
   uint64_t op_count() const;
+  // A stable 128-bit digest (32 hex digits) of everything that decides this world's future: every
+  // directory's current and durable entries, every file's current and durable bytes and pending
+  // unsynced write, which names share an inode, and the order of the pending writes (which one a
+  // power loss would tear). Counters, locks, the hook and the classifier are not part of it. Two
+  // worlds with the same digest behave identically under every later operation and death.
+  // Deterministic across runs and platforms; works on a frozen world.
+  std::string Digest() const;
 
  private:
   explicit SimFs(std::shared_ptr<SimWorld> world);

@@ -2,6 +2,7 @@
 // and the inspection used by tests and oracles. The crash model is the prose in faults/sim_fs.h.
 // Thread-safety: one thread drives a SimFs.
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <vector>
 
@@ -203,6 +204,73 @@ std::vector<std::string> SimFs::ListAllFiles() const {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+namespace {
+
+// Canonical description of a world for Digest(): inodes are numbered by first appearance while
+// walking directories and entry tables in sorted order, so the numbering never depends on
+// addresses; blobs enter through their length and two hashes.
+class DigestWriter {
+ public:
+  void Blob(std::string_view bytes) {
+    text_ += std::to_string(bytes.size()) + ":" + std::to_string(Hash64(bytes, 1)) + ":" +
+             std::to_string(Hash64(bytes, 2)) + ";";
+  }
+  void Word(std::string_view word) { Blob(word); }
+  size_t Number(const SimInode* inode) {
+    auto [it, inserted] = numbers_.try_emplace(inode, order_.size());
+    if (inserted) order_.push_back(inode);
+    return it->second;
+  }
+  void Entries(const std::map<std::string, SimEntry>& entries) {
+    Word("entries " + std::to_string(entries.size()));
+    for (const auto& [name, entry] : entries) {
+      Word(name);
+      Word(entry.is_dir() ? "dir" : "inode " + std::to_string(Number(entry.inode.get())));
+    }
+  }
+  const std::vector<const SimInode*>& order() const { return order_; }
+  std::string Finish() const {
+    char out[33];
+    std::snprintf(out, sizeof(out), "%016llx%016llx",
+                  static_cast<unsigned long long>(Hash64(text_, 11)),
+                  static_cast<unsigned long long>(Hash64(text_, 12)));
+    return out;
+  }
+
+ private:
+  std::string text_;
+  std::map<const SimInode*, size_t> numbers_;  // lookup only; never iterated
+  std::vector<const SimInode*> order_;
+};
+
+}  // namespace
+
+std::string SimFs::Digest() const {
+  DigestWriter w;
+  for (const auto& [path, dir] : world_->dirs) {
+    w.Word("dir " + path);
+    w.Entries(dir.entries);
+    w.Entries(dir.durable);
+  }
+  // Pending writes in sequence order (the last is what a power loss tears); gone inodes count.
+  std::string pending;
+  for (const auto& [seq, weak] : world_->pending_writes) {
+    SimInodePtr inode = weak.lock();
+    pending += inode == nullptr ? "gone," : std::to_string(w.Number(inode.get())) + ",";
+  }
+  w.Word("pending " + pending);
+  for (size_t i = 0; i < w.order().size(); ++i) {  // order() may grow while numbering: none here
+    const SimInode& inode = *w.order()[i];
+    w.Blob(inode.data);
+    w.Blob(inode.durable);
+    w.Word(std::to_string(inode.pending_write_seq != 0) + "@" +
+           std::to_string(inode.pending_write_offset));
+    w.Blob(inode.pending_write_bytes);
+  }
+  w.Word(world_->frozen ? "frozen" : "live");
+  return w.Finish();
 }
 
 }  // namespace stepfault::faults

@@ -1,13 +1,22 @@
-// Exploration (docs/design.md §5): for every scenario, record the fault-free run's windows, inject
-// every applicable action at every window (a cell), recover through as many lives as needed, and
-// check every invariant; depth 2 adds a second fault in the first recovery life. The result is the
-// coverage report model (reports/report_model.h), one matrix per scenario.
+// Exploration (docs/design.md §5): for every scenario variant, record the windows of the fault-free
+// run, inject every applicable action at every window (a cell), recover through as many lives as
+// needed, and check every invariant; then go on from the crash states those runs left, to a
+// fixpoint bounded by the depth (faults per plan):
+//  - every distinct crash state (SimFs::Digest of the post-death world and the life it was left
+//    in) below the depth has every window of its recovery lives crashed and powered off
+//    (exhaustive: no sampling); a state equal to an earlier one reuses that state's exploration;
+//  - every window first discovered in a later life (a recovery window) gets every applicable action
+//    once, so the windows of every life are places to inject, not only the fault-free ones.
+// Windows discovered at the depth limit, where one more fault would be needed, stay not-run: the
+// coverage says so. The result is the coverage report model (reports/report_model.h), one matrix
+// per scenario variant.
 //
-// Cells are enumerated in a fixed order (windows in fault-free order, actions in a fixed order),
-// and each cell's outcome is a pure function of (scenario, plan, config), so the report is
-// identical across runs, job counts and shard splits: --jobs forks worker processes that each run
-// every N-th task; --shard I/N runs every N-th cell and marks the others not-run, for `report
-// merge`. Thread-safety: not thread-safe; one exploration per process at a time.
+// Tasks are enumerated in a fixed order (level by level, each level in the order of the results it
+// grew from), and each task's outcome is a pure function of (scenario, plan, config), so the report
+// is identical across runs, job counts and shard splits: --jobs forks worker processes; --shard I/N
+// runs every level below the deepest in full (later levels grow from its results) but records only
+// every N-th task, and runs only its own tasks of the deepest level; `report merge` joins them.
+// Thread-safety: not thread-safe; one exploration per process at a time.
 #pragma once
 
 #include <functional>
@@ -23,14 +32,20 @@ namespace stepfault::properties {
 
 struct ExploreOptions {
   RunConfig config;
-  int depth = 1;
+  int depth = 2;  // faults per plan at most: 1, 2 (default) or 3
   // Action kinds to try (crash, powerloss, ioerror, corrupt, fail-after-write, topology,
-  // duplicate-response, conflicting-response, observer-cancel); empty: all.
+  // duplicate-response, conflicting-response, observer-cancel); empty: all. The others show as
+  // filtered cells.
   std::vector<std::string> action_kinds;
   int shard_index = 1;  // 1-based
   int shard_count = 1;
   int jobs = 1;
-  int64_t depth2_max_pairs = 200;  // per scenario; above it a seeded sample
+  // INV-DETERMINISM: a run is repeated when Hash64(seed, plan) % determinism_every == 0 (the
+  // fault-free run always); 0 turns the check off.
+  int determinism_every = 64;
+  // Every parameter set of Scenario::Variants() and both checkpoint stores; false: the default
+  // variant only (what a single `check` or a mutant hunt needs).
+  bool all_variants = true;
   bool stop_at_first_violation = false;
   std::function<void(int64_t done, int64_t total)> progress;
 };
@@ -40,14 +55,18 @@ struct ScenarioExploration {
   std::vector<reports::Violation> violations;
 };
 
+// Explores one variant: `config.params` (null: the default) and `config.checkpoint_store`.
 ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario,
                                     const ExploreOptions& options);
 
-// Explores every scenario into one report (canonicalized). `command` is recorded in the report.
+// Explores every scenario (every variant) into one report (canonicalized). `command` is recorded.
 reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scenario>>& scenarios,
                         const ExploreOptions& options, const std::string& command);
 
 // The action kind names ExploreOptions::action_kinds accepts.
 const std::vector<std::string>& ActionKindNames();
+
+// The checkpoint stores every scenario is explored over.
+const std::vector<std::string>& CheckpointStoreNames();
 
 }  // namespace stepfault::properties

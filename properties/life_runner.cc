@@ -84,6 +84,8 @@ std::string ReplayCommand(const std::string& scenario, const faults::Plan& plan,
                     std::to_string(config.seed);
   for (const std::string& h : ActiveHazardNames(config))
     cmd += " --hazard " + reports::ShellQuote(h);
+  if (!config.params.is_null()) cmd += " --params " + reports::ShellQuote(config.params.dump());
+  if (config.checkpoint_store != "file") cmd += " --store " + reports::ShellQuote(config.checkpoint_store);
   return cmd;
 }
 
@@ -96,6 +98,7 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
   SF_CHECK(world->SyncDir("/").ok());
   const Json params = config.params.is_null() ? scenario.default_params() : config.params;
   bool damaged = false;
+  std::string harness_error;  // an exception escaped a life or a check: the run stops
   std::vector<scenarios::LifeReport> reports;
   Json memo = Json::object();
 
@@ -112,6 +115,7 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
     env.hazards = config.hazards;
     env.store = config.store;
     env.params = params;
+    env.checkpoint_store = config.checkpoint_store;
     return env;
   };
 
@@ -140,6 +144,8 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
         scenario.RunLife(env, reports, &record.report);
       } catch (const CrashSignal& c) {
         death = c;
+      } catch (const std::exception& e) {
+        harness_error = "life " + std::to_string(life) + " threw: " + e.what();
       }
       if (!death && world->frozen()) {
         // The death struck inside SQLite, which saw only an I/O error.
@@ -165,6 +171,7 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
                             DeriveSeed(config.seed, "corrupt|" + std::to_string(life))));
         damaged = true;
       }
+      record.world_digest = world->Digest();
     }
     reports.push_back(record.report);
     ex.lives.push_back(record);
@@ -175,8 +182,18 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
       LogicalClock clock;
       scenarios::HostEnv env = make_env(world.get(), vfs.name(), NullProbe(), &clock, life);
       env.oracle_memo = &memo;
-      const bool last = record.report.completed || record.report.final || life == lives_max;
-      scenario.Check(env, reports, last, &ex.violations);
+      const bool last = record.report.completed || record.report.final || life == lives_max ||
+                        !harness_error.empty();
+      try {
+        scenario.Check(env, reports, last, &ex.violations);
+      } catch (const std::exception& e) {
+        if (harness_error.empty())
+          harness_error = "the check after life " + std::to_string(life) + " threw: " + e.what();
+      }
+    }
+    if (!harness_error.empty()) {
+      ex.violations.push_back({scenarios::kInvHarness, harness_error});
+      break;
     }
     if (record.report.final) {
       if (!damaged) {
@@ -197,7 +214,9 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
       break;
     }
   }
-  if (!ex.completed && (ex.lives.empty() || !ex.lives.back().report.final)) {
+  ex.final_digest = world->Digest();
+  if (harness_error.empty() && !ex.completed &&
+      (ex.lives.empty() || !ex.lives.back().report.final)) {
     ex.violations.push_back(
         {scenarios::kInvLiveness, "not completed within " + std::to_string(lives_max) + " lives"});
   }

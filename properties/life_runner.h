@@ -8,6 +8,9 @@
 // root seed), damaged afterwards when the fault was `corrupt`. Lives go on until the scenario
 // reports completion, reports an error no retry can fix, or lives_max is reached.
 //
+// An exception escaping a life or its check is a counterexample, not the end of the exploration:
+// it becomes an INV-HARNESS violation and the run stops there (aborts and signals are caught one
+// level up, by the forked workers of properties/task_pool.h).
 // Harness-level invariants: INV-LIVENESS (completion within lives_max, or a typed final error only
 // after damage was injected) and INV-CORRUPT (damage gives a typed error or a documented fallback).
 // Everything is derived from the root seed, so RunPlan is a pure function of its arguments, and its
@@ -34,6 +37,7 @@ struct RunConfig {
   // 0: the scenario's fault-free lives, plus two per fault of the plan, plus one.
   int lives_max = 0;
   Json params;  // null: the scenario's defaults
+  std::string checkpoint_store = "file";
 };
 
 struct LifeRecord {
@@ -42,13 +46,15 @@ struct LifeRecord {
   std::optional<faults::Window> fired;
   std::string death;                    // "", "crash", "powerloss", "exit"
   std::vector<faults::Window> windows;  // every hit of the life, in order
+  std::string world_digest;             // SimFs::Digest of the post-death world; "" if no death
 };
 
 struct Execution {
   std::vector<LifeRecord> lives;
   std::vector<scenarios::Violation> violations;
   bool completed = false;
-  std::string trace;  // canonical text of the whole execution
+  std::string trace;         // canonical text of the whole execution
+  std::string final_digest;  // SimFs::Digest of the world the last life left
 };
 
 Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,

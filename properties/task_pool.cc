@@ -1,4 +1,5 @@
-// The task pool: inline, or forked workers streaming JSON lines through pipes.
+// The task pool: inline, or forked workers streaming JSON lines through pipes; a worker that dies
+// gives its current task an INV-HARNESS result and is replaced for the rest of its share.
 #include "properties/task_pool.h"
 
 #include <poll.h>
@@ -8,31 +9,29 @@
 #include <cstring>
 #include <string>
 
+#include "engine/random.h"
+#include "scenarios/invariants.h"
+
 namespace stepfault::properties {
 namespace {
-
-TaskResult Summarize(const Execution& ex) {
-  TaskResult r;
-  r.violations = ex.violations;
-  r.lives = static_cast<int>(ex.lives.size());
-  r.completed = ex.completed;
-  for (size_t i = 0; i < ex.lives.size(); ++i) {
-    if (!ex.lives[i].death.empty()) {
-      r.died_in_life = static_cast<int>(i + 1);
-      if (i + 1 < ex.lives.size()) r.recovery_windows = ex.lives[i + 1].windows;
-      break;
-    }
-  }
-  return r;
-}
 
 Json ToJson(size_t index, const TaskResult& r) {
   Json v = Json::array();
   for (const auto& x : r.violations) v.push_back(Json{{"i", x.invariant}, {"m", x.message}});
-  Json w = Json::array();
-  for (const auto& x : r.recovery_windows) w.push_back(Json{{"p", x.point}, {"o", x.occurrence}});
-  return Json{{"index", index},         {"v", v}, {"lives", r.lives}, {"completed", r.completed},
-              {"died", r.died_in_life}, {"w", w}};
+  Json lives = Json::array();
+  for (const LifeWindows& l : r.lives_windows) {
+    Json w = Json::array();
+    for (const auto& x : l.windows) w.push_back(Json{x.point, x.occurrence});
+    lives.push_back(Json{{"c", l.command}, {"w", w}});
+  }
+  return Json{{"index", index},
+              {"v", v},
+              {"lives", r.lives},
+              {"completed", r.completed},
+              {"died", r.died_in_life},
+              {"digest", r.crash_digest},
+              {"lw", lives},
+              {"fp", r.fingerprint}};
 }
 
 TaskResult FromJson(const Json& j) {
@@ -41,11 +40,132 @@ TaskResult FromJson(const Json& j) {
   r.lives = j["lives"];
   r.completed = j["completed"];
   r.died_in_life = j["died"];
-  for (const Json& x : j["w"]) r.recovery_windows.push_back({x["p"], x["o"]});
+  r.crash_digest = j["digest"];
+  r.fingerprint = j["fp"];
+  for (const Json& l : j["lw"]) {
+    LifeWindows lw;
+    lw.command = l["c"];
+    for (const Json& x : l["w"]) lw.windows.push_back({x[0], x[1]});
+    r.lives_windows.push_back(std::move(lw));
+  }
   return r;
 }
 
+// The result of a task whose worker died without answering.
+TaskResult HarnessDeath(const faults::Plan& plan, int wait_status) {
+  TaskResult r;
+  std::string how = WIFSIGNALED(wait_status)
+                        ? "died of signal " + std::to_string(WTERMSIG(wait_status)) + " (" +
+                              strsignal(WTERMSIG(wait_status)) + ")"
+                        : "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+  r.violations.push_back({scenarios::kInvHarness, "the worker running plan '" +
+                                                      faults::PrintPlan(plan) + "' " + how +
+                                                      " (an abort, SF_CHECK or signal)"});
+  r.fingerprint = "harness";
+  return r;
+}
+
+// One forked worker: the task indices it owns and how far its answers got.
+struct Worker {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string buffer;
+  std::vector<size_t> indices;
+  size_t answered = 0;
+};
+
+void WriteAll(int fd, const std::string& line) {
+  for (size_t off = 0; off < line.size();) {
+    ssize_t n = ::write(fd, line.data() + off, line.size() - off);
+    if (n <= 0) ::_exit(3);
+    off += static_cast<size_t>(n);
+  }
+}
+
+Worker Spawn(const scenarios::Scenario& scenario, const RunConfig& config,
+             const std::vector<faults::Plan>& plans, std::vector<size_t> indices) {
+  int p[2];
+  SF_CHECK(::pipe(p) == 0);
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  SF_CHECK(pid >= 0);
+  if (pid == 0) {
+    ::close(p[0]);
+    for (size_t i : indices) {
+      WriteAll(p[1],
+               ToJson(i, Summarize(plans[i], RunPlan(scenario, plans[i], config))).dump() + "\n");
+    }
+    ::close(p[1]);
+    ::_exit(0);
+  }
+  ::close(p[1]);
+  Worker w;
+  w.pid = pid;
+  w.fd = p[0];
+  w.indices = std::move(indices);
+  return w;
+}
+
+// Reads what is available from `w`; false at end of stream.
+bool Drain(Worker& w, std::vector<TaskResult>* results, int64_t* done,
+           const std::function<void(int64_t)>& progress) {
+  char buf[1 << 16];
+  ssize_t n = ::read(w.fd, buf, sizeof(buf));
+  if (n <= 0) return false;
+  w.buffer.append(buf, static_cast<size_t>(n));
+  size_t nl;
+  while ((nl = w.buffer.find('\n')) != std::string::npos) {
+    Json j = Json::parse(w.buffer.substr(0, nl));
+    w.buffer.erase(0, nl + 1);
+    (*results)[j["index"].get<size_t>()] = FromJson(j);
+    ++w.answered;
+    ++*done;
+    if (progress) progress(*done);
+  }
+  return true;
+}
+
+// Reaps a finished worker. When it died before answering every task, the task it was on gets an
+// INV-HARNESS result and the returned list holds the tasks still to run (else it is empty).
+std::vector<size_t> Reap(Worker& w, const std::vector<faults::Plan>& plans,
+                         std::vector<TaskResult>* results, int64_t* done,
+                         const std::function<void(int64_t)>& progress) {
+  ::close(w.fd);
+  int status = 0;
+  ::waitpid(w.pid, &status, 0);
+  if (w.answered >= w.indices.size()) return {};
+  const size_t culprit = w.indices[w.answered];
+  (*results)[culprit] = HarnessDeath(plans[culprit], status);
+  ++*done;
+  if (progress) progress(*done);
+  return std::vector<size_t>(w.indices.begin() + static_cast<std::ptrdiff_t>(w.answered) + 1,
+                             w.indices.end());
+}
+
 }  // namespace
+
+TaskResult Summarize(const faults::Plan& plan, const Execution& ex) {
+  TaskResult r;
+  r.violations = ex.violations;
+  r.lives = static_cast<int>(ex.lives.size());
+  r.completed = ex.completed;
+  const size_t last_fault = plan.faults.size();  // plans end with their last fault
+  for (const LifeRecord& life : ex.lives) {
+    LifeWindows lw;
+    lw.command = life.report.command.empty() ? "life" : life.report.command;
+    for (const faults::Window& w : life.windows) {
+      lw.windows.push_back(w);
+      if (life.fired && w == *life.fired) break;  // later hits need a second fault in this life
+    }
+    r.lives_windows.push_back(std::move(lw));
+  }
+  if (last_fault > 0 && last_fault <= ex.lives.size() && !ex.lives[last_fault - 1].death.empty()) {
+    r.died_in_life = static_cast<int>(last_fault);
+    r.crash_digest = ex.lives[last_fault - 1].world_digest;
+  }
+  r.fingerprint = std::to_string(Hash64(ex.trace)) + "/" + ex.final_digest;
+  return r;
+}
 
 std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunConfig& config,
                                  const std::vector<faults::Plan>& plans, int jobs,
@@ -53,77 +173,36 @@ std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunC
   std::vector<TaskResult> results(plans.size());
   if (jobs <= 1 || plans.size() < 2) {
     for (size_t i = 0; i < plans.size(); ++i) {
-      results[i] = Summarize(RunPlan(scenario, plans[i], config));
+      results[i] = Summarize(plans[i], RunPlan(scenario, plans[i], config));
       if (progress) progress(static_cast<int64_t>(i + 1));
     }
     return results;
   }
   jobs = std::min<int>(jobs, static_cast<int>(plans.size()));
-  std::vector<int> fds;
-  std::vector<pid_t> pids;
+  std::vector<Worker> workers;
   for (int k = 0; k < jobs; ++k) {
-    int p[2];
-    SF_CHECK(::pipe(p) == 0);
-    std::fflush(nullptr);
-    pid_t pid = ::fork();
-    SF_CHECK(pid >= 0);
-    if (pid == 0) {
-      ::close(p[0]);
-      for (size_t i = static_cast<size_t>(k); i < plans.size(); i += static_cast<size_t>(jobs)) {
-        std::string line = ToJson(i, Summarize(RunPlan(scenario, plans[i], config))).dump() + "\n";
-        for (size_t off = 0; off < line.size();) {
-          ssize_t n = ::write(p[1], line.data() + off, line.size() - off);
-          if (n <= 0) ::_exit(3);
-          off += static_cast<size_t>(n);
-        }
-      }
-      ::close(p[1]);
-      ::_exit(0);
-    }
-    ::close(p[1]);
-    fds.push_back(p[0]);
-    pids.push_back(pid);
+    std::vector<size_t> share;
+    for (size_t i = static_cast<size_t>(k); i < plans.size(); i += static_cast<size_t>(jobs))
+      share.push_back(i);
+    workers.push_back(Spawn(scenario, config, plans, std::move(share)));
   }
-  std::vector<std::string> buffers(fds.size());
-  std::vector<bool> open(fds.size(), true);
   int64_t done = 0;
-  size_t still_open = fds.size();
-  while (still_open > 0) {
+  while (!workers.empty()) {
     std::vector<pollfd> polls;
-    std::vector<size_t> which;
-    for (size_t k = 0; k < fds.size(); ++k) {
-      if (open[k]) {
-        polls.push_back({fds[k], POLLIN, 0});
-        which.push_back(k);
-      }
-    }
+    for (const Worker& w : workers) polls.push_back({w.fd, POLLIN, 0});
     SF_CHECK(::poll(polls.data(), polls.size(), -1) >= 0);
-    for (size_t j = 0; j < polls.size(); ++j) {
-      if ((polls[j].revents & (POLLIN | POLLHUP)) == 0) continue;
-      const size_t k = which[j];
-      char buf[1 << 16];
-      ssize_t n = ::read(fds[k], buf, sizeof(buf));
-      if (n <= 0) {
-        open[k] = false;
-        --still_open;
-        ::close(fds[k]);
+    std::vector<Worker> next;
+    for (size_t k = 0; k < workers.size(); ++k) {
+      Worker& w = workers[k];
+      if ((polls[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0 ||
+          Drain(w, &results, &done, progress)) {
+        next.push_back(std::move(w));
         continue;
       }
-      buffers[k].append(buf, static_cast<size_t>(n));
-      size_t nl;
-      while ((nl = buffers[k].find('\n')) != std::string::npos) {
-        Json j = Json::parse(buffers[k].substr(0, nl));
-        buffers[k].erase(0, nl + 1);
-        results[j["index"].get<size_t>()] = FromJson(j);
-        ++done;
-        if (progress) progress(done);
-      }
+      std::vector<size_t> rest = Reap(w, plans, &results, &done, progress);
+      if (!rest.empty()) next.push_back(Spawn(scenario, config, plans, std::move(rest)));
     }
-  }
-  for (pid_t pid : pids) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    SF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    workers = std::move(next);
   }
   SF_CHECK(done == static_cast<int64_t>(plans.size()));
   return results;

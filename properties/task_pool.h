@@ -1,11 +1,18 @@
 // Runs exploration tasks (plans) inline or in forked worker processes. SQLite's randomness is
-// process-wide, so parallel runs need processes, not threads; each worker runs every N-th task and
-// streams its results back through a pipe as JSON lines; results land in task order, so the outcome
-// never depends on the number of workers.
-// Thread-safety: call from one thread.
+// process-wide, so parallel runs need processes, not threads; each worker runs its share of the
+// tasks and streams its results back through a pipe as JSON lines; results land in task order, so
+// the outcome never depends on the number of workers.
+//
+// Every crash is a counterexample: an exception escaping a life becomes an INV-HARNESS violation
+// inside RunPlan; a worker that aborts (SF_CHECK), dies of a signal or exits early turns the task
+// it was running into an INV-HARNESS result naming the signal or exit status, and a new worker
+// takes over the rest of its share. Inline (jobs <= 1) only exceptions are caught: an abort there
+// ends the process, so run with --jobs 2 or more to survive one. Thread-safety: call from one
+// thread.
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "faults/injector.h"
@@ -14,15 +21,28 @@
 
 namespace stepfault::properties {
 
+// The windows of one life where a fault could be injected: every hit of a fault-free life, and the
+// hits of a faulted life up to and including the one where its fault fired.
+struct LifeWindows {
+  std::string command;
+  std::vector<faults::Window> windows;
+};
+
 struct TaskResult {
   std::vector<scenarios::Violation> violations;
   int lives = 0;
   bool completed = false;
-  // Where the first death struck (life index, 1-based; 0 when no life died) and the windows of the
-  // life after it: the candidates for a second fault.
+  std::vector<LifeWindows> lives_windows;  // one per life, in order
+  // The life the plan's last fault killed (1-based; 0 when that fault did not kill) and the digest
+  // of the world it left (SimFs::Digest): the crash state the next lives recover from.
   int died_in_life = 0;
-  std::vector<faults::Window> recovery_windows;
+  std::string crash_digest;
+  // Hash of the trace and the final world's digest, for INV-DETERMINISM.
+  std::string fingerprint;
 };
+
+// The summary of one execution of `plan`.
+TaskResult Summarize(const faults::Plan& plan, const Execution& ex);
 
 std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunConfig& config,
                                  const std::vector<faults::Plan>& plans, int jobs,

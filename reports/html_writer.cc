@@ -32,6 +32,7 @@ table.matrix th.win code{font-size:.9em}.bw{display:block;color:#555;font-size:.
 td.o-pass{background:#9fdcaa}td.o-violation{background:#e57373;color:#fff;font-weight:700}
 td.o-na{background:#d0d0d0;color:#666}
 td.o-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#eee 4px,#eee 8px)}
+td.o-filtered{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#e6e0f0 4px,#e6e0f0 8px)}
 .legend span{display:inline-block;padding:.1em .6em;margin-right:.4em;border:1px solid #bbc}
 code{background:#f3f3f6;padding:.05em .3em;border-radius:3px;overflow-wrap:break-word}
 .cex{border-left:4px solid #c62828;padding:.3em .8em;margin:.8em 0;background:#fff8f8}
@@ -51,6 +52,8 @@ std::string OutcomeClass(CellOutcome o) {
       return "o-na";
     case CellOutcome::kNotRun:
       return "o-not-run";
+    case CellOutcome::kFiltered:
+      return "o-filtered";
   }
   return "o-not-run";
 }
@@ -64,10 +67,14 @@ std::string Headline(const Report& r) {
   std::string out = fmt::format("<header class=\"verdict v-{}\" id=\"verdict\">\n<h1>{}</h1>\n",
                                 VerdictName(verdict), title);
   out += fmt::format(
-      "<p class=\"coverage\">Coverage: cells {}/{} ({}%), windows {}/{}; runs {}, lives {}; "
-      "violations {}</p>\n",
-      cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), cov.windows_exercised,
-      cov.windows_total, r.runs, r.lives, r.violations.size());
+      "<p class=\"coverage\">Coverage: cells {}/{} ({}%) of discovered windows x applicable "
+      "actions ({} filtered, {} not run); windows {} discovered ({} recovery), {} exercised; "
+      "crash states {} ({} distinct, {} explored, {} beyond the depth); runs {}, lives {}; "
+      "determinism checks {}; violations {}</p>\n",
+      cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), cov.cells_filtered,
+      cov.cells_not_run, cov.windows_total, cov.recovery_windows, cov.windows_exercised,
+      cov.crash_states.total, cov.crash_states.distinct, cov.crash_states.explored,
+      cov.crash_states.beyond_depth, r.runs, r.lives, cov.determinism_checks, r.violations.size());
   std::string hazards;
   for (const std::string& h : r.hazards) hazards += (hazards.empty() ? "" : ", ") + H(h);
   out += "<dl class=\"meta\">\n";
@@ -120,10 +127,10 @@ std::string Scenario(const ScenarioReport& s) {
   out += fmt::format("<p>Cells {}/{} ({}%), windows {}/{}, runs {}, lives {}.", cov.cells_exercised,
                      cov.cells_total, FormatPct(cov.cells_pct), cov.windows_exercised,
                      cov.windows_total, s.runs, s.lives);
-  if (s.depth2) {
-    out += fmt::format(" Depth 2: {} of {} window pairs run{}.", s.depth2->pairs_run,
-                       s.depth2->pairs_total, s.depth2->sampled ? " (sampled)" : " (exhaustive)");
-  }
+  out += fmt::format(
+      " Recovery windows {}; crash states {} ({} distinct, {} explored, {} beyond the depth).",
+      cov.recovery_windows, s.crash_states.total, s.crash_states.distinct, s.crash_states.explored,
+      s.crash_states.beyond_depth);
   out += "</p>\n" + Matrix(s);
   out +=
       "<h3>Invariants</h3>\n<table class=\"invariants\">\n<thead><tr><th>id</th><th>statement</th>"
@@ -142,20 +149,123 @@ std::string CodeRow(std::string_view label, std::string_view text) {
 }
 
 std::string Counterexamples(const Report& r) {
-  std::string out = fmt::format("<section id=\"counterexamples\">\n<h2>Counterexamples ({})</h2>\n",
-                                r.violations.size());
+  const std::vector<ViolationGroup> groups = GroupViolations(r);
+  std::string out =
+      fmt::format("<section id=\"counterexamples\">\n<h2>Counterexamples ({} in {} groups)</h2>\n",
+                  r.violations.size(), groups.size());
   if (r.violations.empty()) return out + "<p>None: no invariant was violated.</p>\n</section>\n";
-  for (const Violation& v : r.violations) {
+  out +=
+      "<table class=\"groups\">\n<thead><tr><th>scenario</th><th>invariant</th><th>kind of "
+      "window</th><th>count</th><th>smallest plan and replay</th></tr></thead>\n<tbody>\n";
+  for (const ViolationGroup& g : groups) {
+    const Violation& v = *g.smallest;
     out += fmt::format(
-        "<div class=\"cex\">\n<h3><code>{}</code> broke <code>{}</code> at <code>{}</code> x "
-        "<code>{}</code></h3>\n",
-        H(v.scenario), H(v.invariant), H(v.window), H(v.action));
-    if (!v.message.empty()) out += fmt::format("<p class=\"message\">{}</p>\n", H(v.message));
-    out += "<dl class=\"meta\">\n" + CodeRow("minimal plan", v.plan) + CodeRow("replay", v.replay) +
-           CodeRow("RapidCheck reproduce", v.rapidcheck_reproduce) +
-           fmt::format("<dt>seed</dt><dd>{}</dd>\n</dl>\n</div>\n", v.seed);
+        "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td class=\"bad\">{}</td>"
+        "<td><code>{}</code><br><code>{}</code><br><span class=\"message\">{}</span></td></tr>\n",
+        H(g.scenario), H(g.invariant), H(g.kind), g.count, H(v.plan), H(v.replay), H(v.message));
+  }
+  return out + "</tbody>\n</table>\n</section>\n";
+}
+
+// Scenario x invariant: held (checks) or violated (count), at a glance.
+std::string VerdictTableHtml(const Report& r) {
+  const VerdictTable t = ComputeVerdictTable(r);
+  if (t.scenarios.empty()) return "";
+  std::string out =
+      "<section id=\"verdicts\">\n<h2>Verdict by scenario and invariant</h2>\n<table "
+      "class=\"verdicts\">\n<thead><tr><th>scenario</th>";
+  for (const std::string& inv : t.invariants) out += fmt::format("<th>{}</th>", H(inv));
+  out += "</tr></thead>\n<tbody>\n";
+  for (size_t i = 0; i < t.scenarios.size(); ++i) {
+    out += fmt::format("<tr><th scope=\"row\"><code>{}</code></th>", H(t.scenarios[i]));
+    for (const VerdictCell& c : t.cells[i]) {
+      if (c.checks < 0) {
+        out += "<td class=\"o-na\">&#8211;</td>";
+      } else if (c.violations > 0) {
+        out += fmt::format("<td class=\"bad\">violated {}</td>", c.violations);
+      } else {
+        out += fmt::format("<td class=\"good\">held {}</td>", c.checks);
+      }
+    }
+    out += "</tr>\n";
+  }
+  out += "</tbody>\n</table>\n";
+  if (!r.mutants.empty()) {
+    int64_t killed = 0;
+    for (const MutantResult& m : r.mutants) killed += m.killed ? 1 : 0;
+    out += fmt::format("<p class=\"score\">Mutant score: {}/{} killed.</p>\n", killed,
+                       r.mutants.size());
   }
   return out + "</section>\n";
+}
+
+std::string HeatColor(CellOutcome o) {
+  switch (o) {
+    case CellOutcome::kPass:
+      return "#9fdcaa";
+    case CellOutcome::kViolation:
+      return "#e57373";
+    case CellOutcome::kNotApplicable:
+      return "#eeeeee";
+    case CellOutcome::kNotRun:
+      return "#f6c453";
+    case CellOutcome::kFiltered:
+      return "#b8a9d9";
+  }
+  return "#ffffff";
+}
+
+// One small SVG per scenario: a column per window (fault-free, then recovery), a row per action.
+std::string Heatmaps(const Report& r) {
+  constexpr int kCell = 4;
+  std::string out =
+      "<section id=\"heatmap\">\n<h2>Heatmap</h2>\n<p class=\"legend\">"
+      "<span style=\"background:#9fdcaa\">pass</span><span style=\"background:#e57373\">"
+      "violation</span><span style=\"background:#f6c453\">not run</span><span "
+      "style=\"background:#b8a9d9\">filtered</span><span style=\"background:#eeeeee\">n/a"
+      "</span> columns: windows; rows: actions</p>\n";
+  for (const ScenarioReport& s : r.scenarios) {
+    if (!s.skipped.empty()) {
+      out += fmt::format("<p><code>{}</code>: skipped ({})</p>\n", H(s.name), H(s.skipped));
+      continue;
+    }
+    const int w = static_cast<int>(s.windows.size()) * kCell;
+    const int h = static_cast<int>(s.actions.size()) * kCell;
+    out += fmt::format(
+        "<figure><figcaption><code>{}</code></figcaption><svg width=\"{}\" height=\"{}\" "
+        "role=\"img\" aria-label=\"{} heatmap\">",
+        H(s.name), w, h, H(s.name));
+    const size_t n = s.actions.size();
+    for (size_t i = 0; i < s.cells.size() && n > 0; ++i) {
+      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
+                         static_cast<int>(i / n) * kCell, static_cast<int>(i % n) * kCell, kCell,
+                         kCell, HeatColor(s.cells[i].outcome));
+    }
+    out += "</svg></figure>\n";
+  }
+  return out + "</section>\n";
+}
+
+// What the denominators are made of: points, actions, variants.
+std::string CoverageDetails(const Report& r) {
+  const Coverage cov = ComputeCoverage(r);
+  auto list = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& x : v) out += (out.empty() ? "" : ", ") + H(x);
+    return out.empty() ? std::string("none") : out;
+  };
+  std::string out = "<section id=\"coverage\">\n<h2>Coverage details</h2>\n<dl class=\"meta\">\n";
+  out += fmt::format("<dt>fault points</dt><dd>{} registered, {} reached; unreached: {}</dd>\n",
+                     r.points_registered.size(), cov.points_reached.size(),
+                     list(cov.points_unreached));
+  out += fmt::format("<dt>actions run</dt><dd>{}</dd>\n<dt>actions filtered</dt><dd>{}</dd>\n",
+                     list(cov.actions_run), list(r.actions_filtered));
+  out += "<dt>variants</dt><dd><ul>";
+  for (const ScenarioReport& s : r.scenarios) {
+    out += fmt::format("<li><code>{}</code>: {}</li>", H(s.name),
+                       s.skipped.empty() ? "explored" : "skipped: " + H(s.skipped));
+  }
+  return out + "</ul></dd>\n</dl>\n</section>\n";
 }
 
 std::string Properties(const Report& r) {
@@ -249,17 +359,21 @@ std::string HtmlReportWriter::Render(const Report& r) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += fmt::format("<title>Stepfault {}: {}</title>\n<style>{}</style>\n</head>\n<body>\n",
                      H(r.command), VerdictName(ComputeVerdict(r)), kStyle);
-  out += Headline(r);
+  out += Headline(r) + VerdictTableHtml(r);
+  if (!r.scenarios.empty()) out += Heatmaps(r) + CoverageDetails(r);
+  out += Counterexamples(r);
   if (!r.scenarios.empty()) {
     out +=
         "<p class=\"legend\">Cells show their run count: <span class=\"o-pass\" "
         "style=\"background:#9fdcaa\">pass</span>"
         "<span style=\"background:#e57373\">violation</span><span "
         "style=\"background:#d0d0d0\">n/a</span>"
-        "<span>not run</span></p>\n";
+        "<span>not run</span><span>filtered (striped violet)</span></p>\n";
   }
-  for (const ScenarioReport& s : r.scenarios) out += Scenario(s);
-  out += Counterexamples(r) + Properties(r) + Mutants(r) + BenchCharts(r);
+  for (const ScenarioReport& s : r.scenarios) {
+    if (s.skipped.empty()) out += Scenario(s);
+  }
+  out += Properties(r) + Mutants(r) + BenchCharts(r);
   return out + "</body>\n</html>\n";
 }
 

@@ -21,6 +21,7 @@ std::string X(std::string_view s) { return XmlEscape(s); }
 
 struct Suite {
   std::string name;
+  std::string properties;  // a <properties> block, or ""
   std::string body;
   int64_t tests = 0, failures = 0, skipped = 0;
 };
@@ -59,12 +60,29 @@ Suite ScenarioSuite(const ScenarioReport& s, const Report& r) {
     if (v.scenario == s.name) cex.emplace(std::make_tuple(v.window, v.action), &v);
   }
   Suite suite{.name = "scenario." + s.name};
+  const Coverage cov = ComputeCoverage(s);
+  suite.properties = fmt::format(
+      "    <properties>\n"
+      "      <property name=\"windows_discovered\" value=\"{}\"/>\n"
+      "      <property name=\"recovery_windows\" value=\"{}\"/>\n"
+      "      <property name=\"cells_pct\" value=\"{}\"/>\n"
+      "      <property name=\"crash_states\" value=\"{} total, {} distinct, {} explored, {} "
+      "beyond the depth\"/>\n"
+      "      <property name=\"determinism_checks\" value=\"{}\"/>\n"
+      "      <property name=\"skipped\" value=\"{}\"/>\n"
+      "    </properties>\n",
+      cov.windows_total, cov.recovery_windows, FormatPct(cov.cells_pct), s.crash_states.total,
+      s.crash_states.distinct, s.crash_states.explored, s.crash_states.beyond_depth,
+      s.determinism_checks, X(s.skipped));
   for (const Cell& c : s.cells) {
     if (c.outcome == CellOutcome::kNotApplicable) continue;
     std::string name = c.window + " x " + c.action;
     std::string inner;
     if (c.outcome == CellOutcome::kNotRun) {
-      inner = "      <skipped message=\"not run in this shard or budget\"/>\n";
+      inner = "      <skipped message=\"not run: in another shard, or beyond the depth\"/>\n";
+      ++suite.skipped;
+    } else if (c.outcome == CellOutcome::kFiltered) {
+      inner = "      <skipped message=\"filtered: left out by --actions\"/>\n";
       ++suite.skipped;
     } else if (c.outcome == CellOutcome::kViolation) {
       auto it = cex.find({c.window, c.action});
@@ -131,7 +149,7 @@ std::string JunitReportWriter::Render(const Report& r) {
     out += fmt::format(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
         X(s.name), s.tests, s.failures, s.skipped);
-    out += s.body + "  </testsuite>\n";
+    out += s.properties + s.body + "  </testsuite>\n";
   }
   return out + "</testsuites>\n";
 }

@@ -21,6 +21,39 @@ std::string More(size_t total, size_t shown) {
   return total > shown ? fmt::format("- ... {} more (see report.html)\n", total - shown) : "";
 }
 
+// The scenario x invariant table and the mutant score.
+std::string VerdictTableMarkdown(const Report& r) {
+  std::string out;
+  const VerdictTable t = ComputeVerdictTable(r);
+  if (!t.scenarios.empty()) {
+    out += "\n| scenario |";
+    std::string rule = "|---|";
+    for (const std::string& inv : t.invariants) {
+      out += " " + MarkdownText(inv) + " |";
+      rule += "---|";
+    }
+    out += "\n" + rule + "\n";
+    for (size_t i = 0; i < std::min(t.scenarios.size(), kMaxScenarioRows); ++i) {
+      out += "| " + MarkdownCode(t.scenarios[i]) + " |";
+      for (const VerdictCell& c : t.cells[i]) {
+        out += c.checks < 0       ? std::string(" - |")
+               : c.violations > 0 ? fmt::format(" **violated {}** |", c.violations)
+                                  : fmt::format(" held {} |", c.checks);
+      }
+      out += "\n";
+    }
+    if (t.scenarios.size() > kMaxScenarioRows)
+      out += fmt::format("\n... {} more scenarios in report.html\n",
+                         t.scenarios.size() - kMaxScenarioRows);
+  }
+  if (!r.mutants.empty()) {
+    int64_t killed = std::count_if(r.mutants.begin(), r.mutants.end(),
+                                   [](const MutantResult& m) { return m.killed; });
+    out += fmt::format("\nMutant score: {}/{} killed.\n", killed, r.mutants.size());
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string MarkdownReportWriter::Render(const Report& r) {
@@ -32,36 +65,27 @@ std::string MarkdownReportWriter::Render(const Report& r) {
   std::string out = fmt::format("## Stepfault {}: **{}** (exit {})\n\n", MarkdownText(r.command),
                                 head, VerdictExitCode(verdict));
   out += fmt::format(
-      "Coverage: cells {}/{} ({}%, minimum {}%), windows {}/{}; runs {}, lives {}; "
-      "seed {}, profile {}, depth {}, shard {}.\n",
+      "Coverage: cells {}/{} ({}%, minimum {}%) of discovered windows x applicable actions "
+      "({} filtered, {} not run); windows {} discovered ({} recovery); crash states {} ({} "
+      "distinct, {} explored, {} beyond the depth); fault points {}/{} reached; runs {}, lives "
+      "{}; seed {}, profile {}, depth {}, shard {}.\n",
       cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), FormatPct(r.min_coverage_pct),
-      cov.windows_exercised, cov.windows_total, r.runs, r.lives, r.seed, MarkdownCode(r.profile),
-      r.depth, MarkdownText(r.shard));
-  if (!r.scenarios.empty()) {
-    out += "\n| scenario | windows | cells | violations |\n|---|---|---|---|\n";
-    for (size_t i = 0; i < std::min(r.scenarios.size(), kMaxScenarioRows); ++i) {
-      const ScenarioReport& s = r.scenarios[i];
-      Coverage c = ComputeCoverage(s);
-      int64_t bad = std::count_if(s.cells.begin(), s.cells.end(), [](const Cell& cell) {
-        return cell.outcome == CellOutcome::kViolation;
-      });
-      out += fmt::format("| {} | {}/{} | {}/{} ({}%) | {} |\n", MarkdownCode(s.name),
-                         c.windows_exercised, c.windows_total, c.cells_exercised, c.cells_total,
-                         FormatPct(c.cells_pct), bad);
-    }
-    if (r.scenarios.size() > kMaxScenarioRows) {
-      out += fmt::format("| ... {} more | | | |\n", r.scenarios.size() - kMaxScenarioRows);
-    }
-  }
+      cov.cells_filtered, cov.cells_not_run, cov.windows_total, cov.recovery_windows,
+      cov.crash_states.total, cov.crash_states.distinct, cov.crash_states.explored,
+      cov.crash_states.beyond_depth, cov.points_reached.size(), r.points_registered.size(), r.runs,
+      r.lives, r.seed, MarkdownCode(r.profile), r.depth, MarkdownText(r.shard));
+  out += VerdictTableMarkdown(r);
   if (!r.violations.empty()) {
-    out += fmt::format("\n### Violations ({})\n\n", r.violations.size());
-    for (size_t i = 0; i < std::min(r.violations.size(), kMaxViolations); ++i) {
-      const Violation& v = r.violations[i];
-      out += fmt::format("- {} {} at {} x {}: replay {}\n", MarkdownCode(v.scenario),
-                         MarkdownCode(v.invariant), MarkdownCode(v.window), MarkdownCode(v.action),
-                         MarkdownCode(v.replay));
+    const std::vector<ViolationGroup> groups = GroupViolations(r);
+    out +=
+        fmt::format("\n### Violations ({} in {} groups)\n\n", r.violations.size(), groups.size());
+    for (size_t i = 0; i < std::min(groups.size(), kMaxViolations); ++i) {
+      const ViolationGroup& g = groups[i];
+      out += fmt::format("- {} {} at {} ({}x): replay {}\n", MarkdownCode(g.scenario),
+                         MarkdownCode(g.invariant), MarkdownText(g.kind), g.count,
+                         MarkdownCode(g.smallest->replay));
     }
-    out += More(r.violations.size(), kMaxViolations);
+    out += More(groups.size(), kMaxViolations);
   }
   if (!r.properties.empty()) {
     std::vector<const PropertyResult*> failed;

@@ -54,11 +54,61 @@ Status SameExploration(const Report& a, const Report& b) {
   if (a.profile != b.profile) return differs("profile", a.profile, b.profile);
   if (a.hazards != b.hazards) return differs("hazards", Join(a.hazards), Join(b.hazards));
   if (a.depth != b.depth) return differs("depth", std::to_string(a.depth), std::to_string(b.depth));
+  if (a.points_registered != b.points_registered)
+    return differs("points_registered", Join(a.points_registered), Join(b.points_registered));
+  if (a.actions_filtered != b.actions_filtered)
+    return differs("actions_filtered", Join(a.actions_filtered), Join(b.actions_filtered));
   if (a.min_coverage_pct != b.min_coverage_pct) {
     return differs("min_coverage_pct", fmt::format("{}", a.min_coverage_pct),
                    fmt::format("{}", b.min_coverage_pct));
   }
   return Status::Ok();
+}
+
+// Folds cell `c` into `m` (the same window and action from another shard): runs add up, a
+// violation anywhere is a violation, a run anywhere is a run.
+void MergeCell(const Cell& c, Cell* m) {
+  if (!CellRan(c.outcome)) return;
+  if (!CellRan(m->outcome)) {
+    *m = c;
+    return;
+  }
+  m->runs += c.runs;
+  m->lives_max = std::max(m->lives_max, c.lives_max);
+  for (const std::string& inv : c.invariants_violated) {
+    if (std::find(m->invariants_violated.begin(), m->invariants_violated.end(), inv) ==
+        m->invariants_violated.end())
+      m->invariants_violated.push_back(inv);
+  }
+  std::sort(m->invariants_violated.begin(), m->invariants_violated.end());
+  if (c.outcome == CellOutcome::kViolation) m->outcome = CellOutcome::kViolation;
+}
+
+// Joins the windows and cells of `s` into `into`: fault-free windows (the same in every shard)
+// first in their order, then every shard's recovery windows sorted by id, as one exploration
+// orders them.
+void MergeMatrix(const ScenarioReport& s, ScenarioReport* into) {
+  std::map<std::string, Window> recovery;
+  std::map<std::pair<std::string, std::string>, Cell> cells;
+  for (const ScenarioReport* r : {static_cast<const ScenarioReport*>(into), &s}) {
+    for (const Window& w : r->windows) {
+      if (w.recovery) recovery.emplace(w.id, w);
+    }
+    for (const Cell& c : r->cells) {
+      auto [it, inserted] = cells.try_emplace({c.window, c.action}, c);
+      if (!inserted) MergeCell(c, &it->second);
+    }
+  }
+  std::vector<Window> windows;
+  for (const Window& w : into->windows) {
+    if (!w.recovery) windows.push_back(w);
+  }
+  for (const auto& [id, w] : recovery) windows.push_back(w);
+  into->windows = windows;
+  into->cells.clear();
+  for (const Window& w : windows) {
+    for (const std::string& a : into->actions) into->cells.push_back(cells.at({w.id, a}));
+  }
 }
 
 // Folds scenario `s` (from shard `shard`) into `into`, which came from an earlier shard.
@@ -71,30 +121,32 @@ Status MergeScenario(const ScenarioReport& s, const std::string& shard,
                     s.name, what, into_shard, shard));
   };
   if (s.description != into->description) return differs("descriptions");
+  if (s.variant != into->variant || s.skipped != into->skipped) return differs("variants");
   if (s.invariants != into->invariants) return differs("invariant lists");
   if (s.actions != into->actions) return differs("action lists");
-  if (s.windows != into->windows) return differs("window lists");
-  if (s.cells.size() != into->cells.size()) return differs("cell lists");
+  auto fault_free = [](const ScenarioReport& r) {
+    std::vector<Window> out;
+    for (const Window& w : r.windows) {
+      if (!w.recovery) out.push_back(w);
+    }
+    return out;
+  };
+  if (fault_free(s) != fault_free(*into)) return differs("window lists");
   if (s.invariant_results.size() != into->invariant_results.size())
     return differs("invariant results");
-  if (s.depth2.has_value() != into->depth2.has_value()) return differs("depth-2 blocks");
-  for (size_t i = 0; i < s.cells.size(); ++i) {
-    const Cell& c = s.cells[i];
-    Cell& m = into->cells[i];
-    if (c.window != m.window || c.action != m.action) return differs("cell lists");
-    bool na_c = c.outcome == CellOutcome::kNotApplicable,
-         na_m = m.outcome == CellOutcome::kNotApplicable;
-    if (na_c != na_m)
+  const CrashStates& a = s.crash_states;
+  const CrashStates& b = into->crash_states;
+  if (a.total != b.total || a.distinct != b.distinct || a.explored != b.explored)
+    return differs("crash states below the deepest level");
+  std::map<std::pair<std::string, std::string>, bool> applicable;
+  for (const Cell& m : into->cells)
+    applicable[{m.window, m.action}] = m.outcome != CellOutcome::kNotApplicable;
+  for (const Cell& c : s.cells) {
+    auto it = applicable.find({c.window, c.action});
+    if (it != applicable.end() && it->second != (c.outcome != CellOutcome::kNotApplicable))
       return differs(fmt::format("applicability of cell {} x {}", c.window, c.action));
-    if (!CellRan(c.outcome)) continue;
-    if (CellRan(m.outcome)) {
-      return Status::InvalidArgument(
-          fmt::format("scenario {}: cell {} x {} ran in two shards (at least {} and {}); shards "
-                      "must split the cells",
-                      s.name, c.window, c.action, into_shard, shard));
-    }
-    m = c;
   }
+  MergeMatrix(s, into);
   for (size_t i = 0; i < s.invariant_results.size(); ++i) {
     const InvariantResult& r = s.invariant_results[i];
     InvariantResult& m = into->invariant_results[i];
@@ -102,11 +154,13 @@ Status MergeScenario(const ScenarioReport& s, const std::string& shard,
     m.checks += r.checks;
     m.violations += r.violations;
   }
-  if (s.depth2) {
-    if (s.depth2->pairs_total != into->depth2->pairs_total) return differs("depth-2 pair totals");
-    into->depth2->pairs_run += s.depth2->pairs_run;
-    into->depth2->sampled = into->depth2->sampled || s.depth2->sampled;
-  }
+  into->crash_states.beyond_depth += s.crash_states.beyond_depth;
+  std::vector<std::string> points = into->points_reached;
+  points.insert(points.end(), s.points_reached.begin(), s.points_reached.end());
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  into->points_reached = points;
+  into->determinism_checks += s.determinism_checks;
   into->runs += s.runs;
   into->lives += s.lives;
   return Status::Ok();

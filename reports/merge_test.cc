@@ -38,6 +38,7 @@ Report RandomReport() {
     for (int w = 0; w < windows; ++w) {
       sc.windows.push_back(
           testing::MakeWindow("point." + std::to_string(w % 3), w / 3 + 1, w % 2 ? "" : "bw"));
+      sc.windows.back().recovery = w >= 3;  // recovery windows last, sorted by id
     }
     for (const Window& w : sc.windows) {
       for (const std::string& a : sc.actions) {
@@ -67,12 +68,12 @@ Report RandomReport() {
          .checks = SmallCount(),
          .violations = SmallCount()},
         {.id = "INV-IDEM", .statement = "idempotent", .checks = SmallCount(), .violations = 0}};
-    if (*rc::gen::arbitrary<bool>()) {
-      int64_t total = SmallCount();
-      sc.depth2 = Depth2{.pairs_total = total,
-                         .pairs_run = *rc::gen::inRange<int64_t>(0, total + 1),
-                         .sampled = *rc::gen::arbitrary<bool>()};
-    }
+    sc.crash_states = CrashStates{.total = SmallCount(),
+                                  .distinct = SmallCount(),
+                                  .explored = SmallCount(),
+                                  .beyond_depth = SmallCount()};
+    sc.points_reached = {"fs.write", "host.resume"};
+    sc.determinism_checks = SmallCount();
     sc.runs = SmallCount();
     sc.lives = SmallCount();
     r.scenarios.push_back(sc);
@@ -134,9 +135,13 @@ std::vector<Report> SplitIntoShards(const Report& r, int n) {
       split_into(sc.invariant_results[i].violations,
                  [si, i](Report& s) { return &s.scenarios[si].invariant_results[i].violations; });
     }
-    if (sc.depth2)
-      split_into(sc.depth2->pairs_run,
-                 [si](Report& s) { return &s.scenarios[si].depth2->pairs_run; });
+    split_into(sc.crash_states.beyond_depth,
+               [si](Report& s) { return &s.scenarios[si].crash_states.beyond_depth; });
+    split_into(sc.determinism_checks,
+               [si](Report& s) { return &s.scenarios[si].determinism_checks; });
+    for (int k = 1; k < n; ++k) {  // a shard may reach only some of the points
+      if (*rc::gen::arbitrary<bool>()) shards[k].scenarios[si].points_reached = {"fs.write"};
+    }
     for (size_t ci = 0; ci < sc.cells.size(); ++ci) {
       const Cell& c = sc.cells[ci];
       if (!CellRan(c.outcome)) continue;
@@ -214,7 +219,7 @@ TEST(MergeTest, ShardsOfDifferentExplorationsAreRefusedSayingWhatDiffers) {
   EXPECT_EQ(MergeError(s),
             "shards 1/2 and 2/2 are not from one exploration: profile strict vs maf-compat");
   s = TwoShards();
-  s[1].scenarios[0].windows.pop_back();
+  s[1].scenarios[0].windows.erase(s[1].scenarios[0].windows.begin());  // a fault-free window
   EXPECT_NE(
       MergeError(s).find("scenario approval: the window lists differ between shards 1/2 and 2/2"),
       std::string::npos);
@@ -223,7 +228,7 @@ TEST(MergeTest, ShardsOfDifferentExplorationsAreRefusedSayingWhatDiffers) {
   EXPECT_NE(MergeError(s).find("the action lists differ"), std::string::npos);
   s = TwoShards();
   s[1].scenarios.pop_back();
-  EXPECT_EQ(MergeError(s), "shards 1/2 and 2/2 list 2 and 1 scenarios");
+  EXPECT_EQ(MergeError(s), "shards 1/2 and 2/2 list 3 and 2 scenarios");
 }
 
 TEST(MergeTest, MissingDuplicateAndMalformedShardsAreRefused) {
@@ -242,13 +247,33 @@ TEST(MergeTest, MissingDuplicateAndMalformedShardsAreRefused) {
   EXPECT_EQ(MergeError({}), "no shard reports to merge");
 }
 
-TEST(MergeTest, ACellRunInTwoShardsIsAnError) {
+// A window reached in several lives is a cell run by tasks of several shards: the runs add up.
+TEST(MergeTest, ACellRunInTwoShardsAddsUpItsRunsAndKeepsEveryViolation) {
   std::vector<Report> s = TwoShards();
-  s[1].scenarios[0].cells[0] = s[0].scenarios[0].cells[0];
-  EXPECT_EQ(MergeError(s),
-            "scenario approval: cell fs.rename[receipt]#1 x crash ran in two shards (at least 1/2 "
-            "and 2/2); "
-            "shards must split the cells");
+  s[1].scenarios[0].cells[0] = s[0].scenarios[0].cells[1];
+  s[1].scenarios[0].cells[0].window = s[0].scenarios[0].cells[0].window;
+  s[1].scenarios[0].cells[0].action = s[0].scenarios[0].cells[0].action;
+  Result<Report> merged = MergeShards(s);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  const Cell& c = merged->scenarios[0].cells[0];
+  EXPECT_EQ(c.runs, 5);
+  EXPECT_EQ(c.outcome, CellOutcome::kViolation);
+  EXPECT_EQ(c.invariants_violated, std::vector<std::string>{"INV-RECEIPT"});
+}
+
+TEST(MergeTest, RecoveryWindowsOfEveryShardAreJoinedInIdOrder) {
+  std::vector<Report> s = TwoShards();
+  Window extra = testing::MakeWindow("fs.write[db]", 9, "");
+  extra.recovery = true;
+  s[1].scenarios[0].windows.push_back(extra);
+  for (const std::string& a : s[1].scenarios[0].actions)
+    s[1].scenarios[0].cells.push_back(testing::MakeCell(extra, a, CellOutcome::kPass, 1, 2));
+  Result<Report> merged = MergeShards(s);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  const auto& windows = merged->scenarios[0].windows;
+  ASSERT_EQ(windows.size(), s[0].scenarios[0].windows.size() + 1);
+  EXPECT_EQ(windows[windows.size() - 2].id, "fs.write[db]#9");  // before the sample's "start:..."
+  EXPECT_EQ(merged->scenarios[0].cells.size(), windows.size() * s[1].scenarios[0].actions.size());
 }
 
 TEST(MergeTest, CanonicalOrderFollowsScenarioWindowAndActionOrderNotSpelling) {

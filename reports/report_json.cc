@@ -17,13 +17,53 @@ using Json = nlohmann::json;
 
 Json Number(double v) { return std::isnan(v) ? Json(nullptr) : Json(v); }
 
+Json CrashStatesJson(const CrashStates& c) {
+  return {{"total", c.total},
+          {"distinct", c.distinct},
+          {"explored", c.explored},
+          {"beyond_depth", c.beyond_depth}};
+}
+
+// The derived coverage block; `report` adds what only a whole report knows (unreached points,
+// filtered actions, variants).
+Json CoverageJson(const Coverage& cov, const Report* report) {
+  Json points = {{"reached", cov.points_reached}};
+  Json actions = {{"run", cov.actions_run}};
+  Json doc = {{"windows_discovered", cov.windows_total},
+              {"recovery_windows", cov.recovery_windows},
+              {"windows_exercised", cov.windows_exercised},
+              {"cells_total", cov.cells_total},
+              {"cells_exercised", cov.cells_exercised},
+              {"cells_filtered", cov.cells_filtered},
+              {"cells_not_run", cov.cells_not_run},
+              {"cells_pct", cov.cells_pct},
+              {"crash_states", CrashStatesJson(cov.crash_states)},
+              {"determinism_checks", cov.determinism_checks}};
+  if (report != nullptr) {
+    points["registered"] = report->points_registered.size();
+    points["unreached"] = cov.points_unreached;
+    actions["filtered"] = report->actions_filtered;
+    Json variants = Json::array();
+    for (const ScenarioReport& s : report->scenarios) {
+      variants.push_back({{"scenario", s.name},
+                          {"variant", s.variant},
+                          {"status", s.skipped.empty() ? "explored" : "skipped: " + s.skipped}});
+    }
+    doc["variants"] = variants;
+  }
+  doc["points"] = points;
+  doc["actions"] = actions;
+  return doc;
+}
+
 Json ToJsonValue(const ScenarioReport& s) {
   Json windows = Json::array();
   for (const Window& w : s.windows) {
     windows.push_back({{"id", w.id},
                        {"point", w.point},
                        {"occurrence", w.occurrence},
-                       {"business_window", w.business_window}});
+                       {"business_window", w.business_window},
+                       {"recovery", w.recovery}});
   }
   Json cells = Json::array();
   for (const Cell& c : s.cells) {
@@ -41,37 +81,21 @@ Json ToJsonValue(const ScenarioReport& s) {
                        {"checks", r.checks},
                        {"violations", r.violations}});
   }
-  Json depth2 = nullptr;
-  if (s.depth2) {
-    depth2 = {{"pairs_total", s.depth2->pairs_total},
-              {"pairs_run", s.depth2->pairs_run},
-              {"sampled", s.depth2->sampled}};
-  }
-  Coverage cov = ComputeCoverage(s);
   return {{"name", s.name},
+          {"variant", s.variant},
+          {"skipped", s.skipped},
           {"description", s.description},
           {"invariants", s.invariants},
           {"actions", s.actions},
           {"windows", windows},
           {"cells", cells},
           {"invariant_results", results},
-          {"depth2", depth2},
+          {"crash_states", CrashStatesJson(s.crash_states)},
+          {"points_reached", s.points_reached},
+          {"determinism_checks", s.determinism_checks},
           {"runs", s.runs},
           {"lives", s.lives},
-          {"coverage",
-           {{"windows_total", cov.windows_total},
-            {"windows_exercised", cov.windows_exercised},
-            {"cells_total", cov.cells_total},
-            {"cells_exercised", cov.cells_exercised},
-            {"cells_pct", cov.cells_pct}}}};
-}
-
-Json CoverageJson(const Coverage& cov) {
-  return {{"windows_total", cov.windows_total},
-          {"windows_exercised", cov.windows_exercised},
-          {"cells_total", cov.cells_total},
-          {"cells_exercised", cov.cells_exercised},
-          {"cells_pct", cov.cells_pct}};
+          {"coverage", CoverageJson(ComputeCoverage(s), nullptr)}};
 }
 
 // ---- Reading: every accessor names the JSON pointer of what it rejects. ----
@@ -92,7 +116,9 @@ Status CheckObject(const Json& j, const std::string& path,
     bool known = false;
     for (const char* k : keys) known |= it.key() == k;
     if (!known)
-      return Bad(Child(path, it.key()), "unknown member (schema_version 1 has no such field)");
+      return Bad(Child(path, it.key()),
+                 fmt::format("unknown member (schema_version {} has no such field)",
+                             kReportSchemaVersion));
   }
   for (const char* k : keys) {
     if (!j.contains(k)) return Bad(Child(path, k), "missing required member");
@@ -183,11 +209,23 @@ Status GetArray(const Json& o, const std::string& path, const char* key, std::ve
 }
 
 Status ReadWindow(const Json& j, const std::string& p, Window* w) {
-  SF_RETURN_IF_ERROR(CheckObject(j, p, {"id", "point", "occurrence", "business_window"}));
+  SF_RETURN_IF_ERROR(
+      CheckObject(j, p, {"id", "point", "occurrence", "business_window", "recovery"}));
   SF_RETURN_IF_ERROR(GetString(j, p, "id", &w->id));
   SF_RETURN_IF_ERROR(GetString(j, p, "point", &w->point));
   SF_RETURN_IF_ERROR(GetInt(j, p, "occurrence", &w->occurrence));
-  return GetString(j, p, "business_window", &w->business_window);
+  SF_RETURN_IF_ERROR(GetString(j, p, "business_window", &w->business_window));
+  return GetBool(j, p, "recovery", &w->recovery);
+}
+
+Status ReadCrashStates(const Json& o, const std::string& path, const char* key, CrashStates* c) {
+  const Json& j = o.at(key);
+  const std::string p = Child(path, key);
+  SF_RETURN_IF_ERROR(CheckObject(j, p, {"total", "distinct", "explored", "beyond_depth"}));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "total", &c->total));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "distinct", &c->distinct));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "explored", &c->explored));
+  return GetInt64(j, p, "beyond_depth", &c->beyond_depth);
 }
 
 Status ReadCell(const Json& j, const std::string& p, Cell* c) {
@@ -198,7 +236,8 @@ Status ReadCell(const Json& j, const std::string& p, Cell* c) {
   std::string outcome;
   SF_RETURN_IF_ERROR(GetString(j, p, "outcome", &outcome));
   std::optional<CellOutcome> parsed = ParseCellOutcome(outcome);
-  if (!parsed) return Bad(Child(p, "outcome"), "expected one of pass|violation|n/a|not-run");
+  if (!parsed)
+    return Bad(Child(p, "outcome"), "expected one of pass|violation|n/a|not-run|filtered");
   c->outcome = *parsed;
   SF_RETURN_IF_ERROR(GetInt64(j, p, "runs", &c->runs));
   SF_RETURN_IF_ERROR(GetInt(j, p, "lives_max", &c->lives_max));
@@ -213,17 +252,34 @@ Status ReadInvariantResult(const Json& j, const std::string& p, InvariantResult*
   return GetInt64(j, p, "violations", &r->violations);
 }
 
-Status CheckCoverage(const Json& j, const std::string& p) {
-  return CheckObject(
-      j, p, {"windows_total", "windows_exercised", "cells_total", "cells_exercised", "cells_pct"});
+// The coverage block is derived from the rest; reading checks its shape only.
+Status CheckCoverage(const Json& j, const std::string& p, bool whole_report) {
+  if (whole_report) {
+    SF_RETURN_IF_ERROR(
+        CheckObject(j, p,
+                    {"windows_discovered", "recovery_windows", "windows_exercised", "cells_total",
+                     "cells_exercised", "cells_filtered", "cells_not_run", "cells_pct",
+                     "crash_states", "determinism_checks", "variants", "points", "actions"}));
+  } else {
+    SF_RETURN_IF_ERROR(
+        CheckObject(j, p,
+                    {"windows_discovered", "recovery_windows", "windows_exercised", "cells_total",
+                     "cells_exercised", "cells_filtered", "cells_not_run", "cells_pct",
+                     "crash_states", "determinism_checks", "points", "actions"}));
+  }
+  CrashStates ignored;
+  return ReadCrashStates(j, p, "crash_states", &ignored);
 }
 
 Status ReadScenario(const Json& j, const std::string& p, ScenarioReport* s) {
   SF_RETURN_IF_ERROR(
       CheckObject(j, p,
-                  {"name", "description", "invariants", "actions", "windows", "cells",
-                   "invariant_results", "depth2", "runs", "lives", "coverage"}));
+                  {"name", "variant", "skipped", "description", "invariants", "actions", "windows",
+                   "cells", "invariant_results", "crash_states", "points_reached",
+                   "determinism_checks", "runs", "lives", "coverage"}));
   SF_RETURN_IF_ERROR(GetString(j, p, "name", &s->name));
+  SF_RETURN_IF_ERROR(GetString(j, p, "variant", &s->variant));
+  SF_RETURN_IF_ERROR(GetString(j, p, "skipped", &s->skipped));
   SF_RETURN_IF_ERROR(GetString(j, p, "description", &s->description));
   SF_RETURN_IF_ERROR(GetStrings(j, p, "invariants", &s->invariants));
   SF_RETURN_IF_ERROR(GetStrings(j, p, "actions", &s->actions));
@@ -231,19 +287,12 @@ Status ReadScenario(const Json& j, const std::string& p, ScenarioReport* s) {
   SF_RETURN_IF_ERROR(GetArray(j, p, "cells", &s->cells, ReadCell));
   SF_RETURN_IF_ERROR(
       GetArray(j, p, "invariant_results", &s->invariant_results, ReadInvariantResult));
-  const Json& d = j.at("depth2");
-  if (!d.is_null()) {
-    std::string dp = Child(p, "depth2");
-    SF_RETURN_IF_ERROR(CheckObject(d, dp, {"pairs_total", "pairs_run", "sampled"}));
-    Depth2 depth2;
-    SF_RETURN_IF_ERROR(GetInt64(d, dp, "pairs_total", &depth2.pairs_total));
-    SF_RETURN_IF_ERROR(GetInt64(d, dp, "pairs_run", &depth2.pairs_run));
-    SF_RETURN_IF_ERROR(GetBool(d, dp, "sampled", &depth2.sampled));
-    s->depth2 = depth2;
-  }
+  SF_RETURN_IF_ERROR(ReadCrashStates(j, p, "crash_states", &s->crash_states));
+  SF_RETURN_IF_ERROR(GetStrings(j, p, "points_reached", &s->points_reached));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "determinism_checks", &s->determinism_checks));
   SF_RETURN_IF_ERROR(GetInt64(j, p, "runs", &s->runs));
   SF_RETURN_IF_ERROR(GetInt64(j, p, "lives", &s->lives));
-  return CheckCoverage(j.at("coverage"), Child(p, "coverage"));
+  return CheckCoverage(j.at("coverage"), Child(p, "coverage"), false);
 }
 
 Status ReadViolation(const Json& j, const std::string& p, Violation* v) {
@@ -359,7 +408,9 @@ std::string ToJson(const Report& r) {
               {"depth", r.depth},
               {"shard", r.shard},
               {"min_coverage_pct", r.min_coverage_pct},
-              {"coverage", CoverageJson(ComputeCoverage(r))},
+              {"points_registered", r.points_registered},
+              {"actions_filtered", r.actions_filtered},
+              {"coverage", CoverageJson(ComputeCoverage(r), &r)},
               {"verdict", std::string(VerdictName(ComputeVerdict(r)))},
               {"runs", r.runs},
               {"lives", r.lives},
@@ -377,11 +428,11 @@ Result<Report> FromJson(std::string_view text) {
   if (!parsed.ok()) return parsed.status();
   const Json doc = std::move(parsed).value();
   const std::string root;
-  SF_RETURN_IF_ERROR(
-      CheckObject(doc, root,
-                  {"schema_version", "command", "seed", "profile", "hazards", "depth", "shard",
-                   "min_coverage_pct", "coverage", "verdict", "runs", "lives", "scenarios",
-                   "violations", "properties", "mutants", "bench"}));
+  SF_RETURN_IF_ERROR(CheckObject(
+      doc, root,
+      {"schema_version", "command", "seed", "profile", "hazards", "depth", "shard",
+       "min_coverage_pct", "points_registered", "actions_filtered", "coverage", "verdict", "runs",
+       "lives", "scenarios", "violations", "properties", "mutants", "bench"}));
   Report r;
   SF_RETURN_IF_ERROR(GetInt(doc, root, "schema_version", &r.schema_version));
   if (r.schema_version != kReportSchemaVersion) {
@@ -397,7 +448,9 @@ Result<Report> FromJson(std::string_view text) {
   SF_RETURN_IF_ERROR(GetString(doc, root, "shard", &r.shard));
   SF_RETURN_IF_ERROR(
       GetDouble(doc, root, "min_coverage_pct", /*nullable=*/false, &r.min_coverage_pct));
-  SF_RETURN_IF_ERROR(CheckCoverage(doc.at("coverage"), "/coverage"));
+  SF_RETURN_IF_ERROR(GetStrings(doc, root, "points_registered", &r.points_registered));
+  SF_RETURN_IF_ERROR(GetStrings(doc, root, "actions_filtered", &r.actions_filtered));
+  SF_RETURN_IF_ERROR(CheckCoverage(doc.at("coverage"), "/coverage", true));
   std::string verdict;
   SF_RETURN_IF_ERROR(GetString(doc, root, "verdict", &verdict));
   SF_RETURN_IF_ERROR(GetInt64(doc, root, "runs", &r.runs));

@@ -17,7 +17,7 @@
 
 namespace stepfault::reports {
 
-inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kReportSchemaVersion = 2;
 
 std::string ToJson(const Report& report);
 

@@ -159,10 +159,17 @@ TEST(ReportJsonTest, OutputIsCanonicalWithSortedKeysDerivedMembersAndNullForNan)
   EXPECT_EQ(text.back(), '\n');
   Json doc = Json::parse(text);
   EXPECT_EQ(doc["verdict"], "violation");
-  EXPECT_EQ(doc["coverage"]["cells_total"], 11);
-  EXPECT_EQ(doc["coverage"]["cells_exercised"], 9);
+  EXPECT_EQ(doc["coverage"]["cells_total"], 14);
+  EXPECT_EQ(doc["coverage"]["cells_exercised"], 11);
+  EXPECT_EQ(doc["coverage"]["cells_filtered"], 1);
+  EXPECT_EQ(doc["coverage"]["recovery_windows"], 1);
+  EXPECT_EQ(doc["coverage"]["crash_states"]["distinct"], 6);
+  EXPECT_EQ(doc["coverage"]["points"]["registered"], 6);
+  EXPECT_EQ(doc["coverage"]["points"]["unreached"], Json::array({"output.publish.before"}));
+  EXPECT_EQ(doc["coverage"]["actions"]["filtered"], Json::array({"corrupt"}));
+  EXPECT_EQ(doc["coverage"]["variants"][2]["status"],
+            "skipped: indistinct: its fault-free run is identical to 'fan-in'");
   EXPECT_TRUE(doc["bench"][2]["ratio"].is_null());
-  EXPECT_TRUE(doc["scenarios"][1]["depth2"].is_null());
   EXPECT_EQ(doc["scenarios"][0]["cells"][5]["outcome"], "n/a");
   // Keys at the top level appear in byte order.
   EXPECT_LT(text.find("\n  \"bench\""), text.find("\n  \"command\""));
@@ -193,9 +200,9 @@ TEST(ReportJsonTest, SchemaValidatorRejectsExtraMembersWrongEnumsAndMissingField
   missing["violations"][0].erase("replay");
   EXPECT_EQ(validator.Validate(missing),
             std::vector<std::string>{"/violations/0/replay: required member missing"});
-  Json bad_depth2 = doc;
-  bad_depth2["scenarios"][0]["depth2"] = 3;
-  EXPECT_FALSE(validator.Validate(bad_depth2).empty());
+  Json bad_states = doc;
+  bad_states["scenarios"][0]["crash_states"] = 3;
+  EXPECT_FALSE(validator.Validate(bad_states).empty());
 }
 
 // Applies `edit` to the sample document and returns FromJson's error message.
@@ -210,7 +217,7 @@ std::string ErrorAfter(const std::function<void(Json&)>& edit) {
 
 TEST(ReportJsonTest, MalformedDocumentsAreRejectedWithPathAndReason) {
   EXPECT_EQ(ErrorAfter([](Json& d) { d["scenarios"][0]["cells"][3]["outcome"] = "bogus"; }),
-            "/scenarios/0/cells/3/outcome: expected one of pass|violation|n/a|not-run");
+            "/scenarios/0/cells/3/outcome: expected one of pass|violation|n/a|not-run|filtered");
   EXPECT_EQ(ErrorAfter([](Json& d) { d.erase("seed"); }), "/seed: missing required member");
   EXPECT_EQ(ErrorAfter([](Json& d) { d["violations"][0]["seed"] = -1; }),
             "/violations/0/seed: expected a non-negative integer");
@@ -221,14 +228,16 @@ TEST(ReportJsonTest, MalformedDocumentsAreRejectedWithPathAndReason) {
             "/mutants/1/killed: expected true or false");
   EXPECT_EQ(ErrorAfter([](Json& d) { d["scenarios"][0]["windows"][2] = "w"; }),
             "/scenarios/0/windows/2: expected an object");
-  EXPECT_EQ(ErrorAfter([](Json& d) { d["scenarios"][0]["depth2"]["sampled"] = 1; }),
-            "/scenarios/0/depth2/sampled: expected true or false");
+  EXPECT_EQ(ErrorAfter([](Json& d) { d["scenarios"][0]["windows"][3]["recovery"] = 1; }),
+            "/scenarios/0/windows/3/recovery: expected true or false");
+  EXPECT_EQ(ErrorAfter([](Json& d) { d["scenarios"][0]["crash_states"]["distinct"] = -2; }),
+            "/scenarios/0/crash_states/distinct: expected a non-negative integer");
   EXPECT_EQ(ErrorAfter([](Json& d) { d["hazards"] = {1}; }), "/hazards/0: expected a string");
   EXPECT_EQ(
       ErrorAfter([](Json& d) { d["timestamp"] = "now"; }).rfind("/timestamp: unknown member", 0),
       0u);
-  EXPECT_EQ(ErrorAfter([](Json& d) { d["schema_version"] = 2; }),
-            "/schema_version: this build reads schema_version 1, the document has 2");
+  EXPECT_EQ(ErrorAfter([](Json& d) { d["schema_version"] = 1; }),
+            "/schema_version: this build reads schema_version 2, the document has 1");
   EXPECT_EQ(ErrorAfter([](Json& d) { d = Json::array(); }), "/: expected an object");
   Result<Report> not_json = FromJson("{\"schema_version\": ");
   ASSERT_FALSE(not_json.ok());

@@ -5,7 +5,8 @@
 // timestamps or durations, so the same run gives byte-identical reports.
 // A matrix Cell is one (window, action) pair of one scenario. Outcomes: `kPass` (ran, every
 // invariant held), `kViolation` (ran, an invariant broke), `kNotApplicable` (the action cannot
-// apply at that window), `kNotRun` (applicable but not run in this shard/budget). Thread-safety:
+// apply at that window), `kNotRun` (applicable but not run in this shard, or beyond the depth),
+// `kFiltered` (applicable, left out by --actions). Thread-safety:
 // plain values; the free functions are pure.
 #pragma once
 
@@ -18,9 +19,9 @@
 
 namespace stepfault::reports {
 
-enum class CellOutcome { kPass, kViolation, kNotApplicable, kNotRun };
+enum class CellOutcome { kPass, kViolation, kNotApplicable, kNotRun, kFiltered };
 
-// "pass", "violation", "n/a", "not-run": the spelling used by every format.
+// "pass", "violation", "n/a", "not-run", "filtered": the spelling used by every format.
 std::string_view CellOutcomeName(CellOutcome outcome);
 // The inverse of CellOutcomeName; nullopt for any other text.
 std::optional<CellOutcome> ParseCellOutcome(std::string_view name);
@@ -29,11 +30,14 @@ inline bool CellRan(CellOutcome o) {
   return o == CellOutcome::kPass || o == CellOutcome::kViolation;
 }
 
+// A window: the `occurrence`-th hit of `point` in a life running `command`, reached in any life of
+// any run of the exploration.
 struct Window {
-  std::string id;  // point + "#" + occurrence, e.g. "fs.rename[receipt]#1"
+  std::string id;  // command + ":" + point + "#" + occurrence, e.g. "start:fs.rename[receipt]#1"
   std::string point;
   int occurrence = 0;
   std::string business_window;  // "" when the scenario gives this window no business label
+  bool recovery = false;        // absent from the fault-free run: found in a life after a death
   friend bool operator==(const Window&, const Window&) = default;
 };
 
@@ -55,22 +59,29 @@ struct InvariantResult {
   friend bool operator==(const InvariantResult&, const InvariantResult&) = default;
 };
 
-// Double-fault exploration: pairs of windows crashed in two successive lives.
-struct Depth2 {
-  int64_t pairs_total = 0;
-  int64_t pairs_run = 0;
-  bool sampled = false;
-  friend bool operator==(const Depth2&, const Depth2&) = default;
+// Crash states: the worlds a death by the last fault of a plan left (after the crash model and any
+// damage), told apart by SimFs::Digest and the life they were left in. Below the depth limit each
+// distinct state's recovery lives are explored (every window of them crashed and powered off);
+// `beyond_depth` counts deaths at the depth limit, whose recovery is run but not faulted again.
+struct CrashStates {
+  int64_t total = 0, distinct = 0, explored = 0, beyond_depth = 0;
+  friend bool operator==(const CrashStates&, const CrashStates&) = default;
 };
 
+// One explored scenario variant: a scenario under one parameter set and checkpoint store.
 struct ScenarioReport {
-  std::string name, description;
+  std::string name;     // the scenario, plus " [label]" for a variant other than the default
+  std::string variant;  // "" for the default; else what differs ("choice=reject", "store=sqlite")
+  std::string skipped;  // why the variant was not explored ("" when it was)
+  std::string description;
   std::vector<std::string> invariants;
   std::vector<std::string> actions;  // matrix columns, in display order
   std::vector<Window> windows;       // matrix rows, in fault-free-run order
   std::vector<Cell> cells;
   std::vector<InvariantResult> invariant_results;
-  std::optional<Depth2> depth2;
+  CrashStates crash_states;
+  std::vector<std::string> points_reached;  // registered point names hit in any life, sorted
+  int64_t determinism_checks = 0;           // runs repeated to compare trace and final world
   int64_t runs = 0;
   int64_t lives = 0;
   friend bool operator==(const ScenarioReport&, const ScenarioReport&) = default;
@@ -110,7 +121,7 @@ struct BenchResult {
 };
 
 struct Report {
-  int schema_version = 1;
+  int schema_version = 2;
   std::string command;
   uint64_t seed = 0;
   std::string profile;
@@ -118,6 +129,8 @@ struct Report {
   int depth = 1;
   std::string shard = "1/1";
   double min_coverage_pct = 0;
+  std::vector<std::string> points_registered;  // every registered fault point name (explore)
+  std::vector<std::string> actions_filtered;   // action kinds --actions left out
   std::vector<ScenarioReport> scenarios;
   std::vector<Violation> violations;
   std::vector<PropertyResult> properties;
@@ -129,15 +142,49 @@ struct Report {
 };
 
 struct Coverage {
-  int64_t windows_total = 0, windows_exercised = 0, cells_total = 0, cells_exercised = 0;
+  int64_t windows_total = 0;      // windows discovered (fault-free + recovery)
+  int64_t recovery_windows = 0;   // of which found only in lives after a death
+  int64_t windows_exercised = 0;  // windows where at least one action ran
+  int64_t cells_total = 0;        // discovered windows x applicable actions (filtered included)
+  int64_t cells_exercised = 0, cells_filtered = 0, cells_not_run = 0;
   double cells_pct = 0;  // 100 * cells_exercised / cells_total; 0 when there are no cells
+  CrashStates crash_states;
+  int64_t determinism_checks = 0;
+  std::vector<std::string> points_reached, points_unreached;  // registered names, sorted
+  std::vector<std::string> actions_run;                       // action columns that ran, sorted
   friend bool operator==(const Coverage&, const Coverage&) = default;
 };
 
-// n/a cells are not counted in cells_total; a cell is exercised when it ran (pass or violation);
-// a window is exercised when any of its cells ran.
+// n/a cells are not counted in cells_total; filtered and not-run cells are; a cell is exercised
+// when it ran (pass or violation); a window is exercised when any of its cells ran. Skipped
+// variants count nothing. points_unreached is empty for a scenario alone.
 Coverage ComputeCoverage(const Report& report);
 Coverage ComputeCoverage(const ScenarioReport& scenario);
+
+// Counterexamples grouped by (scenario, invariant, kind of window): the kind is the window's
+// business window when the scenario names one, else its life command ("resume (unlabelled
+// windows)"); "fault-free" for the reference run. Groups are ordered
+// like the scenarios, then by invariant and kind; `smallest` is the violation with the fewest
+// faults in its plan (then the shortest plan text).
+struct ViolationGroup {
+  std::string scenario, invariant, kind;
+  int64_t count = 0;
+  const Violation* smallest = nullptr;
+};
+std::vector<ViolationGroup> GroupViolations(const Report& report);
+
+// The verdict table: one row per explored scenario variant, one column per invariant any of them
+// declares or violated (registry order as first seen), each cell the checks and violations
+// (checks < 0: the scenario does not check that invariant).
+struct VerdictCell {
+  int64_t checks = -1, violations = 0;
+};
+struct VerdictTable {
+  std::vector<std::string> invariants;
+  std::vector<std::string> scenarios;
+  std::vector<std::vector<VerdictCell>> cells;  // [scenario][invariant]
+};
+VerdictTable ComputeVerdictTable(const Report& report);
 
 enum class Verdict { kPass, kViolation, kCoverageBelowMinimum };
 

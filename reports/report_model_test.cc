@@ -21,31 +21,38 @@ Report Clean() {
 
 TEST(ReportModelTest, OutcomeNamesRoundTripAndRejectOthers) {
   for (CellOutcome o : {CellOutcome::kPass, CellOutcome::kViolation, CellOutcome::kNotApplicable,
-                        CellOutcome::kNotRun}) {
+                        CellOutcome::kNotRun, CellOutcome::kFiltered}) {
     EXPECT_EQ(ParseCellOutcome(CellOutcomeName(o)), o);
   }
   EXPECT_EQ(CellOutcomeName(CellOutcome::kNotApplicable), "n/a");
   EXPECT_EQ(CellOutcomeName(CellOutcome::kNotRun), "not-run");
+  EXPECT_EQ(CellOutcomeName(CellOutcome::kFiltered), "filtered");
   EXPECT_FALSE(ParseCellOutcome("PASS").has_value());
   EXPECT_FALSE(ParseCellOutcome("").has_value());
 }
 
-TEST(ReportModelTest, CoverageSkipsNotApplicableCellsAndCountsWindowsWithAnyRunCell) {
+TEST(ReportModelTest, CoverageSkipsNotApplicableCellsButCountsFilteredAndNotRunOnes) {
   Coverage c = ComputeCoverage(testing::SampleReport());
-  // approval: 9 cells, 1 n/a, 2 not-run -> 8 total, 6 exercised; fan-in: 4 cells, 1 n/a -> 3, 3.
-  EXPECT_EQ(c.cells_total, 11);
-  EXPECT_EQ(c.cells_exercised, 9);
-  EXPECT_EQ(c.windows_total, 5);
-  EXPECT_EQ(c.windows_exercised, 5);
-  EXPECT_DOUBLE_EQ(c.cells_pct, 100.0 * 9 / 11);
+  // approval: 12 cells, 1 n/a, 2 not-run, 1 filtered -> 11 total, 8 exercised; fan-in: 4 cells,
+  // 1 n/a -> 3, 3; the skipped variant has no cells.
+  EXPECT_EQ(c.cells_total, 14);
+  EXPECT_EQ(c.cells_exercised, 11);
+  EXPECT_EQ(c.cells_filtered, 1);
+  EXPECT_EQ(c.cells_not_run, 2);
+  EXPECT_EQ(c.windows_total, 6);
+  EXPECT_EQ(c.recovery_windows, 1);
+  EXPECT_EQ(c.windows_exercised, 6);
+  EXPECT_DOUBLE_EQ(c.cells_pct, 100.0 * 11 / 14);
+  EXPECT_EQ(c.points_unreached, std::vector<std::string>{"output.publish.before"});
+  EXPECT_EQ(c.crash_states.total, 9);
 
   Report r = testing::SampleReport();
   for (Cell& cell : r.scenarios[1].cells) {
     if (cell.window == "checkpoint.commit.before#2") cell.outcome = CellOutcome::kNotRun;
   }
   c = ComputeCoverage(r);
-  EXPECT_EQ(c.windows_exercised, 4);  // f2's only applicable cell no longer ran
-  EXPECT_EQ(c.cells_exercised, 8);
+  EXPECT_EQ(c.windows_exercised, 5);  // f2's only applicable cell no longer ran
+  EXPECT_EQ(c.cells_exercised, 10);
 }
 
 TEST(ReportModelTest, EmptyReportHasZeroCoverageAndPasses) {
@@ -81,15 +88,41 @@ TEST(ReportModelTest, EachKindOfFailureMakesTheVerdictViolation) {
 
 TEST(ReportModelTest, CoverageBelowMinimumGivesExitThreeButViolationWins) {
   Report r = Clean();
-  r.min_coverage_pct = 81.9;  // coverage is 81.8%
+  r.min_coverage_pct = 78.6;  // coverage is 78.57%
   EXPECT_EQ(ComputeVerdict(r), Verdict::kCoverageBelowMinimum);
   EXPECT_EQ(VerdictExitCode(ComputeVerdict(r)), 3);
   EXPECT_EQ(VerdictName(ComputeVerdict(r)), "coverage-below-minimum");
-  r.min_coverage_pct = 81.8;
+  r.min_coverage_pct = 78.5;
   EXPECT_EQ(ComputeVerdict(r), Verdict::kPass);
   r.min_coverage_pct = 99;
   r.mutants[0].killed = false;
   EXPECT_EQ(ComputeVerdict(r), Verdict::kViolation);
+}
+
+TEST(ReportModelTest, ViolationsAreGroupedByScenarioInvariantAndKindWithTheSmallestPlanFirst) {
+  Report r = testing::SampleReport();
+  Violation bigger = r.violations[0];
+  bigger.plan = "none;crash@fs.write[db]#1;powerloss@fs.rename[receipt]#1";
+  Violation other_kind = r.violations[0];
+  other_kind.window = "fs.fsync[checkpoint]#2";  // no business label: kind is the point
+  r.violations = {bigger, r.violations[0], other_kind};
+  std::vector<ViolationGroup> groups = GroupViolations(r);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].kind, "after published wait");
+  EXPECT_EQ(groups[0].count, 2);
+  EXPECT_EQ(groups[0].smallest->plan, "powerloss@fs.rename[receipt]#1");
+  EXPECT_EQ(groups[1].kind, "fs.fsync[checkpoint]");
+  EXPECT_EQ(groups[1].count, 1);
+}
+
+TEST(ReportModelTest, VerdictTableHasARowPerExploredVariantAndAColumnPerInvariant) {
+  VerdictTable t = ComputeVerdictTable(testing::SampleReport());
+  EXPECT_EQ(t.scenarios, (std::vector<std::string>{"approval", "fan-in"}));  // skipped left out
+  EXPECT_EQ(t.invariants,
+            (std::vector<std::string>{"INV-ALO", "INV-IDEM", "INV-RECEIPT", "INV-TOPOLOGY"}));
+  EXPECT_EQ(t.cells[0][2].violations, 1);
+  EXPECT_EQ(t.cells[1][1].checks, -1);  // fan-in does not check INV-IDEM
+  EXPECT_EQ(t.cells[1][3].checks, 1);
 }
 
 TEST(ReportModelTest, BenchEqualityTreatsNanAsEqualToNan) {

@@ -1,8 +1,9 @@
 // Hand-built Report models shared by the reports/ tests (header-only; tests only).
 //
-// SampleReport covers every cell outcome, a violation with its counterexample, a passed and a
-// failed property, a killed and a surviving mutant, a depth-2 block and benchmark rows (one
-// without a ratio), so the golden files exercise every part of every writer.
+// SampleReport covers every cell outcome (filtered included), a recovery window, crash states, a
+// skipped variant, a violation with its counterexample, a passed and a failed property, a killed
+// and a surviving mutant and benchmark rows (one without a ratio), so the golden files exercise
+// every part of every writer.
 #pragma once
 
 #include <cstdlib>
@@ -48,7 +49,9 @@ inline Report SampleReport() {
   Window w1 = MakeWindow("fs.rename[receipt]", 1, "after published wait");
   Window w2 = MakeWindow("effect.commit.after", 1, "after commit before engine completion");
   Window w3 = MakeWindow("fs.fsync[checkpoint]", 2, "");
-  a.windows = {w1, w2, w3};
+  Window w4 = MakeWindow("resume:fs.write[journal]", 1, "");
+  w4.recovery = true;
+  a.windows = {w1, w2, w3, w4};
   using O = CellOutcome;
   a.cells = {MakeCell(w1, "crash", O::kPass, 3, 2),
              MakeCell(w1, "powerloss", O::kViolation, 2, 3, {"INV-RECEIPT"}),
@@ -58,7 +61,10 @@ inline Report SampleReport() {
              MakeCell(w2, "ioerror", O::kNotApplicable, 0, 0),
              MakeCell(w3, "crash", O::kNotRun, 0, 0),
              MakeCell(w3, "powerloss", O::kPass, 4, 2),
-             MakeCell(w3, "ioerror", O::kNotRun, 0, 0)};
+             MakeCell(w3, "ioerror", O::kNotRun, 0, 0),
+             MakeCell(w4, "crash", O::kPass, 2, 3),
+             MakeCell(w4, "powerloss", O::kPass, 2, 3),
+             MakeCell(w4, "ioerror", O::kFiltered, 0, 0)};
   a.invariant_results = {{.id = "INV-ALO",
                           .statement = "every effect of the reference run exists",
                           .checks = 12,
@@ -71,7 +77,9 @@ inline Report SampleReport() {
                           .statement = "a published receipt survives power loss intact",
                           .checks = 12,
                           .violations = 1}};
-  a.depth2 = Depth2{.pairs_total = 36, .pairs_run = 12, .sampled = true};
+  a.crash_states = CrashStates{.total = 9, .distinct = 6, .explored = 6, .beyond_depth = 4};
+  a.points_reached = {"effect.commit.after", "fs.fsync", "fs.rename", "fs.write"};
+  a.determinism_checks = 2;
   a.runs = 12;
   a.lives = 27;
 
@@ -95,9 +103,19 @@ inline Report SampleReport() {
                           .statement = "an incompatible workflow is rejected",
                           .checks = 1,
                           .violations = 0}};
+  f.points_reached = {"checkpoint.commit.before"};
   f.runs = 3;
   f.lives = 6;
-  r.scenarios = {a, f};
+  ScenarioReport skipped;
+  skipped.name = "fan-in [store=sqlite]";
+  skipped.variant = "store=sqlite";
+  skipped.skipped = "indistinct: its fault-free run is identical to 'fan-in'";
+  skipped.description = f.description;
+  r.scenarios = {a, f, skipped};
+  r.points_registered = {
+      "checkpoint.commit.before", "effect.commit.after", "fs.fsync", "fs.rename", "fs.write",
+      "output.publish.before"};
+  r.actions_filtered = {"corrupt"};
 
   r.violations = {Violation{
       .scenario = "approval",

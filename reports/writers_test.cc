@@ -160,16 +160,18 @@ TEST(WritersTest, JunitIsWellFormedAndCountsCellsPropertiesAndMutants) {
   Report r = testing::SampleReport();
   std::string xml = JunitReportWriter().Render(r);
   EXPECT_EQ(XmlProblem(xml), "");
-  // 13 cells - 2 n/a = 11, plus 2 properties and 2 mutants.
-  EXPECT_EQ(Count(xml, "<testcase "), 11 + 2 + 2);
-  EXPECT_NE(xml.find("<testsuites name=\"stepfault explore\" tests=\"15\" failures=\"3\" "
-                     "errors=\"0\" skipped=\"2\">"),
+  // 16 cells - 2 n/a = 14 (2 not run, 1 filtered: skipped), plus 2 properties and 2 mutants.
+  EXPECT_EQ(Count(xml, "<testcase "), 14 + 2 + 2);
+  EXPECT_NE(xml.find("<testsuites name=\"stepfault explore\" tests=\"18\" failures=\"3\" "
+                     "errors=\"0\" skipped=\"3\">"),
             std::string::npos)
       << xml;
-  EXPECT_NE(xml.find("<testsuite name=\"scenario.approval\" tests=\"8\" failures=\"1\" "
-                     "errors=\"0\" skipped=\"2\">"),
+  EXPECT_NE(xml.find("<testsuite name=\"scenario.approval\" tests=\"11\" failures=\"1\" "
+                     "errors=\"0\" skipped=\"3\">"),
             std::string::npos);
-  EXPECT_EQ(Count(xml, "<skipped "), 2);
+  EXPECT_EQ(Count(xml, "<skipped "), 3);
+  EXPECT_NE(xml.find("filtered: left out by --actions"), std::string::npos);
+  EXPECT_NE(xml.find("<property name=\"recovery_windows\" value=\"1\"/>"), std::string::npos);
   EXPECT_EQ(Count(xml, "<failure "), 3);
   EXPECT_NE(xml.find("mutant skip-dirsync survived"), std::string::npos);
   EXPECT_EQ(xml.find("time="), std::string::npos);
@@ -219,19 +221,28 @@ TEST(WritersTest, HtmlIsSelfContainedAndCountsEveryCell) {
     EXPECT_EQ(html.find(forbidden), std::string::npos) << forbidden;
   }
   EXPECT_EQ(Count(html, "<table class=\"matrix\">"), 2);
-  EXPECT_EQ(Count(html, "data-outcome="), 13);
-  EXPECT_EQ(Count(html, "data-outcome=\"pass\""), 8);
+  EXPECT_EQ(Count(html, "data-outcome="), 16);
+  EXPECT_EQ(Count(html, "data-outcome=\"pass\""), 10);
+  EXPECT_EQ(Count(html, "data-outcome=\"filtered\""), 1);
+  // The verdict table, the heatmap and the grouped counterexamples come before the details.
+  EXPECT_LT(html.find("id=\"verdicts\""), html.find("id=\"heatmap\""));
+  EXPECT_LT(html.find("id=\"heatmap\""), html.find("id=\"counterexamples\""));
+  EXPECT_LT(html.find("id=\"counterexamples\""), html.find("<table class=\"matrix\">"));
+  EXPECT_NE(html.find("violated 1"), std::string::npos);
+  EXPECT_NE(html.find("Mutant score: 1/2 killed."), std::string::npos);
   EXPECT_EQ(Count(html, "data-outcome=\"violation\""), 1);
   EXPECT_EQ(Count(html, "data-outcome=\"n/a\""), 2);
   EXPECT_EQ(Count(html, "data-outcome=\"not-run\""), 2);
-  EXPECT_EQ(Count(html, "<svg "), 2);  // one chart per benchmark family
+  EXPECT_EQ(Count(html, "<svg "), 4);  // a heatmap per explored scenario, a chart per family
   EXPECT_NE(html.find("ratio 3.84"), std::string::npos);
   EXPECT_NE(html.find("after published wait"),
             std::string::npos);  // business window in the row label
   EXPECT_NE(html.find("title=\"fs.rename[receipt]#1 x powerloss: violation, 2 runs, at most 3 "
                       "lives; violated INV-RECEIPT\""),
             std::string::npos);
-  EXPECT_NE(html.find("Depth 2: 12 of 36 window pairs run (sampled)"), std::string::npos);
+  EXPECT_NE(html.find("crash states 9 (6 distinct, 6 explored, 4 beyond the depth)"),
+            std::string::npos);
+  EXPECT_NE(html.find("unreached: output.publish.before"), std::string::npos);
 }
 
 TEST(WritersTest, AViolationShowsInEveryFormat) {
@@ -283,14 +294,15 @@ TEST(WritersTest, SummaryStaysShortAndSaysHowManyWereCut) {
     s.name = "json-" + std::to_string(i);
     r.scenarios.push_back(s);
     r.violations.push_back(r.violations[0]);
+    r.violations.back().window = "p" + std::to_string(i) + "#1";  // a group of its own
     r.properties.push_back(r.properties[1]);
     r.mutants.push_back(r.mutants[1]);
   }
   std::string md = MarkdownReportWriter().Render(r);
   EXPECT_LE(Count(md, "\n"), 60) << md;
-  EXPECT_NE(md.find("| ... 30 more | | | |"), std::string::npos) << md;
+  EXPECT_NE(md.find("... 30 more scenarios in report.html"), std::string::npos) << md;
   EXPECT_NE(md.find("- ... 33 more (see report.html)"), std::string::npos)
-      << md;  // 41 violations, 8 shown
+      << md;  // 41 groups of violations, 8 shown
   EXPECT_NE(md.find("Mutants: 1/42 killed."), std::string::npos);
 }
 
@@ -317,7 +329,7 @@ TEST(WritersTest, ChromiumRendersTheMatrixAndTheCounterexample) {
   for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) dom.append(buf, n);
   ASSERT_EQ(pclose(pipe), 0) << "chromium failed: " << cmd;
   EXPECT_EQ(Count(dom, "class=\"matrix\""), 2) << dom.substr(0, 500);
-  EXPECT_EQ(Count(dom, "data-outcome="), 13);
+  EXPECT_EQ(Count(dom, "data-outcome="), 16);
   EXPECT_EQ(Count(dom, "data-outcome=\"violation\""), 1);
   EXPECT_NE(
       dom.find(

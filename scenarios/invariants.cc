@@ -44,6 +44,9 @@ const std::vector<InvariantInfo>& AllInvariants() {
        "integrity_check"},
       {kInvBbStray,
        "black box (opt-in): after recovery, no file is left that the fault-free run never leaves"},
+      {kInvHarness,
+       "no run throws an exception, fails an assertion or dies of a signal: whatever a plan does, "
+       "the code under test and its oracles end every life normally"},
   };
   return *list;
 }

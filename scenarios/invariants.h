@@ -29,6 +29,7 @@ inline constexpr char kInvBbCheck[] = "INV-BB-CHECK";
 inline constexpr char kInvBbSql[] = "INV-BB-SQL";
 inline constexpr char kInvBbIntegrity[] = "INV-BB-INTEGRITY";
 inline constexpr char kInvBbStray[] = "INV-BB-STRAY";
+inline constexpr char kInvHarness[] = "INV-HARNESS";
 
 struct InvariantInfo {
   std::string id;

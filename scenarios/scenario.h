@@ -66,6 +66,7 @@ struct HostEnv {
   RecoveryVariation variation;
   Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
   int64_t max_steps = 0;         // RunOptions::max_steps_per_cycle of the life's runs; 0: default
+  std::string checkpoint_store = "file";  // "file" or "sqlite": the checkpoint store hosts open
   Json* oracle_memo = nullptr;   // Check only: the oracle's notes, kept across the lives of a run
 };
 
@@ -105,6 +106,9 @@ class Scenario {
   virtual std::vector<ParamDecl> params() const = 0;
   // The default parameters of the fault-free reference run (from params()).
   Json default_params() const { return DefaultParams(params()); }
+  // The parameter sets exploration enumerates (each a complete parameter object), the default
+  // first; each scenario lists its own in its folder. Every variant is explored like the default.
+  virtual std::vector<Json> Variants() const { return {default_params()}; }
   // The business window a fault point falls in, for a life running `command` ("" when none).
   virtual std::string BusinessWindow(const std::string& command, const std::string& point) const {
     (void)command;

@@ -65,6 +65,12 @@ class ApprovalScenario final : public Scenario {
              "the decision's comment: 1 to 500 characters, not blank",
              [](const Json& v) { return ValidateDecision("approve", v.get<std::string>()); }}};
   }
+  // Both decisions: an approval creates the effect, a rejection must create none.
+  std::vector<Json> Variants() const override {
+    Json reject = default_params();
+    reject["choice"] = "reject";
+    return {default_params(), reject};
+  }
   std::vector<faults::FaultAction> RecoveryActions() const override {
     using faults::FaultAction;
     using faults::FaultActionKind;

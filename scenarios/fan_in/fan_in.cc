@@ -137,6 +137,12 @@ class FanInScenario final : public Scenario {
     return {{"width", ParamType::kInt, 1, 64, {}, 3, "workers the fan-out feeds (fan-in sources)"},
             {"payload_bytes", ParamType::kInt, 0, 65536, {}, 16, "bytes of payload per worker"}};
   }
+  // The default width first, then a single branch and a wide fan-in.
+  std::vector<Json> Variants() const override {
+    std::vector<Json> out{default_params()};
+    for (int width : {1, 8}) out.push_back(Json{{"width", width}, {"payload_bytes", 16}});
+    return out;
+  }
   std::vector<faults::FaultAction> RecoveryActions() const override {
     using faults::FaultAction;
     using faults::TopologyMutation;

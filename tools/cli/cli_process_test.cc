@@ -198,16 +198,25 @@ TEST(ExploreCliTest, ExitStatusesFollowTheContract) {
   ProcessRun bad_plan = Stepfault("replay fan-in --plan 'crash@fs.rename[checkpoint]'");
   EXPECT_EQ(bad_plan.exit_code, 2);
   EXPECT_NE(bad_plan.out.find("position"), std::string::npos) << bad_plan.out;
-  ProcessRun pass = Stepfault("explore --scenario fan-in --actions crash --quiet --out " + out);
+  ProcessRun pass =
+      Stepfault("explore --scenario fan-in --actions crash --depth 1 --quiet --out " + out);
   EXPECT_EQ(pass.exit_code, 0) << pass.out;
   EXPECT_TRUE(fs::exists(out + "/report.json") && fs::exists(out + "/report.html") &&
               fs::exists(out + "/summary.md") && fs::exists(out + "/junit.xml"));
   ProcessRun low = Stepfault(
-      "explore --scenario fan-in --actions crash --shard 1/2 --min-coverage 90 --quiet --out " +
+      "explore --scenario fan-in --actions crash --depth 1 --shard 1/2 --min-coverage 90 --quiet "
+      "--out " +
       out);
   EXPECT_EQ(low.exit_code, 3) << low.out;
+  // --actions crash leaves every other action filtered: honestly partial, so 100% fails.
+  ProcessRun partial = Stepfault(
+      "explore --scenario fan-in --actions crash --depth 1 --min-coverage 100 --quiet --out " +
+      out);
+  EXPECT_EQ(partial.exit_code, 3) << partial.out;
+  EXPECT_EQ(Stepfault("explore --scenario fan-in --depth 4 --out " + out).exit_code, 2);
   ProcessRun compat = Stepfault(
-      "explore --scenario fan-in --actions topology --profile maf-compat --quiet --out " + out);
+      "explore --scenario fan-in --actions topology --depth 1 --profile maf-compat --quiet --out " +
+      out);
   EXPECT_EQ(compat.exit_code, 1) << compat.out;
   fs::remove_all(out);
 }
@@ -220,17 +229,20 @@ namespace {
 
 TEST(ReportCliTest, MergedShardsEqualTheUnshardedReportAndRenderAndBenchWork) {
   const std::string base = Scratch("report");
-  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --quiet --out " + base + "/all")
+  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --depth 1 --quiet --out " + base +
+                      "/all")
                 .exit_code,
             0);
-  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --shard 1/2 --quiet --out " +
-                      base + "/s1")
-                .exit_code,
-            0);
-  ASSERT_EQ(Stepfault("explore --scenario fan-in --actions crash --shard 2/2 --quiet --out " +
-                      base + "/s2")
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      Stepfault("explore --scenario fan-in --actions crash --depth 1 --shard 1/2 --quiet --out " +
+                base + "/s1")
+          .exit_code,
+      0);
+  ASSERT_EQ(
+      Stepfault("explore --scenario fan-in --actions crash --depth 1 --shard 2/2 --quiet --out " +
+                base + "/s2")
+          .exit_code,
+      0);
   ProcessRun merged = Stepfault("report merge " + base + "/s1/report.json " + base +
                                 "/s2/report.json --out " + base + "/merged");
   ASSERT_EQ(merged.exit_code, 0) << merged.out;

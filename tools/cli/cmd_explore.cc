@@ -42,8 +42,10 @@ void AddExploreCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("--scenario", o->scenario, "scenario name");
   cmd->add_flag("--all", o->all, "every built-in scenario");
   cmd->add_option("--actions", o->actions, "action kinds to try (comma separated)")->delimiter(',');
-  AddUnsignedOption(cmd, "--depth", &o->depth, "1, or 2 for a second fault in the first recovery",
-                    1, 2);
+  AddUnsignedOption(cmd, "--depth", &o->depth,
+                    "faults per plan: 1, 2 (default: every recovery window of every distinct crash "
+                    "state crashed and powered off) or 3",
+                    1, 3);
   cmd->add_option("--profile", o->profile, "strict or maf-compat");
   cmd->add_option("--hazard", o->hazards,
                   "turn on a hazard (repeatable; see `stepfault list hazards`)");
@@ -52,10 +54,10 @@ void AddExploreCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("--shard", o->shard,
                   "run shard I of N (I/N); without it, GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS or "
                   "JOB_COMPLETION_INDEX/STEPFAULT_TOTAL_SHARDS");
-  cmd->add_option("--min-coverage", o->min_coverage, "exit 3 when cell coverage is below PCT")
+  cmd->add_option("--min-coverage", o->min_coverage,
+                  "exit 3 when the cells run are below PCT of discovered windows x applicable "
+                  "actions (filtered actions count as not run)")
       ->check(CLI::Range(0.0, 100.0));
-  AddUnsignedOption(cmd, "--depth2-max-pairs", &o->depth2_max_pairs,
-                    "sample depth-2 pairs above this count", 1, 10'000'000);
   cmd->add_flag("--mutants", o->with_mutants, "also run the mutant hunt and put it in the report");
   cmd->add_flag("--quiet", o->quiet, "no progress output");
   cmd->add_option("--out", o->out, "directory for the reports")->required();
@@ -77,7 +79,6 @@ std::string CanonicalCommand(const ExploreArgs& a) {
   c += " --depth " + std::to_string(a.depth) + " --profile " + ShellQuote(a.profile);
   for (const std::string& h : a.hazards) c += " --hazard " + ShellQuote(h);
   c += " --seed " + std::to_string(a.seed);
-  if (a.depth == 2) c += " --depth2-max-pairs " + std::to_string(a.depth2_max_pairs);
   if (a.with_mutants) c += " --mutants";
   return c;
 }
@@ -111,7 +112,6 @@ int RunExplore(const ExploreArgs& a) {
   options.depth = a.depth;
   options.action_kinds = a.actions;
   options.jobs = a.jobs;
-  options.depth2_max_pairs = a.depth2_max_pairs;
   if (!a.shard.empty()) {
     auto shard = ParseShard(a.shard);
     if (!shard.ok()) return UsageError(shard.status().message());

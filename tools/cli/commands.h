@@ -13,14 +13,13 @@ struct ExploreArgs {
   std::string scenario;
   bool all = false;
   std::vector<std::string> actions;
-  int depth = 1;
+  int depth = 2;
   std::string profile = "strict";
   std::vector<std::string> hazards;
   uint64_t seed = 0;
   int jobs = 1;
   std::string shard;
   double min_coverage = 0;
-  int64_t depth2_max_pairs = 200;
   bool with_mutants = false;
   bool quiet = false;
   std::string out;

@@ -1,0 +1,112 @@
+// Explore: every scenario over every parameter set it declares (Scenario::Variants) and every
+// checkpoint store; a variant whose fault-free run is identical to an earlier variant's (the host
+// ignores it on this build) is reported as skipped, with the reason, never as explored.
+#include <algorithm>
+
+#include "faults/points.h"
+#include "properties/explorer.h"
+#include "properties/task_pool.h"
+#include "reports/merge.h"
+
+namespace stepfault::properties {
+namespace {
+
+struct Variant {
+  Json params;  // null: the scenario's defaults
+  std::string store;
+  std::string label;
+};
+
+// "key=value" for each parameter that differs from the default, then the store when not "file".
+std::string Label(const Json& defaults, const Json& params, const std::string& store) {
+  std::string label;
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    if (defaults.contains(it.key()) && defaults[it.key()] == *it) continue;
+    const std::string value = it->is_string() ? it->get<std::string>() : it->dump();
+    label += (label.empty() ? "" : ",") + it.key() + "=" + value;
+  }
+  if (store != "file") label += (label.empty() ? "" : ",") + std::string("store=") + store;
+  return label;
+}
+
+std::vector<Variant> VariantsOf(const scenarios::Scenario& s, bool all) {
+  std::vector<Variant> out;
+  const std::vector<Json> params = all ? s.Variants() : std::vector<Json>{s.default_params()};
+  const std::vector<std::string> stores =
+      all ? CheckpointStoreNames() : std::vector<std::string>{"file"};
+  for (const std::string& store : stores) {
+    for (size_t i = 0; i < params.size(); ++i) {
+      const Json p = i == 0 ? Json(nullptr) : params[i];
+      out.push_back({p, store, Label(s.default_params(), params[i], store)});
+    }
+  }
+  return out;
+}
+
+// What makes two variants the same exploration: the fault-free run's trace and windows.
+std::string Signature(const scenarios::Scenario& s, const RunConfig& config) {
+  const Execution ex = RunPlan(s, faults::Plan{}, config);
+  std::string sig = ex.trace;
+  for (const LifeRecord& l : ex.lives) {
+    for (const faults::Window& w : l.windows) sig += w.point + "#" + std::to_string(w.occurrence);
+  }
+  return sig;
+}
+
+}  // namespace
+
+reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scenario>>& scenarios,
+                        const ExploreOptions& options, const std::string& command) {
+  reports::Report report;
+  report.command = command;
+  report.seed = options.config.seed;
+  report.profile = options.config.profile == EngineProfile::MafCompat() ? "maf-compat" : "strict";
+  report.hazards = options.config.profile.EnabledHazards();
+  report.depth = options.depth;
+  report.shard = std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count);
+  for (const faults::PointInfo& p : faults::AllPoints()) report.points_registered.push_back(p.name);
+  std::sort(report.points_registered.begin(), report.points_registered.end());
+  for (const std::string& k : ActionKindNames()) {
+    if (!options.action_kinds.empty() &&
+        std::find(options.action_kinds.begin(), options.action_kinds.end(), k) ==
+            options.action_kinds.end())
+      report.actions_filtered.push_back(k);
+  }
+  for (const auto& s : scenarios) {
+    std::vector<std::pair<std::string, std::string>> seen;  // signature, variant name
+    for (const Variant& v : VariantsOf(*s, options.all_variants)) {
+      ExploreOptions o = options;
+      o.config.params = v.params;
+      o.config.checkpoint_store = v.store;
+      const std::string name = s->name() + (v.label.empty() ? "" : " [" + v.label + "]");
+      const std::string sig = Signature(*s, o.config);
+      auto same =
+          std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == sig; });
+      if (same != seen.end()) {
+        reports::ScenarioReport rep;
+        rep.name = name;
+        rep.variant = v.label;
+        rep.description = s->description();
+        rep.skipped = "indistinct: its fault-free run is identical to '" + same->second +
+                      "' (the host ignores this variant on this build)";
+        report.scenarios.push_back(std::move(rep));
+        continue;
+      }
+      seen.push_back({sig, name});
+      ScenarioExploration e = ExploreScenario(*s, o);
+      e.report.name = name;
+      e.report.variant = v.label;
+      report.runs += e.report.runs;
+      report.lives += e.report.lives;
+      report.scenarios.push_back(std::move(e.report));
+      for (auto& x : e.violations) {
+        x.scenario = name;
+        report.violations.push_back(std::move(x));
+      }
+    }
+  }
+  reports::Canonicalize(&report);
+  return report;
+}
+
+}  // namespace stepfault::properties

@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/probe_points.h"
 #include "engine/checkpoint.h"
+#include "engine/probe_points.h"
 #include "engine/random.h"
 
 namespace stepfault {

@@ -85,7 +85,8 @@ std::string ReplayCommand(const std::string& scenario, const faults::Plan& plan,
   for (const std::string& h : ActiveHazardNames(config))
     cmd += " --hazard " + reports::ShellQuote(h);
   if (!config.params.is_null()) cmd += " --params " + reports::ShellQuote(config.params.dump());
-  if (config.checkpoint_store != "file") cmd += " --store " + reports::ShellQuote(config.checkpoint_store);
+  if (config.checkpoint_store != "file")
+    cmd += " --store " + reports::ShellQuote(config.checkpoint_store);
   return cmd;
 }
 

@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <set>
 #include <cerrno>
 #include <cstdio>
 #include <optional>
+#include <set>
 
 #include "faults/plan.h"
 #include "scenarios/registry.h"

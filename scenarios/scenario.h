@@ -67,7 +67,7 @@ struct HostEnv {
   Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
   int64_t max_steps = 0;         // RunOptions::max_steps_per_cycle of the life's runs; 0: default
   std::string checkpoint_store = "file";  // "file" or "sqlite": the checkpoint store hosts open
-  Json* oracle_memo = nullptr;   // Check only: the oracle's notes, kept across the lives of a run
+  Json* oracle_memo = nullptr;  // Check only: the oracle's notes, kept across the lives of a run
 };
 
 // What one life reports. Everything here must be deterministic: it is part of the run's trace.

@@ -115,7 +115,9 @@ TEST_F(FileStoreTest, FramedCheckpointIsStoredVerbatimAndReadableAsJson) {
   Checkpoint c;
   c.session_id = "s";
   c.step_number = 4;
-  c.workflow = nlohmann::json::object();
+  // The smallest topology signature the decoder accepts (it validates what the engine reads).
+  c.workflow = nlohmann::json::parse(
+      R"({"start":"a","executors":{"a":{"type":"A"}},"edges":[],"ports":[],"outputs":[]})");
   c.state["executor:a"]["text"] = std::string(5000, 'q');
   const std::string bytes = EncodeCheckpoint(c);
   auto info = store->Commit("s", bytes, std::nullopt);

@@ -143,7 +143,9 @@ TEST_P(StoreConformanceTest, FramedCheckpointsAreKeptByteForByteAcrossReopen) {
       Checkpoint c;
       c.session_id = "framed";
       c.step_number = life * 3 + i;
-      c.workflow = Json::object();
+      // The smallest topology signature the decoder accepts (it validates what the engine reads).
+      c.workflow = Json::parse(
+          R"({"start":"a","executors":{"a":{"type":"A"}},"edges":[],"ports":[],"outputs":[]})");
       c.state["executor:a"]["big"] =
           std::string(1000 + 97 * i, static_cast<char>('a' + i)) + "\"\n";
       c.state["executor:a"]["small"] = Doc(i, "framed");

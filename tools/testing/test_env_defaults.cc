@@ -2,8 +2,8 @@
 // source tree and binaries unless the caller already set them. CTest runs each GoogleTest case as
 // its own test (gtest_discover_tests), which can pass the tests only one environment variable
 // (RC_PARAMS); and __FILE__ is no way to find the sources, since ccache makes it relative.
-// In the sanitized build it also lets black-box tests LD_PRELOAD the (unsanitized) recorder into the
-// sanitized stepfault binary: ASan otherwise insists on being first in the library list.
+// In the sanitized build it also lets black-box tests LD_PRELOAD the (unsanitized) recorder into
+// the sanitized stepfault binary: ASan otherwise insists on being first in the library list.
 // Thread-safety: runs during static initialisation, before any test.
 #include <cstdlib>
 

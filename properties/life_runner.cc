@@ -81,6 +81,7 @@ std::string ReplayCommand(const std::string& scenario, const faults::Plan& plan,
   std::string cmd = "stepfault replay " + scenario + " --plan '" + faults::PrintPlan(plan) +
                     "' --seed " + std::to_string(config.seed);
   for (const std::string& h : ActiveHazardNames(config)) cmd += " --hazard " + h;
+  if (config.checkpoint_store != "file") cmd += " --store " + config.checkpoint_store;
   return cmd;
 }
 
@@ -109,6 +110,7 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
     env.hazards = config.hazards;
     env.store = config.store;
     env.params = params;
+    env.checkpoint_store = config.checkpoint_store;
     return env;
   };
 
@@ -150,6 +152,7 @@ Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
     if (death) {
       record.death = std::string(faults::DeathKindName(death->kind));
       record.report.died = true;
+      record.report.power_lost = death->kind == DeathKind::kPowerLoss;
       record.report.completed = false;
       record.report.final = false;
       if (death->kind == DeathKind::kExit) record.report.exit_code = 1;

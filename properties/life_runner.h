@@ -34,6 +34,8 @@ struct RunConfig {
   // 0: the scenario's fault-free lives, plus two per fault of the plan, plus one.
   int lives_max = 0;
   Json params;  // null: the scenario's defaults
+  // Copied into every life's HostEnv: "file" or "sqlite" (see scenarios::HostEnv).
+  std::string checkpoint_store = "file";
 };
 
 struct LifeRecord {

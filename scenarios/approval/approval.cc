@@ -54,8 +54,9 @@ WorkflowSpec ApprovalSpec(ApprovalStore* store, bool fail_after_write) {
 
 }  // namespace
 
-Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env) {
+Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, bool act) {
   ApprovalStoreOptions o;
+  o.durable_env = act ? env.env : nullptr;
   o.vfs_name = env.vfs_name;
   o.probe = env.probe;
   o.clock = env.clock;
@@ -162,6 +163,10 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
   if (!valid.ok()) return Fail(valid, 2, report);
   auto lease = AcquireLease(env.env, env.dir);
   if (!lease.ok()) return Fail(lease.status(), 2, report);
+  // The recovery rule (engine/env.h): the receipt a dead process published is made durable before
+  // this life acts on it.
+  Status durable = MakeInheritedDurable(env.env, env.dir, {std::string(kReceiptFileName)});
+  if (!durable.ok()) return Fail(durable, 1, report);
   auto receipt = ReadReceipt(env.env, env.dir);
   if (!receipt.ok()) {
     report->final = IsDataDamage(receipt.status());
@@ -291,6 +296,13 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
 
 ApprovalOutcome ApprovalStatusOf(HostEnv& env) {
   ApprovalOutcome out;
+  // What `status` reports to the outside must survive a power loss: the recovery rule.
+  Status durable = MakeInheritedDurable(env.env, env.dir, {std::string(kReceiptFileName)});
+  if (!durable.ok()) {
+    out.status = durable;
+    out.exit_code = 1;
+    return out;
+  }
   auto receipt = ReadReceipt(env.env, env.dir);
   if (!receipt.ok()) {
     out.status = receipt.status();

@@ -44,6 +44,8 @@ ApprovalOutcome ApprovalStatusOf(HostEnv& env);
 
 class ApprovalStore;
 // The business database of the directory, opened with the env's VFS, probe, clock and mutants.
-Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env);
+// `act`: the caller will act on (or report) what it reads, so Open first makes the inherited
+// database durable (the recovery rule of engine/env.h); false: a read-only look (the oracles).
+Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, bool act = true);
 
 }  // namespace stepfault::scenarios

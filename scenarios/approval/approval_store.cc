@@ -90,6 +90,11 @@ Result<std::unique_ptr<ApprovalStore>> ApprovalStore::Open(const std::string& db
     return Status::InvalidArgument("no SQLite VFS named '" + options.vfs_name +
                                    "' is registered; register it before opening the store");
   }
+  if (options.durable_env != nullptr) {
+    const std::string base = BaseName(db_path);
+    SF_RETURN_IF_ERROR(
+        MakeInheritedDurable(options.durable_env, DirName(db_path), {base, base + "-journal"}));
+  }
   int rc = sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs);
   if (rc != SQLITE_OK) {
     Status s = sql::ErrorStatus(db, rc, "opening business database '" + db_path + "'");

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/clock.h"
+#include "engine/env.h"
 #include "engine/probe.h"
 #include "engine/status.h"
 
@@ -82,6 +83,10 @@ struct ApprovalStoreOptions {
   // Mutant: ApprovedBacklogItems without UNIQUE(OperationId) and a plain INSERT, so a replayed
   // Apply adds a second row. Takes effect when the store creates the schema (a fresh database).
   bool hazard_no_unique_key = false;
+  // The file system under the VFS. When set (a host opening the database to act on it), Open first
+  // makes the database, its journal and their directory durable (MakeInheritedDurable, the recovery
+  // rule of engine/env.h). Null: a read-only look (the oracles), which must change nothing.
+  Env* durable_env = nullptr;
 };
 
 // Fault points (probe names) the store hits.

@@ -36,7 +36,7 @@ class HostLife {
   void Run() {
     report_->command = "inspect";
     env_.probe->Hit("host.resume");
-    auto ledger = ArtifactLedger::Open(env_.dir, env_.vfs_name, env_.probe);
+    auto ledger = ArtifactLedger::Open(env_.dir, env_.vfs_name, env_.probe, env_.env);
     if (!ledger.ok()) return Fail(ledger.status());
     ledger_ = std::move(ledger).value();
     auto published = ledger_->Publication(job_);
@@ -47,6 +47,11 @@ class HostLife {
       report_->completed = true;
       return;
     }
+    // The recovery rule (engine/env.h): the artifact a dead process published is made durable
+    // before this life acts on it.
+    Status durable = MakeInheritedDurable(env_.env, JoinPath(env_.dir, kArtifactsDir),
+                                          {std::string(kAcceptedArtifactFile)});
+    if (!durable.ok()) return Fail(durable);
     auto accepted = ReadAcceptedArtifact(env_.env, env_.dir);
     if (!accepted.ok()) {
       report_->command = "recover";

@@ -170,6 +170,7 @@ class FanInScenario final : public Scenario {
     eo.vfs_name = env.vfs_name;
     eo.probe = env.probe;
     eo.without_unique_key = env.hazards.effect_without_unique_key;
+    eo.durable_env = env.env;
     auto effects = EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
     if (!effects.ok()) {
       report->command = "open";
@@ -246,7 +247,8 @@ class FanInScenario final : public Scenario {
         }
       }
     }
-    CheckAncestry(env, "checkpoints", DeriveId(env.root_seed, "fan-in|session"), out);
+    CheckAncestry(env, "checkpoints", DeriveId(env.root_seed, "fan-in|session"), lives,
+                  /*check_deletions=*/true, out);
     CheckHostFacts(lives, out);
   }
 };

@@ -77,6 +77,7 @@ class JsonScenario final : public Scenario {
     eo.vfs_name = env.vfs_name;
     eo.probe = probe;
     eo.without_unique_key = env.hazards.effect_without_unique_key;
+    eo.durable_env = probe != nullptr ? env.env : nullptr;  // the host acts on it; the oracle looks
     return EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
   }
   // Resumes the latest intact checkpoint, falling back to older ones when one is damaged. Records
@@ -213,7 +214,7 @@ void JsonScenario::Check(HostEnv& env, const std::vector<LifeReport>& lives, boo
       }
     }
   }
-  CheckAncestry(env, "checkpoints", Session(env.root_seed), out);
+  CheckAncestry(env, "checkpoints", Session(env.root_seed), lives, /*check_deletions=*/true, out);
   CheckHostFacts(lives, out);
 }
 

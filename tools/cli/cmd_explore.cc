@@ -198,6 +198,8 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("--profile", o->profile, "strict or maf-compat");
   cmd->add_option("--hazard", o->hazards, "turn on a hazard (repeatable)");
   cmd->add_option("--params", o->params, "scenario parameters as a JSON object");
+  cmd->add_option("--store", o->store, "checkpoint store the hosts open: file or sqlite")
+      ->check(CLI::IsMember({"file", "sqlite"}));
   cmd->add_flag("--trace", o->trace, "print the full trace of every life");
   cmd->callback([&state] {
     state.run = [&state] {
@@ -208,6 +210,7 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
       if (!plan.ok()) return UsageError("bad --plan: " + plan.status().message());
       auto config = MakeRunConfig(a.profile, a.hazards, a.seed, a.params);
       if (!config.ok()) return UsageError(config.status().message());
+      config->checkpoint_store = a.store;
       properties::Execution ex = properties::RunPlan(**scenario, *plan, *config);
       if (a.trace) {
         std::fputs(ex.trace.c_str(), stdout);

@@ -8,6 +8,8 @@
 // root seed), damaged afterwards when the fault was `corrupt`. Lives go on until the scenario
 // reports completion, reports an error no retry can fix, or lives_max is reached.
 //
+// After a life that ended normally, the scenario's oracle also runs on the world a power loss right
+// then would leave (per-life observations: what the life reported must already be durable).
 // Harness-level invariants: INV-LIVENESS (completion within lives_max, or a typed final error only
 // after damage was injected) and INV-CORRUPT (damage gives a typed error or a documented fallback).
 // Everything is derived from the root seed, so RunPlan is a pure function of its arguments, and its
@@ -43,6 +45,7 @@ struct LifeRecord {
   std::optional<faults::Fault> fault;
   std::optional<faults::Window> fired;
   std::string death;                    // "", "crash", "powerloss", "exit"
+  std::string death_point;              // the point the death struck at
   std::vector<faults::Window> windows;  // every hit of the life, in order
 };
 

@@ -43,10 +43,9 @@ Result<DurableCheckpoints> ReadFileStore(Env* env, const std::string& dir) {
     out.objects[c.name] = c.tag;
     out.items.push_back(std::move(c));
   }
-  std::stable_sort(out.items.begin(), out.items.end(),
-                   [](const DurableCheckpoint& a, const DurableCheckpoint& b) {
-                     return a.seq < b.seq;
-                   });
+  std::stable_sort(
+      out.items.begin(), out.items.end(),
+      [](const DurableCheckpoint& a, const DurableCheckpoint& b) { return a.seq < b.seq; });
   return out;
 }
 
@@ -57,7 +56,8 @@ Result<DurableCheckpoints> ReadSqliteStore(Env* env, const std::string& dir) {
   if (!exists) return out;
   auto* sim = dynamic_cast<faults::SimFs*>(env);
   if (sim == nullptr) {
-    return Status::FailedPrecondition("reading a SQLite checkpoint store needs the simulated world");
+    return Status::FailedPrecondition(
+        "reading a SQLite checkpoint store needs the simulated world");
   }
   std::unique_ptr<faults::SimFs> copy = sim->CrashClone(faults::DeathKind::kCrash, 0);
   static std::atomic<uint64_t> counter{0};
@@ -68,8 +68,8 @@ Result<DurableCheckpoints> ReadSqliteStore(Env* env, const std::string& dir) {
     SqliteStoreOptions options;
     options.vfs_name = vfs;
     auto store = SqliteCheckpointStore::Open(copy.get(), db, options);
-    rows = store.ok() ? (*store)->Rows() : Result<std::vector<SqliteCheckpointStore::Row>>(
-                                               store.status());
+    rows = store.ok() ? (*store)->Rows()
+                      : Result<std::vector<SqliteCheckpointStore::Row>>(store.status());
   }
   faults::UnregisterSimVfs(vfs);
   if (!rows.ok()) {

@@ -30,7 +30,7 @@ struct DurableCheckpoint {
 };
 
 struct DurableCheckpoints {
-  std::vector<DurableCheckpoint> items;        // commit order
+  std::vector<DurableCheckpoint> items;  // commit order
   // name -> tag of every stored object, damaged too (the file store: every file of the directory
   // but LOCK and temps, index.jsonl of the in-place hazard included)
   std::map<std::string, std::string> objects;

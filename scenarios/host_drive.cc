@@ -102,8 +102,11 @@ Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const Wor
   }
   auto wf = spec.Build();
   if (!wf.ok()) return wf.status();
+  // What the store may prune after this resume (INV-ANCESTRY): noted before, since a death inside
+  // the resume may strike after the restore succeeded, in the middle of its pruning.
+  report->facts["restoring"] = checkpoint.checkpoint_id;
   auto run = StreamingRun::Resume(*wf, checkpoint, LifeRunOptions(env, manager));
-  // What this life observed as committed, and what the store may prune after it (INV-ANCESTRY).
+  report->facts.erase("restoring");
   if (run.ok()) report->facts["resumed_from"].push_back(checkpoint.checkpoint_id);
   return run;
 }

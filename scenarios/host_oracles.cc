@@ -64,6 +64,13 @@ std::set<std::string> ObservedCommitted(const std::vector<LifeReport>& lives) {
   return ids;
 }
 
+bool PowerLostSince(const std::vector<LifeReport>& lives, size_t first_life) {
+  for (size_t i = first_life; i < lives.size(); ++i) {
+    if (lives[i].power_lost) return true;
+  }
+  return false;
+}
+
 void CheckDeletions(const Json& previous, const std::vector<Parsed>& now,
                     const std::vector<LifeReport>& lives, size_t first_life,
                     std::vector<Violation>* out) {
@@ -77,11 +84,11 @@ void CheckDeletions(const Json& previous, const std::vector<Parsed>& now,
     before.push_back(std::move(entry));
   }
   std::set<std::string> prunable;
-  bool power_lost = false;
+  const bool power_lost = PowerLostSince(lives, first_life);
   for (size_t i = first_life; i < lives.size(); ++i) {
-    power_lost = power_lost || lives[i].power_lost;
-    if (!lives[i].facts.contains("resumed_from")) continue;
-    for (const Json& target : lives[i].facts["resumed_from"]) {
+    Json targets = lives[i].facts.value("resumed_from", Json::array());
+    if (lives[i].facts.contains("restoring")) targets.push_back(lives[i].facts["restoring"]);
+    for (const Json& target : targets) {
       for (const std::string& id : ExpectedPruned(before, target.get<std::string>())) {
         prunable.insert(id);
       }
@@ -138,14 +145,22 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
                    std::vector<Violation>* out) {
   auto stored = ReadDurableCheckpoints(env, subdir);
   if (!stored.ok()) return;
+  // A committed checkpoint never changes. One no life observed committed (its commit never
+  // returned) may be lost to a power loss and its store-chosen id reused by the next commit.
   Json& seen = (*env.oracle_memo)["checkpoint_tag"];
+  Json& seen_at = (*env.oracle_memo)["checkpoint_tag_lives"];
+  Json& seen_committed = (*env.oracle_memo)["checkpoint_tag_committed"];
+  const std::set<std::string> committed = ObservedCommitted(lives);
   for (const DurableCheckpoint& c : stored->items) {
     if (!c.intact || c.entry.info.session_id != session_id) continue;
     const std::string& id = c.entry.info.checkpoint_id;
-    if (seen.contains(id) && seen[id] != c.tag) {
+    if (seen.contains(id) && seen[id] != c.tag &&
+        (seen_committed[id].get<bool>() || !PowerLostSince(lives, seen_at[id].get<size_t>()))) {
       out->push_back({kInvAncestry, "stored checkpoint " + id + " changed after it was committed"});
     }
     seen[id] = c.tag;
+    seen_at[id] = lives.size();
+    seen_committed[id] = committed.count(id) > 0;
   }
   const std::vector<Parsed> session = SessionCheckpoints(*stored, session_id);
   CheckLinks(session, out);
@@ -158,6 +173,20 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
     index.push_back({{"id", p.id}, {"parent", p.parent ? Json(*p.parent) : Json(nullptr)}});
   }
   memo = Json{{"index", index}, {"lives", lives.size()}};
+}
+
+void CheckGiveUp(HostEnv& env, const std::string& subdir, const std::string& session_id,
+                 const std::vector<LifeReport>& lives, std::vector<Violation>* out) {
+  if (lives.empty() || !lives.back().final) return;
+  auto stored = ReadDurableCheckpoints(env, subdir);
+  if (!stored.ok()) return;
+  const std::vector<Parsed> session = SessionCheckpoints(*stored, session_id);
+  if (session.empty()) return;
+  out->push_back(
+      {kInvCorrupt, "life " + std::to_string(lives.size()) + " gave up with '" +
+                        lives.back().status.ToString() + "' although checkpoint " +
+                        session.back().id + " (step " + std::to_string(session.back().step) +
+                        ") is intact: the fallback to an intact ancestor was not taken"});
 }
 
 void CheckHostFacts(const std::vector<LifeReport>& lives, std::vector<Violation>* out) {

@@ -32,6 +32,13 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
 std::vector<std::string> ExpectedPruned(const std::vector<StoreEntry>& index,
                                         const std::string& target);
 
+// INV-CORRUPT for a host whose documented recovery is the fallback to an intact ancestor
+// (ResumeLatestIntact): when the newest life gave up (`final`), the store must hold no intact
+// checkpoint of the session that decodes; a give-up while one exists means the fallback was not
+// taken. Reads durable bytes through DurableCheckpoints.
+void CheckGiveUp(HostEnv& env, const std::string& subdir, const std::string& session_id,
+                 const std::vector<LifeReport>& lives, std::vector<Violation>* out);
+
 // INV-OBSERVER and INV-TOPOLOGY facts every host records, checked alike for every scenario.
 void CheckHostFacts(const std::vector<LifeReport>& lives, std::vector<Violation>* out);
 

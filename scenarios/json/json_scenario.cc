@@ -215,6 +215,7 @@ void JsonScenario::Check(HostEnv& env, const std::vector<LifeReport>& lives, boo
     }
   }
   CheckAncestry(env, "checkpoints", Session(env.root_seed), lives, /*check_deletions=*/true, out);
+  CheckGiveUp(env, "checkpoints", Session(env.root_seed), lives, out);
   CheckHostFacts(lives, out);
 }
 

@@ -214,6 +214,7 @@ class PlanRunner {
                           DeriveSeed(config_.seed, "corrupt|" + std::to_string(life)));
       record->report.trace.push_back(line);
       damaged_ = damaged_ || changed;
+      record->report.damaged = changed;
     }
   }
 

@@ -71,11 +71,12 @@ bool PowerLostSince(const std::vector<LifeReport>& lives, size_t first_life) {
   return false;
 }
 
-void CheckDeletions(const Json& previous, const std::vector<Parsed>& now,
+void CheckDeletions(const Json& previous, const DurableCheckpoints& now,
                     const std::vector<LifeReport>& lives, size_t first_life,
                     std::vector<Violation>* out) {
+  // Present: stored, intact or not (damage is INV-CORRUPT's business, not a deletion).
   std::set<std::string> present;
-  for (const Parsed& p : now) present.insert(p.id);
+  for (const DurableCheckpoint& c : now.items) present.insert(c.filed_id);
   std::vector<StoreEntry> before;
   for (const Json& e : previous) {
     StoreEntry entry;
@@ -166,7 +167,7 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
   CheckLinks(session, out);
   Json& memo = (*env.oracle_memo)["ancestry|" + subdir + "|" + session_id];
   if (check_deletions && memo.contains("index")) {
-    CheckDeletions(memo["index"], session, lives, memo["lives"].get<size_t>(), out);
+    CheckDeletions(memo["index"], *stored, lives, memo["lives"].get<size_t>(), out);
   }
   Json index = Json::array();
   for (const Parsed& p : session) {

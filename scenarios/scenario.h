@@ -82,6 +82,7 @@ struct LifeReport {
   bool final = false;       // an error no retry can fix (damaged data): stop, no liveness owed
   bool died = false;        // filled by the harness: the life died at a fault point
   bool power_lost = false;  // filled by the harness: that death was a power loss
+  bool damaged = false;     // filled by the harness: `corrupt` changed bytes after this life
   int exit_code = 0;        // what the process would exit with (fail-after-write: 1)
   std::vector<std::string> trace;  // event trace lines and host notes
   Json facts = Json::object();     // what the host observed, for the oracle

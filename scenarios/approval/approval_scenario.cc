@@ -121,8 +121,11 @@ class ApprovalScenario final : public Scenario {
         returned_item = item;
       }
     }
-    // INV-RECEIPT: a receipt observed as published is there, byte for byte.
-    if (!published.empty()) {
+    // INV-RECEIPT: a receipt observed as published is there, byte for byte, unless bytes were
+    // damaged on purpose (`corrupt`: INV-CORRUPT's business, a typed error).
+    const bool damaged =
+        std::any_of(lives.begin(), lives.end(), [](const LifeReport& l) { return l.damaged; });
+    if (!published.empty() && !damaged) {
       auto now = env.env->ReadFile(JoinPath(env.dir, std::string(kReceiptFileName)));
       if (!now.ok() || *now != published) {
         out->push_back({kInvReceipt, "the published waiting receipt " +

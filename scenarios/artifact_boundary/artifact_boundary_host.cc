@@ -245,14 +245,15 @@ class HostLife {
   void Finish(StreamingRun& run, const Status& run_error) {
     AuditCheckpoints();
     if (!run_error.ok()) return Fail(run_error);
+    // A publication whose COMMIT failed may be visible and still not durable (a failed directory
+    // sync after the journal was deleted): never report completion on it. The next life reopens
+    // the ledger, makes what it inherits durable, and verifies.
+    if (!publish_error_.ok()) return Fail(publish_error_);
     auto published = ledger_->Publication(job_);
     if (!published.ok()) return Fail(published.status());
     report_->completed = published->has_value() && run.status() == RunStatus::kIdle;
-    if (!report_->completed) {
-      Fail(!publish_error_.ok()
-               ? publish_error_
-               : Status::FailedPrecondition("the terminal output is not published yet"));
-    }
+    if (!report_->completed)
+      Fail(Status::FailedPrecondition("the terminal output is not published yet"));
   }
 
   struct Committed {

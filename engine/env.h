@@ -103,6 +103,20 @@ std::string BaseName(std::string_view path);
 Status WriteFileAtomically(Env* env, const std::string& dir, const std::string& name,
                            std::string_view data);
 
+// THE RECOVERY RULE (docs/engine-semantics.md, README "Durability of inherited state"): after a
+// crash, what the dead process wrote may still be only in the page cache, and a file it created,
+// renamed or unlinked may not be durable in its directory. A process that opens durable state
+// left by another process therefore makes it durable BEFORE it relies on it: it fsyncs every file
+// of `file_names` in `dir` that exists (the files it will trust), then `dir` itself (its entries:
+// creates, renames and unlinks of the dead process), then the parent of `dir` (the entry of `dir`
+// itself). A missing `dir` holds nothing inherited: Ok. Without this, a power loss after recovery
+// can take away state the recovered process already acted on (a decision recorded, a checkpoint
+// resumed from). Every durable store calls it at open; SQLite's own hot-journal rollback is made
+// durable by SQLite, but a journal *deletion* that was not yet directory-synced is not, which is
+// why SQLite databases are covered too.
+Status MakeInheritedDurable(Env* env, const std::string& dir,
+                            const std::vector<std::string>& file_names);
+
 // Suffix of the temporary files WriteFileAtomically leaves behind when interrupted.
 inline constexpr std::string_view kTempSuffix = ".tmp";
 

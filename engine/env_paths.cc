@@ -35,4 +35,23 @@ Status WriteFileAtomically(Env* env, const std::string& dir, const std::string& 
   return env->SyncDir(dir);
 }
 
+Status MakeInheritedDurable(Env* env, const std::string& dir,
+                            const std::vector<std::string>& file_names) {
+  SF_ASSIGN_OR_RETURN(bool dir_exists, env->FileExists(dir));
+  if (!dir_exists) return Status::Ok();  // nothing was inherited there
+  for (const std::string& name : file_names) {
+    const std::string path = JoinPath(dir, name);
+    SF_ASSIGN_OR_RETURN(bool exists, env->FileExists(path));
+    if (!exists) continue;
+    // Appendable: opens the existing file without changing a byte (writable would truncate).
+    SF_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, env->NewAppendableFile(path));
+    SF_RETURN_IF_ERROR(file->Sync());
+    SF_RETURN_IF_ERROR(file->Close());
+  }
+  SF_RETURN_IF_ERROR(env->SyncDir(dir));
+  const std::string parent = DirName(dir);
+  if (parent == dir || parent == ".") return Status::Ok();
+  return env->SyncDir(parent);
+}
+
 }  // namespace stepfault

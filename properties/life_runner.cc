@@ -39,18 +39,21 @@ class VfsRegistration {
   std::string name_;
 };
 
-// Damages the newest published file of the fired point's role in the post-crash world.
-std::string ApplyCorruption(SimFs* world, const faults::Fault& fault, const std::string& point,
-                            uint64_t seed) {
+// Damages the newest published file of the fired point's role in the post-crash world. Returns the
+// trace line and whether any byte really changed (zeroing bytes that were zero damages nothing).
+std::pair<std::string, bool> ApplyCorruption(SimFs* world, const faults::Fault& fault,
+                                             const std::string& point, uint64_t seed) {
   const std::string role(faults::RoleOf(point));
   std::string target;
   for (const std::string& path : world->ListAllFiles()) {
-    if (path.ends_with(".tmp")) continue;
+    if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".tmp") == 0) continue;
     if (faults::ClassifyRole(path) == role) target = path;  // sorted: the last is the newest
   }
-  if (target.empty()) return "corrupt: no published " + role + " file to damage";
+  if (target.empty()) return {"corrupt: no published " + role + " file to damage", false};
   auto size = world->GetFileSize(target);
-  if (!size.ok() || *size == 0) return "corrupt: " + target + " is empty";
+  if (!size.ok() || *size == 0) return {"corrupt: " + target + " is empty", false};
+  auto before = world->ReadFile(target);
+  SF_CHECK(before.ok());
   Rng rng(seed);
   Status s;
   switch (fault.action.corruption) {
@@ -67,7 +70,9 @@ std::string ApplyCorruption(SimFs* world, const faults::Fault& fault, const std:
     }
   }
   SF_CHECK(s.ok());
-  return "corrupt: damaged " + target;
+  auto after = world->ReadFile(target);
+  const bool changed = !after.ok() || *after != *before;
+  return {"corrupt: " + std::string(changed ? "damaged " : "left unchanged ") + target, changed};
 }
 
 bool IsTypedDataError(const Status& s) {
@@ -90,153 +95,235 @@ std::string ReplayCommand(const std::string& scenario, const faults::Plan& plan,
   return cmd;
 }
 
-Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
-                  const RunConfig& config) {
-  Execution ex;
-  auto world = std::make_unique<SimFs>();
-  world->SetRoleClassifier(faults::DefaultRoleClassifier());
-  SF_CHECK(world->CreateDirIfMissing(kDir).ok());
-  SF_CHECK(world->SyncDir("/").ok());
-  const Json params = config.params.is_null() ? scenario.default_params() : config.params;
-  bool damaged = false;
-  std::string harness_error;  // an exception escaped a life or a check: the run stops
-  std::vector<scenarios::LifeReport> reports;
-  Json memo = Json::object();
+namespace {
 
-  auto make_env = [&](SimFs* fs, const std::string& vfs, Probe* probe, Clock* clock, int life) {
+// One RunPlan: the world, the lives so far and the oracle's memo; one method per phase of a life.
+class PlanRunner {
+ public:
+  PlanRunner(const scenarios::Scenario& scenario, const faults::Plan& plan, const RunConfig& config)
+      : scenario_(scenario),
+        plan_(plan),
+        config_(config),
+        params_(config.params.is_null() ? scenario.default_params() : config.params),
+        world_(std::make_unique<SimFs>()) {
+    world_->SetRoleClassifier(faults::DefaultRoleClassifier());
+    SF_CHECK(world_->CreateDirIfMissing(kDir).ok());
+    SF_CHECK(world_->SyncDir("/").ok());
+    int faults_in_plan = 0;
+    for (const faults::Fault& f : plan.faults) faults_in_plan += f.is_none() ? 0 : 1;
+    lives_max_ = config.lives_max > 0 ? config.lives_max
+                                      : scenario.fault_free_lives() + 2 * faults_in_plan + 1;
+  }
+
+  Execution Run() {
+    for (int life = 1; life <= lives_max_; ++life) {
+      LifeRecord record = RunLife(life);
+      if (!record.death.empty()) {
+        AfterDeath(life, &record);
+      } else {
+        CheckObservedSurvivesPowerLoss(life, record);
+      }
+      reports_.push_back(record.report);
+      ex_.lives.push_back(record);
+      if (harness_error_.empty()) CheckWorld(life, record);
+      if (!harness_error_.empty()) {
+        ex_.violations.push_back({scenarios::kInvHarness, harness_error_});
+        break;
+      }
+      if (record.report.final) {
+        JudgeGiveUp(life, record);
+        break;
+      }
+      if (record.report.completed) {
+        ex_.completed = true;
+        break;
+      }
+    }
+    ex_.final_digest = world_->Digest();
+    if (harness_error_.empty() && !ex_.completed &&
+        (ex_.lives.empty() || !ex_.lives.back().report.final)) {
+      ex_.violations.push_back({scenarios::kInvLiveness,
+                                "not completed within " + std::to_string(lives_max_) + " lives"});
+    }
+    WriteTrace();
+    return std::move(ex_);
+  }
+
+ private:
+  scenarios::HostEnv MakeEnv(SimFs* fs, const std::string& vfs, Probe* probe, Clock* clock,
+                             int life) const {
     scenarios::HostEnv env;
     env.env = fs;
     env.dir = kDir;
     env.vfs_name = vfs;
     env.probe = probe;
     env.clock = clock;
-    env.seed = DeriveSeed(config.seed, "life|" + std::to_string(life));
-    env.root_seed = config.seed;
-    env.profile = config.profile;
-    env.hazards = config.hazards;
-    env.store = config.store;
-    env.params = params;
-    env.checkpoint_store = config.checkpoint_store;
+    env.seed = DeriveSeed(config_.seed, "life|" + std::to_string(life));
+    env.root_seed = config_.seed;
+    env.profile = config_.profile;
+    env.hazards = config_.hazards;
+    env.store = config_.store;
+    env.params = params_;
+    env.checkpoint_store = config_.checkpoint_store;
     return env;
-  };
+  }
 
-  int faults_in_plan = 0;
-  for (const faults::Fault& f : plan.faults) faults_in_plan += f.is_none() ? 0 : 1;
-  const int lives_max = config.lives_max > 0 ? config.lives_max
-                                             : scenario.fault_free_lives() + 2 * faults_in_plan + 1;
-  for (int life = 1; life <= lives_max; ++life) {
+  // One process of the host on the current world, with the plan's fault of this life armed.
+  LifeRecord RunLife(int life) {
     LifeRecord record;
-    record.fault = plan.ForLife(life);
+    record.fault = plan_.ForLife(life);
     if (record.fault && record.fault->is_none()) record.fault.reset();
-    faults::Injector injector(record.fault, world.get());
-    world->SetHook(&injector);
-    faults::SeedSqliteRandomness(DeriveSeed(config.seed, "sqlite|" + std::to_string(life)));
+    faults::Injector injector(record.fault, world_.get());
+    world_->SetHook(&injector);
+    faults::SeedSqliteRandomness(DeriveSeed(config_.seed, "sqlite|" + std::to_string(life)));
     std::optional<CrashSignal> death;
     {
-      VfsRegistration vfs(world.get(), DeriveSeed(config.seed, "vfs|" + std::to_string(life)));
+      VfsRegistration vfs(world_.get(), DeriveSeed(config_.seed, "vfs|" + std::to_string(life)));
       // A new process: time goes on from a later logical start.
       LogicalClock clock(LogicalClock::kDefaultStartMicros + life * 3600LL * 1000000LL);
-      scenarios::HostEnv env = make_env(world.get(), vfs.name(), &injector, &clock, life);
+      scenarios::HostEnv env = MakeEnv(world_.get(), vfs.name(), &injector, &clock, life);
       if (record.fault && faults::IsRecoverySide(record.fault->action)) {
         env.variation.kind = record.fault->action.kind;
         env.variation.mutation = record.fault->action.mutation;
       }
       try {
-        scenario.RunLife(env, reports, &record.report);
+        scenario_.RunLife(env, reports_, &record.report);
       } catch (const CrashSignal& c) {
         death = c;
       } catch (const std::exception& e) {
-        harness_error = "life " + std::to_string(life) + " threw: " + e.what();
+        // A counterexample, not the end of the exploration (INV-HARNESS).
+        harness_error_ = "life " + std::to_string(life) + " threw: " + e.what();
       }
-      if (!death && world->frozen()) {
+      if (!death && world_->frozen()) {
         // The death struck inside SQLite, which saw only an I/O error.
         death = faults::SimVfsDeath(vfs.name());
         if (!death) death = CrashSignal{DeathKind::kCrash, "(frozen)"};
       }
     }
-    world->SetHook(nullptr);
+    world_->SetHook(nullptr);
     record.windows = injector.hits();
     record.fired = injector.fired_window();
     if (death) {
       record.death = std::string(faults::DeathKindName(death->kind));
-      record.report.died = true;
-      record.report.completed = false;
-      record.report.final = false;
-      if (death->kind == DeathKind::kExit) record.report.exit_code = 1;
-      world =
-          world->CrashClone(death->kind, DeriveSeed(config.seed, "clone|" + std::to_string(life)));
-      world->SetRoleClassifier(faults::DefaultRoleClassifier());
-      if (record.fault && record.fault->action.kind == faults::FaultActionKind::kCorrupt) {
-        record.report.trace.push_back(
-            ApplyCorruption(world.get(), *record.fault, death->point,
-                            DeriveSeed(config.seed, "corrupt|" + std::to_string(life))));
-        damaged = true;
-      }
-      record.world_digest = world->Digest();
+      record.death_point = death->point;
     }
-    reports.push_back(record.report);
-    ex.lives.push_back(record);
-
-    // Invariants over what this life left behind.
-    {
-      VfsRegistration vfs(world.get(), DeriveSeed(config.seed, "check|" + std::to_string(life)));
-      LogicalClock clock;
-      scenarios::HostEnv env = make_env(world.get(), vfs.name(), NullProbe(), &clock, life);
-      env.oracle_memo = &memo;
-      const bool last = record.report.completed || record.report.final || life == lives_max ||
-                        !harness_error.empty();
-      try {
-        scenario.Check(env, reports, last, &ex.violations);
-      } catch (const std::exception& e) {
-        if (harness_error.empty())
-          harness_error = "the check after life " + std::to_string(life) + " threw: " + e.what();
-      }
-    }
-    if (!harness_error.empty()) {
-      ex.violations.push_back({scenarios::kInvHarness, harness_error});
-      break;
-    }
-    if (record.report.final) {
-      if (!damaged) {
-        ex.violations.push_back({scenarios::kInvLiveness, "life " + std::to_string(life) +
-                                                              " gave up with '" +
-                                                              record.report.status.ToString() +
-                                                              "' although no data was damaged"});
-      } else if (!IsTypedDataError(record.report.status)) {
-        ex.violations.push_back(
-            {scenarios::kInvCorrupt,
-             "after damage, life " + std::to_string(life) +
-                 " ended with an untyped error: " + record.report.status.ToString()});
-      }
-      break;
-    }
-    if (record.report.completed) {
-      ex.completed = true;
-      break;
-    }
-  }
-  ex.final_digest = world->Digest();
-  if (harness_error.empty() && !ex.completed &&
-      (ex.lives.empty() || !ex.lives.back().report.final)) {
-    ex.violations.push_back(
-        {scenarios::kInvLiveness, "not completed within " + std::to_string(lives_max) + " lives"});
+    return record;
   }
 
-  for (size_t i = 0; i < ex.lives.size(); ++i) {
-    const LifeRecord& l = ex.lives[i];
-    ex.trace += "life " + std::to_string(i + 1) + " " + l.report.command +
-                " fault=" + (l.fault ? l.fault->Print() : "none");
-    if (l.fired) ex.trace += " fired=" + l.fired->point + "#" + std::to_string(l.fired->occurrence);
-    if (!l.death.empty()) ex.trace += " death=" + l.death;
-    ex.trace += " status=" + l.report.status.ToString() +
-                " exit=" + std::to_string(l.report.exit_code) +
-                (l.report.completed ? " completed" : "") + "\n";
-    for (const std::string& line : l.report.trace) ex.trace += "  " + line + "\n";
-    ex.trace += "  facts " + l.report.facts.dump() + "\n";
+  // The possible world after the death, damaged afterwards for `corrupt`.
+  void AfterDeath(int life, LifeRecord* record) {
+    const DeathKind kind = record->death == "powerloss" ? DeathKind::kPowerLoss
+                           : record->death == "exit"    ? DeathKind::kExit
+                                                        : DeathKind::kCrash;
+    record->report.died = true;
+    record->report.power_lost = kind == DeathKind::kPowerLoss;
+    record->report.completed = false;
+    record->report.final = false;
+    if (kind == DeathKind::kExit) record->report.exit_code = 1;
+    world_ = world_->CrashClone(kind, DeriveSeed(config_.seed, "clone|" + std::to_string(life)));
+    world_->SetRoleClassifier(faults::DefaultRoleClassifier());
+    if (record->fault && record->fault->action.kind == faults::FaultActionKind::kCorrupt) {
+      auto [line, changed] =
+          ApplyCorruption(world_.get(), *record->fault, record->death_point,
+                          DeriveSeed(config_.seed, "corrupt|" + std::to_string(life)));
+      record->report.trace.push_back(line);
+      damaged_ = damaged_ || changed;
+      record->report.damaged = changed;
+    }
+    record->world_digest = world_->Digest();
   }
-  for (const auto& v : ex.violations)
-    ex.trace += "violation " + v.invariant + ": " + v.message + "\n";
-  return ex;
+
+  // The scenario's invariants over `world` after `life`, with `memo` as the oracle's notes.
+  void Check(SimFs* world, Json* memo, int life, bool last,
+             const std::vector<scenarios::LifeReport>& lives, const std::string& prefix) {
+    VfsRegistration vfs(world, DeriveSeed(config_.seed, "check|" + std::to_string(life)));
+    LogicalClock clock;
+    scenarios::HostEnv env = MakeEnv(world, vfs.name(), NullProbe(), &clock, life);
+    env.oracle_memo = memo;
+    std::vector<scenarios::Violation> found;
+    try {
+      scenario_.Check(env, lives, last, &found);
+    } catch (const std::exception& e) {
+      if (harness_error_.empty())
+        harness_error_ = "the check after life " + std::to_string(life) + " threw: " + e.what();
+    }
+    for (auto& v : found) ex_.violations.push_back({v.invariant, prefix + v.message});
+  }
+
+  void CheckWorld(int life, const LifeRecord& record) {
+    const bool last = record.report.completed || record.report.final || life == lives_max_;
+    Check(world_.get(), &memo_, life, last, reports_, "");
+  }
+
+  // Per-life observations: whatever a life that ended normally reported to the outside (its exit,
+  // its status, a receipt, a completion, the checkpoints it saw committed) must hold in the world a
+  // power loss right after it would leave. The scenario's oracle runs on that world, with a copy
+  // of its notes so the real run's memo is untouched.
+  void CheckObservedSurvivesPowerLoss(int life, const LifeRecord& record) {
+    std::unique_ptr<SimFs> lost = world_->CrashClone(
+        DeathKind::kPowerLoss, DeriveSeed(config_.seed, "observed|" + std::to_string(life)));
+    lost->SetRoleClassifier(faults::DefaultRoleClassifier());
+    std::vector<scenarios::LifeReport> lives = reports_;
+    lives.push_back(record.report);
+    lives.back().power_lost = true;  // the next look is after a power loss
+    Json memo = memo_;
+    const bool last = record.report.completed || record.report.final || life == lives_max_;
+    Check(lost.get(), &memo, life, last, lives,
+          "after a power loss right after life " + std::to_string(life) + " (" +
+              record.report.command + "): ");
+  }
+
+  void JudgeGiveUp(int life, const LifeRecord& record) {
+    const std::string who = "life " + std::to_string(life);
+    if (!damaged_) {
+      ex_.violations.push_back({scenarios::kInvLiveness, who + " gave up with '" +
+                                                             record.report.status.ToString() +
+                                                             "' although no data was damaged"});
+    } else if (!IsTypedDataError(record.report.status)) {
+      ex_.violations.push_back({scenarios::kInvCorrupt, "after damage, " + who +
+                                                            " ended with an untyped error: " +
+                                                            record.report.status.ToString()});
+    }
+  }
+
+  void WriteTrace() {
+    for (size_t i = 0; i < ex_.lives.size(); ++i) {
+      const LifeRecord& l = ex_.lives[i];
+      ex_.trace += "life " + std::to_string(i + 1) + " " + l.report.command +
+                   " fault=" + (l.fault ? l.fault->Print() : "none");
+      if (l.fired) {
+        ex_.trace += " fired=" + l.fired->point + "#" + std::to_string(l.fired->occurrence);
+      }
+      if (!l.death.empty()) ex_.trace += " death=" + l.death;
+      ex_.trace += " status=" + l.report.status.ToString() +
+                   " exit=" + std::to_string(l.report.exit_code) +
+                   (l.report.completed ? " completed" : "") + "\n";
+      for (const std::string& line : l.report.trace) ex_.trace += "  " + line + "\n";
+      ex_.trace += "  facts " + l.report.facts.dump() + "\n";
+    }
+    for (const auto& v : ex_.violations) {
+      ex_.trace += "violation " + v.invariant + ": " + v.message + "\n";
+    }
+  }
+
+  const scenarios::Scenario& scenario_;
+  const faults::Plan& plan_;
+  const RunConfig& config_;
+  const Json params_;
+  std::unique_ptr<SimFs> world_;
+  int lives_max_ = 0;
+  bool damaged_ = false;
+  std::string harness_error_;  // an exception escaped a life or a check: the run stops
+  std::vector<scenarios::LifeReport> reports_;
+  Json memo_ = Json::object();
+  Execution ex_;
+};
+
+}  // namespace
+
+Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
+                  const RunConfig& config) {
+  return PlanRunner(scenario, plan, config).Run();
 }
 
 }  // namespace stepfault::properties

@@ -11,6 +11,8 @@
 // An exception escaping a life or its check is a counterexample, not the end of the exploration:
 // it becomes an INV-HARNESS violation and the run stops there (aborts and signals are caught one
 // level up, by the forked workers of properties/task_pool.h).
+// After a life that ended normally, the scenario's oracle also runs on the world a power loss right
+// then would leave (per-life observations: what the life reported must already be durable).
 // Harness-level invariants: INV-LIVENESS (completion within lives_max, or a typed final error only
 // after damage was injected) and INV-CORRUPT (damage gives a typed error or a documented fallback).
 // Everything is derived from the root seed, so RunPlan is a pure function of its arguments, and its
@@ -37,6 +39,7 @@ struct RunConfig {
   // 0: the scenario's fault-free lives, plus two per fault of the plan, plus one.
   int lives_max = 0;
   Json params;  // null: the scenario's defaults
+  // Copied into every life's HostEnv: "file" or "sqlite" (see scenarios::HostEnv).
   std::string checkpoint_store = "file";
 };
 
@@ -45,6 +48,7 @@ struct LifeRecord {
   std::optional<faults::Fault> fault;
   std::optional<faults::Window> fired;
   std::string death;                    // "", "crash", "powerloss", "exit"
+  std::string death_point;              // the point the death struck at
   std::vector<faults::Window> windows;  // every hit of the life, in order
   std::string world_digest;             // SimFs::Digest of the post-death world; "" if no death
 };

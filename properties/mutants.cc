@@ -9,32 +9,70 @@
 #include <cerrno>
 #include <cstdio>
 #include <optional>
+#include <map>
 #include <set>
 
 #include "faults/plan.h"
+#include "scenarios/invariants.h"
 #include "scenarios/registry.h"
 
 namespace stepfault::properties {
+
+namespace {
+
+// The invariants each mutant breaks by design (what a reader expects to see kill it).
+std::vector<std::string> ExpectedFor(const std::string& mutant) {
+  using namespace scenarios;  // the kInv* ids
+  static const std::map<std::string, std::vector<std::string>> table = {
+      {"engine:edge-id-blind-matching", {kInvTopology}},
+      {"engine:non-bijective-edge-matching", {kInvTopology}},
+      {"engine:ownership-before-validation", {kInvTopology}},
+      {"engine:non-atomic-restore", {kInvAtomic}},
+      {"engine:step-numbers-restart", {kInvAncestry}},
+      {"engine:fan-in-aliasing", {kInvAlo, kInvAtomic}},
+      {"engine:requests-not-reemitted", {kInvReqid}},
+      {"engine:stale-responses-kept", {kInvReqid, kInvAtomic}},
+      {"engine:parent-link-empty", {kInvAncestry}},
+      {"engine:fan-in-state-not-checkpointed", {kInvAlo}},
+      {"engine:watcher-cancel-ends-run", {kInvObserver}},
+      {"store:prune-on-read", {kInvAncestry}},
+      {"store:in-place-checkpoint-write", {kInvCorrupt, kInvAncestry}},
+      {"host:effect-without-unique-key", {kInvIdem}},
+      {"host:receipt-before-request", {kInvReqid}},
+      {"host:receipt-in-place", {kInvReceipt}},
+      {"host:receipt-no-dir-sync", {kInvReceipt}},
+      {"host:decision-sent-before-persisted", {kInvDecision}},
+      {"host:duplicate-response-resumes-twice", {kInvReqid}},
+      {"host:boundary-checkpoint-too-early", {kInvNoreplay}},
+  };
+  auto it = table.find(mutant);
+  return it == table.end() ? std::vector<std::string>{} : it->second;
+}
+
+}  // namespace
 
 const std::vector<Mutant>& AllMutants() {
   static const auto* list = [] {
     auto* v = new std::vector<Mutant>();
     for (const HazardInfo& h : EngineHazards()) {
       const std::string name = h.name;
-      v->push_back({"engine:" + name, h.meaning, [name](RunConfig* c) {
+      v->push_back({"engine:" + name, h.meaning,
+                    [name](RunConfig* c) {
                       SF_CHECK(c->profile.Enable(name).ok());
                       // Non-bijective matching is a refinement of EdgeId-blind matching.
                       if (name == "non-bijective-edge-matching")
                         c->profile.edge_id_blind_matching = true;
-                    }});
+                    },
+                    ExpectedFor("engine:" + name)});
     }
-    v->push_back({"store:prune-on-read",
-                  "the store prunes a checkpoint's ancestry when it is read (#7796)",
-                  [](RunConfig* c) { c->store.prune_on_read = true; }});
+    v->push_back(
+        {"store:prune-on-read", "the store prunes a checkpoint's ancestry when it is read (#7796)",
+         [](RunConfig* c) { c->store.prune_on_read = true; }, ExpectedFor("store:prune-on-read")});
     v->push_back({"store:in-place-checkpoint-write",
                   "the file store writes the index line first and the checkpoint in place, no "
                   "fsync, no rename",
-                  [](RunConfig* c) { c->store.in_place_write = true; }});
+                  [](RunConfig* c) { c->store.in_place_write = true; },
+                  ExpectedFor("store:in-place-checkpoint-write")});
     // The host mistakes: each scenario declares its own (Scenario::host_hazards()); one mutant per
     // name, in registry order, the first declaration's meaning.
     std::set<std::string> seen;
@@ -43,7 +81,7 @@ const std::vector<Mutant>& AllMutants() {
         if (!seen.insert(h.name).second) continue;
         const std::string name = h.name;
         v->push_back(
-            {"host:" + name, h.meaning, [name](RunConfig* c) { c->hazards.insert(name); }});
+            {"host:" + name, h.meaning, [name](RunConfig* c) { c->hazards.insert(name); }, ExpectedFor("host:" + name)});
       }
     }
     return v;
@@ -97,6 +135,13 @@ reports::MutantResult HuntMutant(const Mutant& m, const ExploreOptions& base) {
           best = &v;
         }
       }
+      // Prefer a violation of an expected invariant when there is one.
+      for (const auto& v : e.violations) {
+        if (std::find(m.expected.begin(), m.expected.end(), v.invariant) != m.expected.end() &&
+            std::find(m.expected.begin(), m.expected.end(), best->invariant) == m.expected.end()) {
+          best = &v;
+        }
+      }
       r.killed = true;
       r.scenario = s->name();
       r.invariant = best->invariant;
@@ -105,6 +150,10 @@ reports::MutantResult HuntMutant(const Mutant& m, const ExploreOptions& base) {
       break;
     }
   }
+  r.expected = m.expected;
+  const bool as_expected =
+      std::find(m.expected.begin(), m.expected.end(), r.invariant) != m.expected.end();
+  r.verdict = !r.killed ? "survived" : as_expected ? "killed-as-expected" : "killed-by-another";
   return r;
 }
 
@@ -116,7 +165,9 @@ Json ResultToJson(size_t index, const reports::MutantResult& r) {
               {"killed", r.killed},
               {"invariant", r.invariant},
               {"plan", r.plan},
-              {"replay", r.replay}};
+              {"replay", r.replay},
+              {"expected", r.expected},
+              {"verdict", r.verdict}};
 }
 
 reports::MutantResult ResultFromJson(const Json& j) {
@@ -128,6 +179,8 @@ reports::MutantResult ResultFromJson(const Json& j) {
   r.invariant = j.at("invariant").get<std::string>();
   r.plan = j.at("plan").get<std::string>();
   r.replay = j.at("replay").get<std::string>();
+  r.expected = j.at("expected").get<std::vector<std::string>>();
+  r.verdict = j.at("verdict").get<std::string>();
   return r;
 }
 

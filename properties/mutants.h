@@ -19,6 +19,7 @@ struct Mutant {
   std::string name;
   std::string description;
   std::function<void(RunConfig*)> apply;
+  std::vector<std::string> expected;  // the invariant ids expected to kill it
 };
 
 const std::vector<Mutant>& AllMutants();

@@ -326,8 +326,22 @@ Status ReadProperty(const Json& j, const std::string& p, PropertyResult* r) {
 }
 
 Status ReadMutant(const Json& j, const std::string& p, MutantResult* m) {
+  // "expected" and "verdict" are optional, so reports written before them still read.
+  Json required = j;
+  if (required.is_object()) {
+    required.erase("expected");
+    required.erase("verdict");
+  }
   SF_RETURN_IF_ERROR(CheckObject(
-      j, p, {"name", "description", "scenario", "killed", "invariant", "plan", "replay"}));
+      required, p, {"name", "description", "scenario", "killed", "invariant", "plan", "replay"}));
+  if (j.contains("expected")) {
+    if (!j["expected"].is_array()) return Bad(Child(p, "expected"), "expected an array");
+    for (const Json& e : j["expected"]) {
+      if (!e.is_string()) return Bad(Child(p, "expected"), "expected strings");
+      m->expected.push_back(e.get<std::string>());
+    }
+  }
+  if (j.contains("verdict")) SF_RETURN_IF_ERROR(GetString(j, p, "verdict", &m->verdict));
   SF_RETURN_IF_ERROR(GetString(j, p, "name", &m->name));
   SF_RETURN_IF_ERROR(GetString(j, p, "description", &m->description));
   SF_RETURN_IF_ERROR(GetString(j, p, "scenario", &m->scenario));
@@ -389,6 +403,9 @@ std::string ToJson(const Report& r) {
                        {"invariant", m.invariant},
                        {"plan", m.plan},
                        {"replay", m.replay}});
+    // Optional: absent when unknown (reports of older hunts stay byte-identical).
+    if (!m.expected.empty()) mutants.back()["expected"] = m.expected;
+    if (!m.verdict.empty()) mutants.back()["verdict"] = m.verdict;
   }
   Json bench = Json::array();
   for (const BenchResult& b : r.bench) {

@@ -107,6 +107,9 @@ struct MutantResult {
   std::string name, description, scenario;
   bool killed = false;
   std::string invariant, plan, replay;  // what killed it; empty when it survived
+  std::vector<std::string> expected;    // the invariants the mutant is expected to be killed by
+  // "killed-as-expected" (one of `expected` killed it), "killed-by-another", or "survived".
+  std::string verdict;
   friend bool operator==(const MutantResult&, const MutantResult&) = default;
 };
 

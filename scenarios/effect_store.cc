@@ -29,6 +29,11 @@ Status SqliteStatus(int rc, const std::string& what, sqlite3* db) {
 
 Result<std::unique_ptr<EffectStore>> EffectStore::Open(const std::string& db_path,
                                                        EffectStoreOptions options) {
+  if (options.durable_env != nullptr) {
+    const std::string base = BaseName(db_path);
+    SF_RETURN_IF_ERROR(
+        MakeInheritedDurable(options.durable_env, DirName(db_path), {base, base + "-journal"}));
+  }
   sqlite3* db = nullptr;
   int rc = sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                            options.vfs_name.empty() ? nullptr : options.vfs_name.c_str());

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/env.h"
 #include "engine/probe.h"
 #include "engine/status.h"
 
@@ -32,6 +33,10 @@ struct EffectStoreOptions {
   std::string vfs_name;  // "" = SQLite's default VFS
   Probe* probe = nullptr;
   bool without_unique_key = false;  // mutant
+  // The file system under the VFS. When set (a host about to act on the effects), Open first makes
+  // the database, its journal and their directory durable (MakeInheritedDurable, the recovery rule
+  // of engine/env.h). Null: a read-only look (the oracles), which must change nothing.
+  Env* durable_env = nullptr;
 };
 
 struct EffectRow {

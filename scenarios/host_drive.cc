@@ -8,14 +8,31 @@
 
 namespace stepfault::scenarios {
 
-Result<std::unique_ptr<FileCheckpointStore>> OpenCheckpointStore(const HostEnv& env,
-                                                                 const std::string& subdir) {
+Result<std::unique_ptr<CheckpointStore>> OpenCheckpointStore(const HostEnv& env,
+                                                             const std::string& subdir) {
+  if (env.checkpoint_store == "sqlite") {
+    const std::string dir = JoinPath(env.dir, subdir);
+    SF_RETURN_IF_ERROR(env.env->CreateDirIfMissing(dir));
+    SqliteStoreOptions options;
+    options.vfs_name = env.vfs_name;
+    options.seed = env.root_seed;
+    options.hazard_prune_on_read = env.store.prune_on_read;
+    SF_ASSIGN_OR_RETURN(auto store, SqliteCheckpointStore::Open(
+                                        env.env, JoinPath(dir, kSqliteCheckpointDb), options));
+    return std::unique_ptr<CheckpointStore>(std::move(store));
+  }
+  if (env.checkpoint_store != "file") {
+    return Status::InvalidArgument("unknown checkpoint store '" + env.checkpoint_store +
+                                   "'; use \"file\" or \"sqlite\"");
+  }
   FileStoreOptions options;
   options.seed = env.root_seed;
   options.hazard_prune_on_read = env.store.prune_on_read;
   options.hazard_in_place_write = env.store.in_place_write;
   options.probe = env.probe;
-  return FileCheckpointStore::Open(env.env, JoinPath(env.dir, subdir), options);
+  SF_ASSIGN_OR_RETURN(auto store,
+                      FileCheckpointStore::Open(env.env, JoinPath(env.dir, subdir), options));
+  return std::unique_ptr<CheckpointStore>(std::move(store));
 }
 
 RunOptions LifeRunOptions(const HostEnv& env, CheckpointManager* manager) {
@@ -38,6 +55,10 @@ void Drive(StreamingRun& run, const HostEnv& env, LifeReport* report,
     std::optional<WorkflowEvent> e = stream->Next();
     if (!e) return;
     report->trace.push_back(e->ToJson().dump());
+    if (e->kind == EventKind::kSuperStepCompleted && e->checkpoint) {
+      // What this life observed as committed (the durability oracle holds it to that).
+      report->facts["checkpoints_written"].push_back(e->checkpoint->checkpoint_id);
+    }
     if (on_event) on_event(*e);
     if (cancel_first && !cancelled) {
       cancelled = true;
@@ -83,7 +104,13 @@ Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const Wor
   }
   auto wf = spec.Build();
   if (!wf.ok()) return wf.status();
-  return StreamingRun::Resume(*wf, checkpoint, LifeRunOptions(env, manager));
+  // What the store may prune after this resume (INV-ANCESTRY): noted before, since a death inside
+  // the resume may strike after the restore succeeded, in the middle of its pruning.
+  report->facts["restoring"] = checkpoint.checkpoint_id;
+  auto run = StreamingRun::Resume(*wf, checkpoint, LifeRunOptions(env, manager));
+  report->facts.erase("restoring");
+  if (run.ok()) report->facts["resumed_from"].push_back(checkpoint.checkpoint_id);
+  return run;
 }
 
 Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,

@@ -13,21 +13,29 @@
 
 #include "engine/run.h"
 #include "engine/stores/file_store.h"
+#include "engine/stores/sqlite_store.h"
 #include "engine/workflow_spec.h"
 #include "scenarios/scenario.h"
 
 namespace stepfault::scenarios {
 
-Result<std::unique_ptr<FileCheckpointStore>> OpenCheckpointStore(const HostEnv& env,
-                                                                 const std::string& subdir);
+// Opens the checkpoint store env.checkpoint_store names in dir/<subdir>: the file store, or the
+// SQLite store (dir/<subdir>/checkpoints.db through env.vfs_name), with the store mutants that
+// apply to it. Either makes what it inherits durable at open (the recovery rule, engine/env.h).
+Result<std::unique_ptr<CheckpointStore>> OpenCheckpointStore(const HostEnv& env,
+                                                             const std::string& subdir);
+// The SQLite store's database file in dir/<subdir>.
+inline constexpr const char* kSqliteCheckpointDb = "checkpoints.db";
 
 // RunOptions for a life: the env's profile, probe and seed, and `manager`.
 RunOptions LifeRunOptions(const HostEnv& env, CheckpointManager* manager);
 
 // Watches `run` until it halts; every event goes to the report's trace and to `on_event` (which may
-// answer requests from inside the loop). Under the observer-cancel variation the first watcher is
-// cancelled after its first event, the run is driven on without a watcher and a second watcher
-// collects the rest; the facts record whether the run survived that (INV-OBSERVER).
+// answer requests from inside the loop); the id of every checkpoint a SuperStepCompleted reports
+// goes to the facts' "checkpoints_written" (what the life observed as committed). Under the
+// observer-cancel variation the first watcher is cancelled after its first event, the run is driven
+// on without a watcher and a second watcher collects the rest; the facts record whether the run
+// survived that (INV-OBSERVER).
 void Drive(StreamingRun& run, const HostEnv& env, LifeReport* report,
            const std::function<void(const WorkflowEvent&)>& on_event = nullptr);
 
@@ -38,7 +46,8 @@ namespace stepfault::scenarios {
 // Resumes `checkpoint` as a host does, and applies the topology variation first when the life has
 // one: the resume is tried with the mutated workflow, as a careless rebuild would; the facts record
 // whether it was rejected (topology_rejected) and whether the mutated workflow stayed usable
-// (workflow_reusable). A strict engine rejects it and the host goes on with the faithful rebuild;
+// (workflow_reusable). A successful resume appends the checkpoint id to the facts'
+// "resumed_from". A strict engine rejects it and the host goes on with the faithful rebuild;
 // an engine that accepts it (a hazard) runs on with the mutated workflow.
 Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const WorkflowSpec& spec,
                                                    const CheckpointInfo& checkpoint,

@@ -66,18 +66,23 @@ struct HostEnv {
   RecoveryVariation variation;
   Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
   int64_t max_steps = 0;         // RunOptions::max_steps_per_cycle of the life's runs; 0: default
-  std::string checkpoint_store = "file";  // "file" or "sqlite": the checkpoint store hosts open
+  // The checkpoint store every host opens (OpenCheckpointStore): "file" (FileCheckpointStore, one
+  // file per checkpoint in dir/<subdir>) or "sqlite" (SqliteCheckpointStore, dir/<subdir>/
+  // checkpoints.db through vfs_name, so its windows are explored too).
+  std::string checkpoint_store = "file";
   Json* oracle_memo = nullptr;  // Check only: the oracle's notes, kept across the lives of a run
 };
 
 // What one life reports. Everything here must be deterministic: it is part of the run's trace.
 struct LifeReport {
-  std::string command;     // the operator's command ("start", "resume", ...)
-  Status status;           // how the command ended (ok, or the typed error it reported)
-  bool completed = false;  // the scenario's job is done
-  bool final = false;      // an error no retry can fix (damaged data): stop, no liveness owed
-  bool died = false;       // filled by the harness: the life died at a fault point
-  int exit_code = 0;       // what the process would exit with (fail-after-write: 1)
+  std::string command;      // the operator's command ("start", "resume", ...)
+  Status status;            // how the command ended (ok, or the typed error it reported)
+  bool completed = false;   // the scenario's job is done
+  bool final = false;       // an error no retry can fix (damaged data): stop, no liveness owed
+  bool died = false;        // filled by the harness: the life died at a fault point
+  bool power_lost = false;  // filled by the harness: that death was a power loss
+  bool damaged = false;     // filled by the harness: `corrupt` changed bytes after this life
+  int exit_code = 0;        // what the process would exit with (fail-after-write: 1)
   std::vector<std::string> trace;  // event trace lines and host notes
   Json facts = Json::object();     // what the host observed, for the oracle
 };

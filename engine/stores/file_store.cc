@@ -237,6 +237,17 @@ std::string FileCheckpointStore::FileNameFor(uint64_t seq, const std::string& ch
   return std::string(digits) + "-" + checkpoint_id + ".json";
 }
 
+std::optional<std::pair<uint64_t, std::string>> FileCheckpointStore::ParseCheckpointFileName(
+    std::string_view name) {
+  return ParseFileName(name);
+}
+
+Result<FileCheckpointStore::DecodedFile> FileCheckpointStore::DecodeFile(
+    const std::string& file_name, std::string_view content) {
+  SF_ASSIGN_OR_RETURN(CheckpointFileRecord d, Decode(file_name, content));
+  return DecodedFile{d.seq, std::move(d.entry), std::move(d.checkpoint)};
+}
+
 Result<std::unique_ptr<FileCheckpointStore>> FileCheckpointStore::Open(Env* env, std::string dir,
                                                                        FileStoreOptions options) {
   SF_RETURN_IF_ERROR(env->CreateDirIfMissing(dir));
@@ -257,6 +268,13 @@ Result<std::unique_ptr<FileCheckpointStore>> FileCheckpointStore::Open(Env* env,
   if (options.hazard_in_place_write) {
     SF_RETURN_IF_ERROR(store->LoadFromIndexFile(children));
   } else {
+    // The recovery rule (engine/env.h): the files a dead process published may still be only in
+    // the page cache; make them and their directory entries durable before trusting them.
+    std::vector<std::string> published;
+    for (const std::string& name : children) {
+      if (ParseFileName(name)) published.push_back(name);
+    }
+    SF_RETURN_IF_ERROR(MakeInheritedDurable(env, store->dir_, published));
     SF_RETURN_IF_ERROR(store->LoadFromFiles(children));
   }
   return store;

@@ -31,6 +31,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,21 @@ class FileCheckpointStore final : public CheckpointStore, public RestorationObse
 
   // The file name of the checkpoint with store sequence `seq`.
   static std::string FileNameFor(uint64_t seq, const std::string& checkpoint_id);
+
+  // THE decoder of the on-disk format, exported so that oracles read durable bytes exactly as the
+  // store would load them instead of parsing the format by hand a second time.
+  struct DecodedFile {
+    uint64_t seq = 0;
+    StoreEntry entry;
+    std::string document;  // the committed checkpoint bytes (DecodeCheckpoint reads either version)
+  };
+  // (seq, checkpoint id) of a checkpoint file name "<seq, 10+ digits>-<32 hex>.json"; nullopt for
+  // any other name (LOCK, temps, index.jsonl, a person's notes).
+  static std::optional<std::pair<uint64_t, std::string>> ParseCheckpointFileName(
+      std::string_view name);
+  // Verifies a checkpoint file's structure, checksum and agreement with its name, as Open does:
+  // kCorruption naming the problem.
+  static Result<DecodedFile> DecodeFile(const std::string& file_name, std::string_view content);
   static constexpr const char* kIndexFileName = "index.jsonl";  // hazard mode only
 
  private:

@@ -31,6 +31,9 @@ constexpr const char* kSelectOne =
 constexpr const char* kSelectSession =
     "SELECT seq, checkpoint_id, parent_checkpoint_id, body, checksum FROM checkpoints"
     " WHERE session_id = ?1 ORDER BY seq";
+constexpr const char* kSelectAll =
+    "SELECT seq, session_id, checkpoint_id, parent_checkpoint_id, body, checksum FROM checkpoints"
+    " ORDER BY seq";
 constexpr const char* kSelectColumns =
     "SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || pk"
     " FROM pragma_table_info('checkpoints') ORDER BY cid";
@@ -132,6 +135,12 @@ Result<std::unique_ptr<SqliteCheckpointStore>> SqliteCheckpointStore::Open(
     }
     return lock.status().WithContext("locking checkpoint database " + db_path);
   }
+  // The recovery rule (engine/env.h): what a dead process left in the database, its WAL or its
+  // journal may be only in the page cache, and a journal deletion may not be durable yet (SQLite
+  // would then roll a transaction back after a power loss that we already trusted).
+  const std::string base = BaseName(db_path);
+  SF_RETURN_IF_ERROR(
+      MakeInheritedDurable(env, DirName(db_path), {base, base + "-wal", base + "-journal"}));
   std::unique_ptr<SqliteCheckpointStore> store(
       new SqliteCheckpointStore(std::move(db_path), std::move(options), std::move(lock).value()));
   SF_RETURN_IF_ERROR(store->Initialize());
@@ -385,6 +394,29 @@ Status SqliteCheckpointStore::PruneLocked(const CheckpointInfo& restored) {
     return s;
   }
   return Status::Ok();
+}
+
+Result<std::vector<SqliteCheckpointStore::Row>> SqliteCheckpointStore::Rows() {
+  std::lock_guard<std::mutex> lock(mu_);
+  SF_ASSIGN_OR_RETURN(sqlite3_stmt * select, Prepare(kSelectAll));
+  ResetOnExit reset{select};
+  std::vector<Row> rows;
+  for (;;) {
+    const int rc = sqlite3_step(select);
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return Error(rc, "reading every row");
+    Row row;
+    row.seq = static_cast<uint64_t>(sqlite3_column_int64(select, 0));
+    row.entry.info = CheckpointInfo{ColumnText(select, 1), ColumnText(select, 2)};
+    row.entry.parent_checkpoint_id = ColumnOptionalText(select, 3);
+    row.document = ColumnText(select, 4);
+    row.checksum = ColumnText(select, 5);
+    row.intact = RowChecksum(sqlite3_column_int64(select, 0), row.entry.info.session_id,
+                             row.entry.info.checkpoint_id, row.entry.parent_checkpoint_id,
+                             row.document) == row.checksum;
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 }  // namespace stepfault

@@ -8,6 +8,9 @@
 // them, which Retrieve verifies (kCorruption on mismatch) and Index checks (a row failing it is not
 // listed). Open verifies the table schema and runs PRAGMA quick_check. Only bound parameters reach
 // SQL.
+// Before opening, the store fsyncs the database, its WAL and journal and their directory (the
+// recovery rule of engine/env.h, MakeInheritedDurable), so nothing it trusts is still only in the
+// page cache of a process that died.
 // A second store on the same database is refused with kBusy through a lock on <db_path>.lock.
 // SQLite errors map to Status: FULL -> kNoSpace, IOERR* -> kIOError, CORRUPT/NOTADB ->
 // kCorruption, BUSY/LOCKED -> kBusy; the message carries SQLite's own.
@@ -20,6 +23,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "engine/checkpoint_store.h"
 #include "engine/env.h"
@@ -58,6 +62,18 @@ class SqliteCheckpointStore final : public CheckpointStore, public RestorationOb
   Status OnRestorationCompleted(const CheckpointInfo& restored) override;
 
   const std::string& db_path() const { return db_path_; }
+
+  // Every stored row in commit order, read-only, for oracles that must read what is durable
+  // without a second hand-written decoder of the table: `intact` says whether the row's seal holds
+  // (Index lists only intact rows; Retrieve of another reports kCorruption).
+  struct Row {
+    uint64_t seq = 0;
+    StoreEntry entry;
+    std::string document;
+    std::string checksum;  // as stored
+    bool intact = false;
+  };
+  Result<std::vector<Row>> Rows();
 
  private:
   SqliteCheckpointStore(std::string db_path, SqliteStoreOptions options,

@@ -58,9 +58,11 @@ WorkflowSpec ApprovalSpec(ApprovalStore* store, bool fail_after_write) {
 
 }  // namespace
 
-Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, bool read_only) {
+Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, BusinessOpen mode) {
   ApprovalStoreOptions o;
-  o.read_only = read_only;
+  o.read_only = mode == BusinessOpen::kReadOnly;
+  // Acting on (or reporting) what it reads: make the inherited database durable first.
+  o.durable_env = mode == BusinessOpen::kLook ? nullptr : env.env;
   o.vfs_name = env.vfs_name;
   o.probe = env.probe;
   o.clock = env.clock;
@@ -165,149 +167,211 @@ ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport
   return out;
 }
 
-ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const std::string& comment,
-                               bool fail_after_write, LifeReport* report) {
-  report->command = "resume";
-  Status valid = ValidateDecision(choice, comment);
-  if (!valid.ok()) return Fail(valid, kExitUsage, report);
-  // Nothing to resume: say so before taking the lease, which would create host.lease.
-  auto unlocked = ReadReceipt(env.env, env.dir);
-  if (unlocked.ok() && !unlocked->has_value()) {
-    return Fail(Status::NotFound("no waiting receipt in '" + env.dir +
-                                 "'; run `stepfault approval start` first"),
-                kExitUsage, report);
-  }
-  auto lease = AcquireLease(env.env, env.dir);
-  if (!lease.ok()) return Fail(lease.status(), kExitUsage, report);
-  auto receipt = ReadReceipt(env.env, env.dir);
-  if (!receipt.ok()) {
-    report->final = IsDataDamage(receipt.status());
-    return Fail(receipt.status(), kExitUsage, report);
-  }
-  if (!receipt->has_value()) {
-    return Fail(Status::NotFound("no waiting receipt in '" + env.dir +
-                                 "'; run `stepfault approval start` first"),
-                kExitUsage, report);
-  }
-  const WaitingReceipt r = **receipt;
-  if (r.graph_version != kApprovalGraphVersion) {
-    report->final = true;
-    return Fail(Status::Incompatible("receipt graph version '" + r.graph_version +
-                                     "' is unknown to this host (it knows " +
-                                     kApprovalGraphVersion + "); migrate it first"),
-                kExitUsage, report);
-  }
-  auto checkpoints = OpenCheckpointStore(env, "checkpoints");
-  if (!checkpoints.ok()) {
-    report->final = IsDataDamage(checkpoints.status());
-    return Fail(checkpoints.status(), ExitCodeOf(checkpoints.status()), report);
-  }
-  auto business = OpenApprovalBusiness(env);
-  if (!business.ok()) return Fail(business.status(), ExitCodeOf(business.status()), report);
-  auto row = (*business)->Read(r.operation_id);
-  if (!row.ok()) return Fail(row.status(), ExitCodeOf(row.status()), report);
-  if (row->decision && (*row->decision != choice || row->comment.value_or("") != comment)) {
-    return Fail(
-        Status::FailedPrecondition("operation " + r.operation_id + " was already decided '" +
-                                   *row->decision + "' with comment '" + row->comment.value_or("") +
-                                   "'; a replay must repeat it exactly"),
-        kExitUsage, report);
-  }
-  StoreCheckpointManager manager(checkpoints->get());
-  ApprovalStore* store = business->get();
-  const WorkflowSpec spec = ApprovalSpec(store, fail_after_write);
-  env.probe->Hit(points::kHostResume);
-  auto run =
-      ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);
-  if (!run.ok()) {
-    report->final = IsDataDamage(run.status()) || run.status().code() == StatusCode::kNotFound;
-    return Fail(run.status(), report->final ? kExitUsage : kExitViolation, report);
+namespace {
+
+// One `resume` life, phase by phase: open what it needs (Open), resume the receipt's checkpoint and
+// answer its request (Drive), then apply the host mistakes the mutants ask for and report (Finish).
+class ResumeLife {
+ public:
+  ResumeLife(HostEnv& env, std::string choice, std::string comment, bool fail_after_write,
+             LifeReport* report)
+      : env_(env),
+        choice_(std::move(choice)),
+        comment_(std::move(comment)),
+        fail_after_write_(fail_after_write),
+        report_(report) {}
+
+  ApprovalOutcome Run() {
+    report_->command = "resume";
+    if (std::optional<ApprovalOutcome> failed = Open()) return *failed;
+    StoreCheckpointManager manager(checkpoints_.get());
+    manager_ = &manager;
+    spec_ = ApprovalSpec(business_.get(), fail_after_write_);
+    env_.probe->Hit(points::kHostResume);
+    auto run = ResumeAsHost(env_, spec_, Checkpoint(), manager_, report_);
+    if (!run.ok()) {
+      report_->final = IsDataDamage(run.status()) || run.status().code() == StatusCode::kNotFound;
+      return Fail(run.status(), report_->final ? kExitUsage : kExitViolation, report_);
+    }
+    Drive(**run, env_, report_, OnEvent(**run));
+    return Finish();
   }
 
-  const Message decision{
-      "ApprovalDecision",
-      Json{{"operation_id", r.operation_id}, {"choice", choice}, {"comment", comment}}};
-  const auto& variation = env.variation.kind;
-  bool seen_request = false, responded = false, rejected_duplicate = false;
-  int apply_invocations = 0;
-  Status error;
-  auto respond = [&](StreamingRun& target, const std::string& request_id) {
-    if (env.hazards.count(kHazardDecisionSentBeforePersisted) == 0) {
-      Status recorded = store->RecordDecision(r.operation_id, choice, comment);
+ private:
+  CheckpointInfo Checkpoint() const { return {receipt_.session_id, receipt_.checkpoint_id}; }
+
+  // Validates the decision, takes the lease, trusts the receipt (after making it durable) and opens
+  // the stores; an outcome when the life ends here.
+  std::optional<ApprovalOutcome> Open() {
+    Status valid = ValidateDecision(choice_, comment_);
+    if (!valid.ok()) return Fail(valid, kExitUsage, report_);
+    // Nothing to resume: say so before taking the lease, which would create host.lease.
+    auto unlocked = ReadReceipt(env_.env, env_.dir);
+    if (unlocked.ok() && !unlocked->has_value()) {
+      return Fail(Status::NotFound("no waiting receipt in '" + env_.dir +
+                                   "'; run `stepfault approval start` first"),
+                  kExitUsage, report_);
+    }
+    auto lease = AcquireLease(env_.env, env_.dir);
+    if (!lease.ok()) return Fail(lease.status(), kExitUsage, report_);
+    lease_ = std::move(lease).value();
+    // The recovery rule (engine/env.h): the receipt a dead process published is made durable
+    // before this life acts on it.
+    Status durable = MakeInheritedDurable(env_.env, env_.dir, {std::string(kReceiptFileName)});
+    if (!durable.ok()) return Fail(durable, ExitCodeOf(durable), report_);
+    auto receipt = ReadReceipt(env_.env, env_.dir);
+    if (!receipt.ok()) {
+      report_->final = IsDataDamage(receipt.status());
+      return Fail(receipt.status(), kExitUsage, report_);
+    }
+    if (!receipt->has_value()) {
+      return Fail(Status::NotFound("no waiting receipt in '" + env_.dir +
+                                   "'; run `stepfault approval start` first"),
+                  kExitUsage, report_);
+    }
+    receipt_ = **receipt;
+    if (receipt_.graph_version != kApprovalGraphVersion) {
+      report_->final = true;
+      return Fail(Status::Incompatible("receipt graph version '" + receipt_.graph_version +
+                                       "' is unknown to this host (it knows " +
+                                       kApprovalGraphVersion + "); migrate it first"),
+                  kExitUsage, report_);
+    }
+    return OpenStores();
+  }
+
+  std::optional<ApprovalOutcome> OpenStores() {
+    auto checkpoints = OpenCheckpointStore(env_, "checkpoints");
+    if (!checkpoints.ok()) {
+      report_->final = IsDataDamage(checkpoints.status());
+      return Fail(checkpoints.status(), ExitCodeOf(checkpoints.status()), report_);
+    }
+    checkpoints_ = std::move(checkpoints).value();
+    auto business = OpenApprovalBusiness(env_);
+    if (!business.ok()) return Fail(business.status(), ExitCodeOf(business.status()), report_);
+    business_ = std::move(business).value();
+    auto row = business_->Read(receipt_.operation_id);
+    if (!row.ok()) return Fail(row.status(), ExitCodeOf(row.status()), report_);
+    if (row->decision && (*row->decision != choice_ || row->comment.value_or("") != comment_)) {
+      return Fail(Status::FailedPrecondition("operation " + receipt_.operation_id +
+                                             " was already decided '" + *row->decision +
+                                             "' with comment '" + row->comment.value_or("") +
+                                             "'; a replay must repeat it exactly"),
+                  kExitUsage, report_);
+    }
+    return std::nullopt;
+  }
+
+  // Persists the decision (first), then sends it, applying the misuse variations of this life.
+  void Respond(StreamingRun& target, const std::string& request_id) {
+    const Message decision{
+        "ApprovalDecision",
+        Json{{"operation_id", receipt_.operation_id}, {"choice", choice_}, {"comment", comment_}}};
+    if (env_.hazards.count(kHazardDecisionSentBeforePersisted) == 0) {
+      Status recorded = business_->RecordDecision(receipt_.operation_id, choice_, comment_);
       if (!recorded.ok()) {
-        error = recorded;
+        error_ = recorded;
         return;
       }
     }
-    if (variation == faults::FaultActionKind::kConflictingResponse) {
-      Status conflicting = store->RecordDecision(
-          r.operation_id, choice == "approve" ? "reject" : "approve", comment + " (edited)");
-      report->facts["conflicting_rejected"] = !conflicting.ok();
+    if (env_.variation.kind == faults::FaultActionKind::kConflictingResponse) {
+      Status conflicting = business_->RecordDecision(receipt_.operation_id,
+                                                     choice_ == "approve" ? "reject" : "approve",
+                                                     comment_ + " (edited)");
+      report_->facts["conflicting_rejected"] = !conflicting.ok();
     }
     SF_CHECK(target.SendResponse({request_id, kPort, decision}).ok());
-    if (variation == faults::FaultActionKind::kDuplicateResponse) {
+    if (env_.variation.kind == faults::FaultActionKind::kDuplicateResponse) {
       SF_CHECK(target.SendResponse({request_id, kPort, decision}).ok());
     }
-    responded = true;
-  };
-  auto on_event = [&](StreamingRun& target) {
-    return [&, target_ptr = &target](const WorkflowEvent& e) {
-      if (e.kind == EventKind::kRequestInfo && !responded) {
-        seen_request = true;
-        report->facts["reemitted_request_id"] = e.request_id;
-        if (e.request_id != r.request_id ||
-            e.message->body.value("operation_id", std::string()) != r.operation_id) {
-          error = Status::FailedPrecondition("the response does not match the pending request");
+    responded_ = true;
+  }
+
+  std::function<void(const WorkflowEvent&)> OnEvent(StreamingRun& target) {
+    return [this, target_ptr = &target](const WorkflowEvent& e) {
+      if (e.kind == EventKind::kRequestInfo && !responded_) {
+        seen_request_ = true;
+        report_->facts["reemitted_request_id"] = e.request_id;
+        if (e.request_id != receipt_.request_id ||
+            e.message->body.value("operation_id", std::string()) != receipt_.operation_id) {
+          error_ = Status::FailedPrecondition("the response does not match the pending request");
           return;
         }
-        respond(*target_ptr, e.request_id);
+        Respond(*target_ptr, e.request_id);
       }
-      if (e.kind == EventKind::kExecutorInvoked && e.executor_id == kApply) ++apply_invocations;
+      if (e.kind == EventKind::kExecutorInvoked && e.executor_id == kApply) ++apply_invocations_;
       if (e.kind == EventKind::kWorkflowError) {
         if (e.error_kind == ErrorKind::kResponseRejected) {
-          rejected_duplicate = true;
-        } else if (error.ok()) {
-          error = e.error;
+          rejected_duplicate_ = true;
+        } else if (error_.ok()) {
+          error_ = e.error;
         }
       }
     };
-  };
-  Drive(**run, env, report, on_event(**run));
-  if (responded && env.hazards.count(kHazardDecisionSentBeforePersisted) > 0 && error.ok()) {
-    Status recorded = store->RecordDecision(r.operation_id, choice, comment);
-    if (!recorded.ok()) error = recorded;
   }
-  if (rejected_duplicate && env.hazards.count(kHazardDuplicateResponseResumesTwice) > 0 &&
-      error.ok()) {
-    // The mistake: treat the rejected duplicate as a new decision and resume again.
-    auto again =
-        ResumeAsHost(env, spec, CheckpointInfo{r.session_id, r.checkpoint_id}, &manager, report);
-    if (again.ok()) {
-      responded = false;
-      Drive(**again, env, report, on_event(**again));
+
+  // The host mistakes the mutants switch on, after the run halted.
+  void ApplyMutants() {
+    if (responded_ && env_.hazards.count(kHazardDecisionSentBeforePersisted) > 0 && error_.ok()) {
+      Status recorded = business_->RecordDecision(receipt_.operation_id, choice_, comment_);
+      if (!recorded.ok()) error_ = recorded;
+    }
+    if (rejected_duplicate_ && env_.hazards.count(kHazardDuplicateResponseResumesTwice) > 0 &&
+        error_.ok()) {
+      // The mistake: treat the rejected duplicate as a new decision and resume again.
+      auto again = ResumeAsHost(env_, spec_, Checkpoint(), manager_, report_);
+      if (again.ok()) {
+        responded_ = false;
+        Drive(**again, env_, report_, OnEvent(**again));
+      }
     }
   }
-  report->facts["apply_invocations"] = apply_invocations;
-  if (!seen_request) {
-    report->facts["request_not_reemitted"] = true;
-    return Fail(Status::FailedPrecondition("the resumed run re-emitted no pending request"),
-                kExitViolation, report);
+
+  ApprovalOutcome Finish() {
+    ApplyMutants();
+    report_->facts["apply_invocations"] = apply_invocations_;
+    if (!seen_request_) {
+      report_->facts["request_not_reemitted"] = true;
+      return Fail(Status::FailedPrecondition("the resumed run re-emitted no pending request"),
+                  kExitViolation, report_);
+    }
+    if (!error_.ok()) {
+      const bool after_write = error_.message().find(kFailAfterWrite) != std::string::npos;
+      return Fail(error_,
+                  after_write ? kExitViolation
+                              : (error_.code() == StatusCode::kFailedPrecondition ? kExitUsage
+                                                                                  : kExitViolation),
+                  report_);
+    }
+    ApprovalOutcome out = ApprovalStatusOf(env_);
+    if (!out.status.ok()) return Fail(out.status, kExitViolation, report_);
+    if (out.item_id) report_->facts["item_id"] = *out.item_id;
+    report_->facts["state"] = out.state;
+    report_->trace.push_back("host: " + out.state +
+                             (out.item_id ? " item " + std::to_string(*out.item_id) : ""));
+    return out;
   }
-  if (!error.ok()) {
-    const bool after_write = error.message().find(kFailAfterWrite) != std::string::npos;
-    return Fail(error,
-                after_write ? kExitViolation
-                            : (error.code() == StatusCode::kFailedPrecondition ? kExitUsage
-                                                                               : kExitViolation),
-                report);
-  }
-  ApprovalOutcome out = ApprovalStatusOf(env);
-  if (!out.status.ok()) return Fail(out.status, kExitViolation, report);
-  if (out.item_id) report->facts["item_id"] = *out.item_id;
-  report->facts["state"] = out.state;
-  report->trace.push_back("host: " + out.state +
-                          (out.item_id ? " item " + std::to_string(*out.item_id) : ""));
-  return out;
+
+  HostEnv& env_;
+  const std::string choice_, comment_;
+  const bool fail_after_write_;
+  LifeReport* const report_;
+  std::unique_ptr<HostLease> lease_;
+  WaitingReceipt receipt_;
+  std::unique_ptr<CheckpointStore> checkpoints_;
+  std::unique_ptr<ApprovalStore> business_;
+  CheckpointManager* manager_ = nullptr;
+  WorkflowSpec spec_;
+  bool seen_request_ = false, responded_ = false, rejected_duplicate_ = false;
+  int apply_invocations_ = 0;
+  Status error_;
+};
+
+}  // namespace
+
+ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const std::string& comment,
+                               bool fail_after_write, LifeReport* report) {
+  return ResumeLife(env, choice, comment, fail_after_write, report).Run();
 }
 
 ApprovalOutcome ApprovalStatusOf(HostEnv& env) { return ApprovalStatusOf(env, false); }
@@ -319,6 +383,10 @@ ApprovalOutcome ApprovalStatusOf(HostEnv& env, bool read_only) {
     out.exit_code = code;
     return out;
   };
+  // What `status` reports to the outside must survive a power loss: the recovery rule (fsync and
+  // directory fsync change no byte, so a read-only status stays byte-identical).
+  Status durable = MakeInheritedDurable(env.env, env.dir, {std::string(kReceiptFileName)});
+  if (!durable.ok()) return fail(durable, ExitCodeOf(durable));
   auto receipt = ReadReceipt(env.env, env.dir);
   if (!receipt.ok()) return fail(receipt.status(), kExitUsage);
   const std::string db = JoinPath(env.dir, "business.db");
@@ -342,7 +410,8 @@ ApprovalOutcome ApprovalStatusOf(HostEnv& env, bool read_only) {
                                    (*receipt)->operation_id + " but business.db is missing"),
                 kExitUsage);
   }
-  auto business = OpenApprovalBusiness(env, read_only);
+  auto business =
+      OpenApprovalBusiness(env, read_only ? BusinessOpen::kReadOnly : BusinessOpen::kAct);
   if (!business.ok()) return fail(business.status(), ExitCodeOf(business.status()));
   out.operation_id = (*receipt)->operation_id;
   out.request_id = (*receipt)->request_id;

@@ -10,6 +10,7 @@
 #include "scenarios/approval/approval_store.h"
 #include "scenarios/approval/receipt.h"
 #include "scenarios/effect_store.h"
+#include "scenarios/durable_checkpoints.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
 #include "scenarios/invariants.h"
@@ -159,8 +160,11 @@ class ApprovalScenario final : public Scenario {
         returned_item = item;
       }
     }
-    // INV-RECEIPT: a receipt observed as published is there, byte for byte.
-    if (!published.empty()) {
+    // INV-RECEIPT: a receipt observed as published is there, byte for byte, unless bytes were
+    // damaged on purpose (`corrupt`: INV-CORRUPT's business, a typed error).
+    const bool damaged =
+        std::any_of(lives.begin(), lives.end(), [](const LifeReport& l) { return l.damaged; });
+    if (!published.empty() && !damaged) {
       auto now = env.env->ReadFile(JoinPath(env.dir, std::string(kReceiptFileName)));
       if (!now.ok() || *now != published) {
         out->push_back({kInvReceipt, "the published waiting receipt " +
@@ -170,7 +174,7 @@ class ApprovalScenario final : public Scenario {
     }
     auto db_exists = env.env->FileExists(JoinPath(env.dir, "business.db"));
     if (!db_exists.ok() || !*db_exists) return;
-    auto business = OpenApprovalBusiness(env);
+    auto business = OpenApprovalBusiness(env, BusinessOpen::kLook);
     if (!business.ok()) return;
     auto items = (*business)->Items();
     auto rows = (*business)->ReadAll();
@@ -198,7 +202,8 @@ class ApprovalScenario final : public Scenario {
     CheckDecisionBeforeEngine(env, *rows, out);
     auto receipt = ReadReceipt(env.env, env.dir);
     if (receipt.ok() && receipt->has_value()) {
-      CheckAncestry(env, "checkpoints", (*receipt)->session_id, out);
+      CheckAncestry(env, "checkpoints", (*receipt)->session_id, lives, /*check_deletions=*/true,
+                    out);
       if (final && !lives.empty() && lives.back().completed) {
         auto row = std::find_if(rows->begin(), rows->end(), [&](const ApprovalRow& x) {
           return x.operation_id == (*receipt)->operation_id;
@@ -219,16 +224,12 @@ class ApprovalScenario final : public Scenario {
   // INV-DECISION: no stored checkpoint may carry a decision the business store does not hold yet.
   static void CheckDecisionBeforeEngine(HostEnv& env, const std::vector<ApprovalRow>& rows,
                                         std::vector<Violation>* out) {
-    const std::string dir = JoinPath(env.dir, "checkpoints");
-    auto children = env.env->GetChildren(dir);
-    if (!children.ok()) return;
-    for (const std::string& name : *children) {
-      if (!name.ends_with(".json")) continue;
-      auto bytes = env.env->ReadFile(JoinPath(dir, name));
-      if (!bytes.ok()) continue;
-      Json envelope = CheckpointFileAsJson(*bytes);
-      if (envelope.is_discarded() || !envelope.contains("checkpoint")) continue;
-      auto cp = DecodeCheckpoint(envelope["checkpoint"].dump());
+    auto stored = ReadDurableCheckpoints(env, "checkpoints");
+    if (!stored.ok()) return;
+    for (const DurableCheckpoint& c : stored->items) {
+      if (!c.intact) continue;
+      const std::string& name = c.name;
+      auto cp = DecodeCheckpoint(c.document);
       if (!cp.ok()) continue;
       for (const auto& [receiver, queue] : cp->queued) {
         for (const Envelope& e : queue) {

@@ -91,6 +91,11 @@ Result<std::unique_ptr<ApprovalStore>> ApprovalStore::Open(const std::string& db
     return Status::InvalidArgument("no SQLite VFS named '" + options.vfs_name +
                                    "' is registered; register it before opening the store");
   }
+  if (options.durable_env != nullptr) {
+    const std::string base = BaseName(db_path);
+    SF_RETURN_IF_ERROR(
+        MakeInheritedDurable(options.durable_env, DirName(db_path), {base, base + "-journal"}));
+  }
   const int flags =
       options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(db_path.c_str(), &db, flags, vfs);

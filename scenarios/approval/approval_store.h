@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/clock.h"
+#include "engine/env.h"
 #include "engine/probe.h"
 #include "engine/status.h"
 
@@ -89,6 +90,10 @@ struct ApprovalStoreOptions {
   // Open an existing database read-only (`approval status`): no file is created, no schema set up,
   // no journal mode changed. A missing database is kNotFound.
   bool read_only = false;
+  // The file system under the VFS. When set (a host opening the database to act on it), Open first
+  // makes the database, its journal and their directory durable (MakeInheritedDurable, the recovery
+  // rule of engine/env.h). Null: a read-only look (the oracles), which must change nothing.
+  Env* durable_env = nullptr;
 };
 
 // Fault points (probe names) the store hits.

@@ -37,7 +37,7 @@ class HostLife {
   void Run() {
     report_->command = "inspect";
     env_.probe->Hit(points::kHostResume);
-    auto ledger = ArtifactLedger::Open(env_.dir, env_.vfs_name, env_.probe);
+    auto ledger = ArtifactLedger::Open(env_.dir, env_.vfs_name, env_.probe, env_.env);
     if (!ledger.ok()) return Fail(ledger.status());
     ledger_ = std::move(ledger).value();
     auto published = ledger_->Publication(job_);
@@ -48,6 +48,11 @@ class HostLife {
       report_->completed = true;
       return;
     }
+    // The recovery rule (engine/env.h): the artifact a dead process published is made durable
+    // before this life acts on it.
+    Status durable = MakeInheritedDurable(env_.env, JoinPath(env_.dir, kArtifactsDir),
+                                          {std::string(kAcceptedArtifactFile)});
+    if (!durable.ok()) return Fail(durable);
     auto accepted = ReadAcceptedArtifact(env_.env, env_.dir);
     if (!accepted.ok()) {
       report_->command = "recover";
@@ -241,14 +246,15 @@ class HostLife {
   void Finish(StreamingRun& run, const Status& run_error) {
     AuditCheckpoints();
     if (!run_error.ok()) return Fail(run_error);
+    // A publication whose COMMIT failed may be visible and still not durable (a failed directory
+    // sync after the journal was deleted): never report completion on it. The next life reopens
+    // the ledger, makes what it inherits durable, and verifies.
+    if (!publish_error_.ok()) return Fail(publish_error_);
     auto published = ledger_->Publication(job_);
     if (!published.ok()) return Fail(published.status());
     report_->completed = published->has_value() && run.status() == RunStatus::kIdle;
-    if (!report_->completed) {
-      Fail(!publish_error_.ok()
-               ? publish_error_
-               : Status::FailedPrecondition("the terminal output is not published yet"));
-    }
+    if (!report_->completed)
+      Fail(Status::FailedPrecondition("the terminal output is not published yet"));
   }
 
   struct Committed {

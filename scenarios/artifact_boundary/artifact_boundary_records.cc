@@ -13,10 +13,11 @@ constexpr std::string_view kPublishPrefix = "publish|";
 
 Result<std::unique_ptr<ArtifactLedger>> ArtifactLedger::Open(const std::string& dir,
                                                              const std::string& vfs_name,
-                                                             Probe* probe) {
+                                                             Probe* probe, Env* durable_env) {
   EffectStoreOptions options;
   options.vfs_name = vfs_name;
   options.probe = probe;
+  options.durable_env = durable_env;
   SF_ASSIGN_OR_RETURN(std::unique_ptr<EffectStore> store,
                       EffectStore::Open(JoinPath(dir, kArtifactLedgerFile), options));
   return std::unique_ptr<ArtifactLedger>(new ArtifactLedger(std::move(store)));

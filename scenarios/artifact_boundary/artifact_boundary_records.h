@@ -45,8 +45,11 @@ struct PublishOutcome {
 class ArtifactLedger {
  public:
   // Opens (creating) dir/ledger.db. `probe` may be null (the oracle's read-only use).
+  // `durable_env`: set by a host that acts on the ledger, which first makes the inherited database
+  // durable (the recovery rule of engine/env.h); null for a read-only look.
   static Result<std::unique_ptr<ArtifactLedger>> Open(const std::string& dir,
-                                                      const std::string& vfs_name, Probe* probe);
+                                                      const std::string& vfs_name, Probe* probe,
+                                                      Env* durable_env = nullptr);
 
   // Records a provider call of `phase` as its next attempt (1 + the attempts recorded so far) and
   // returns that attempt. Committed (durable) when it returns ok.

@@ -82,6 +82,7 @@ class JsonScenario final : public Scenario {
     eo.vfs_name = env.vfs_name;
     eo.probe = probe;
     eo.without_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
+    eo.durable_env = probe != nullptr ? env.env : nullptr;  // the host acts on it; the oracle looks
     return EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
   }
   // Resumes the latest intact checkpoint, falling back to older ones when one is damaged. Records
@@ -229,7 +230,8 @@ void JsonScenario::Check(HostEnv& env, const std::vector<LifeReport>& lives, boo
       }
     }
   }
-  CheckAncestry(env, "checkpoints", Session(env.root_seed), out);
+  CheckAncestry(env, "checkpoints", Session(env.root_seed), lives, /*check_deletions=*/true, out);
+  CheckGiveUp(env, "checkpoints", Session(env.root_seed), lives, out);
   CheckHostFacts(lives, out);
 }
 

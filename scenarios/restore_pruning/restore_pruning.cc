@@ -86,14 +86,12 @@ void CheckLifeFacts(const Json& facts, const std::string& life, const std::strin
 // walk up the parent links stops at the gap). Parent links are remembered in the memo across
 // lives, since the files that carried them may be gone.
 void CheckNoGaps(HostEnv& env, const std::string& session_id, std::vector<Violation>* out) {
-  auto view = ReadRestorePruningView(env.env, JoinPath(env.dir, kRestorePruningStoreDir),
-                                     RestorePruningDepth::kEnvelopes);
+  auto view = ReadRestorePruningView(env, kRestorePruningStoreDir, RestorePruningDepth::kEnvelopes);
   if (!view.ok()) return;
   Json& parents = (*env.oracle_memo)["restore_pruning_parents"];
   std::set<std::string> on_disk;  // by file name, damaged files included
   for (const RestorePruningFile& f : view->files) {
-    const size_t dash = f.name.find('-');
-    on_disk.insert(f.name.substr(dash + 1, f.name.size() - dash - 1 - std::string(".json").size()));
+    on_disk.insert(f.id);
     if (f.envelope_ok && f.entry.info.session_id == session_id) {
       parents[f.entry.info.checkpoint_id] =
           f.entry.parent_checkpoint_id ? Json(*f.entry.parent_checkpoint_id) : Json(nullptr);
@@ -206,7 +204,9 @@ class RestorePruningScenario final : public Scenario {
     // The oracle must not prune while it reads: prune_on_read is a mutant of the host's store.
     HostEnv reader = env;
     reader.store.prune_on_read = false;
-    CheckAncestry(reader, kRestorePruningStoreDir, SessionId(env), out);
+    // Deletions are judged per case, exactly, by the pruning oracle above.
+    CheckAncestry(reader, kRestorePruningStoreDir, SessionId(env), lives, /*check_deletions=*/false,
+                  out);
     CheckNoGaps(env, SessionId(env), out);
     CheckHostFacts(lives, out);
   }

@@ -56,7 +56,7 @@ void Note(RestorePruningLife& life, const std::string& text) {
 
 Result<RestorePruningView> View(const RestorePruningLife& life,
                                 RestorePruningDepth depth = RestorePruningDepth::kCheckpoints) {
-  return ReadRestorePruningView(life.env->env, life.store_dir, depth);
+  return ReadRestorePruningView(*life.env, kRestorePruningStoreDir, depth);
 }
 
 Json RunShape(const StreamingRun& run) {

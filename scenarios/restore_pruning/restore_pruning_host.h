@@ -34,7 +34,7 @@ WorkflowSpec RestorePruningSpec(Env* env, const std::string& dir);
 struct RestorePruningLife {
   HostEnv* env = nullptr;
   LifeReport* report = nullptr;
-  FileCheckpointStore* store = nullptr;
+  CheckpointStore* store = nullptr;
   StoreCheckpointManager* manager = nullptr;
   WorkflowSpec spec;
   std::string session_id;

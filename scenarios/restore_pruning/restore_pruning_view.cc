@@ -5,48 +5,10 @@
 #include <set>
 
 #include "engine/crc32c.h"
-#include "engine/stores/file_store.h"
+#include "scenarios/durable_checkpoints.h"
+#include "scenarios/host_oracles.h"
 
 namespace stepfault::scenarios {
-namespace {
-
-// "<digits>-<id>.json": a checkpoint file of the FileCheckpointStore.
-bool IsCheckpointFileName(const std::string& name) {
-  if (!name.ends_with(".json")) return false;
-  const size_t dash = name.find('-');
-  if (dash == std::string::npos || dash == 0) return false;
-  return std::all_of(name.begin(), name.begin() + static_cast<long>(dash),
-                     [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// Parses the store's envelope the way the store verifies it (checksum over the canonical form
-// without "checksum"), so the view indexes exactly what the store would load.
-void ParseEnvelope(const std::string& content, bool decode, RestorePruningFile* file) {
-  Json envelope = CheckpointFileAsJson(content);
-  if (envelope.is_discarded() || !envelope.is_object()) return;
-  const auto session = envelope.find("session_id");
-  const auto id = envelope.find("checkpoint_id");
-  const auto parent = envelope.find("parent_checkpoint_id");
-  const auto checksum = envelope.find("checksum");
-  const auto document = envelope.find("checkpoint");
-  if (session == envelope.end() || !session->is_string() || id == envelope.end() ||
-      !id->is_string() || parent == envelope.end() || !(parent->is_string() || parent->is_null()) ||
-      checksum == envelope.end() || !checksum->is_string() || document == envelope.end()) {
-    return;
-  }
-  Json unsealed = envelope;
-  unsealed.erase("checksum");
-  if (Crc32cTag(unsealed.dump()) != checksum->get<std::string>()) return;
-  file->envelope_ok = true;
-  file->entry.info = CheckpointInfo{session->get<std::string>(), id->get<std::string>()};
-  if (parent->is_string()) file->entry.parent_checkpoint_id = parent->get<std::string>();
-  if (!decode) return;
-  auto decoded = DecodeCheckpoint(document->dump());
-  if (decoded.ok()) file->checkpoint = std::move(decoded).value();
-}
-
-}  // namespace
-
 std::vector<StoreEntry> RestorePruningView::Index(const std::string& session_id) const {
   std::vector<StoreEntry> out;
   for (const RestorePruningFile& f : files) {
@@ -68,24 +30,23 @@ Json RestorePruningView::ToJson() const {
   return out;
 }
 
-Result<RestorePruningView> ReadRestorePruningView(Env* env, const std::string& dir,
+Result<RestorePruningView> ReadRestorePruningView(const HostEnv& env, const std::string& subdir,
                                                   RestorePruningDepth depth) {
   RestorePruningView view;
-  SF_ASSIGN_OR_RETURN(bool exists, env->FileExists(dir));
-  if (!exists) return view;
-  SF_ASSIGN_OR_RETURN(std::vector<std::string> children, env->GetChildren(dir));
-  std::sort(children.begin(), children.end());  // the 10-digit sequence prefix sorts by commit
-  for (const std::string& name : children) {
-    if (name == "LOCK" || name.ends_with(std::string(kTempSuffix))) continue;
-    auto content = env->ReadFile(JoinPath(dir, name));
-    if (!content.ok()) continue;  // a directory or a file that vanished: not a checkpoint
-    const std::string crc = Crc32cTag(*content);
-    view.crc_by_name[name] = crc;
-    if (depth == RestorePruningDepth::kBytes || !IsCheckpointFileName(name)) continue;
+  SF_ASSIGN_OR_RETURN(DurableCheckpoints stored, ReadDurableCheckpoints(env, subdir));
+  view.crc_by_name = stored.objects;
+  if (depth == RestorePruningDepth::kBytes) return view;
+  for (DurableCheckpoint& c : stored.items) {
     RestorePruningFile file;
-    file.name = name;
-    file.crc = crc;
-    ParseEnvelope(*content, depth == RestorePruningDepth::kCheckpoints, &file);
+    file.name = c.name;
+    file.id = c.filed_id;
+    file.crc = c.tag;
+    file.envelope_ok = c.intact;
+    file.entry = c.entry;
+    if (c.intact && depth == RestorePruningDepth::kCheckpoints) {
+      auto decoded = DecodeCheckpoint(c.document);
+      if (decoded.ok()) file.checkpoint = std::move(decoded).value();
+    }
     view.files.push_back(std::move(file));
   }
   return view;
@@ -166,10 +127,7 @@ std::string RestorePruningPrunedExactly(const Json& before_index, const Json& be
     index.push_back(std::move(entry));
   }
   std::vector<std::string> victims;
-  for (const CheckpointInfo& v :
-       ObsoleteBeforeRestored(index, CheckpointInfo{session_id, target})) {
-    victims.push_back(name_by_id[v.checkpoint_id]);
-  }
+  for (const std::string& id : ExpectedPruned(index, target)) victims.push_back(name_by_id[id]);
   std::string out;
   std::set<std::string> removed;
   for (const auto& [name, crc] : before.items()) {

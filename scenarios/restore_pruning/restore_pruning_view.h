@@ -18,12 +18,14 @@
 #include "engine/checkpoint_store.h"
 #include "engine/env.h"
 #include "engine/message.h"
+#include "scenarios/scenario.h"
 
 namespace stepfault::scenarios {
 
 // One checkpoint file as read from the directory.
 struct RestorePruningFile {
-  std::string name;          // file name, "<seq>-<id>.json"
+  std::string name;          // file name, "<seq>-<id>.json" (the SQLite store: "row <seq>")
+  std::string id;            // the checkpoint id it is filed under, damaged or not
   std::string crc;           // Crc32cTag of the whole file
   bool envelope_ok = false;  // the store's envelope parsed (else the file counts as damaged)
   StoreEntry entry;          // when envelope_ok
@@ -44,9 +46,10 @@ struct RestorePruningView {
 // the store's envelopes too, or the checkpoint documents as well.
 enum class RestorePruningDepth { kBytes, kEnvelopes, kCheckpoints };
 
-// Reads `dir` (missing: an empty view). Fails only when the directory cannot be listed.
+// Reads the checkpoint store in env.dir/<subdir> through ReadDurableCheckpoints (the stores' own
+// exported decoders; missing: an empty view). Fails only when the store cannot be listed.
 Result<RestorePruningView> ReadRestorePruningView(
-    Env* env, const std::string& dir,
+    const HostEnv& env, const std::string& subdir,
     RestorePruningDepth depth = RestorePruningDepth::kCheckpoints);
 
 // The host's durable progress: how many of the six cases are done, the chain the cases work on,
@@ -74,7 +77,8 @@ Status WriteRestorePruningProgress(Env* env, const std::string& dir,
 // holds, else what broke.
 // A failed restore changed nothing: the same files with the same bytes.
 std::string RestorePruningUnchanged(const Json& before, const Json& after);
-// A successful restore of `target` removed exactly ObsoleteBeforeRestored(before_index, target)
+// A successful restore of `target` removed exactly ExpectedPruned(before_index, target) (the rule
+// written independently in host_oracles.h)
 // (only a prefix of it, oldest first, when the observer reported a failure) and changed nothing
 // else. `before_index` is a list of {"name","id","parent"} in commit order.
 std::string RestorePruningPrunedExactly(const Json& before_index, const Json& before,

@@ -222,6 +222,8 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("--params", o->params,
                   "scenario parameters as a JSON object merged over the defaults (`stepfault list "
                   "params` lists each scenario's)");
+  cmd->add_option("--store", o->store, "checkpoint store the hosts open: file or sqlite")
+      ->check(CLI::IsMember({"file", "sqlite"}));
   cmd->add_flag("--trace", o->trace, "print the full trace of every life");
   std::string footer = "Scenario parameters (--params):\n";
   for (const auto& s : scenarios::BuiltinScenarios())
@@ -241,6 +243,7 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
       config->params = *params;
       Status points = CheckPlanForScenario(*plan, **scenario, *config);
       if (!points.ok()) return UsageError("bad --plan: " + points.message());
+      config->checkpoint_store = a.store;
       properties::Execution ex = properties::RunPlan(**scenario, *plan, *config);
       if (a.trace) {
         std::fputs(ex.trace.c_str(), stdout);

@@ -40,6 +40,7 @@ struct ReplayArgs {
   std::string profile = "strict";
   std::vector<std::string> hazards;
   std::string params;
+  std::string store = "file";  // the checkpoint store every host opens: file or sqlite
   bool trace = false;
 };
 

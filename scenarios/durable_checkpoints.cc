@@ -1,0 +1,120 @@
+// DurableCheckpoints (see durable_checkpoints.h).
+#include "scenarios/durable_checkpoints.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "engine/crc32c.h"
+#include "engine/stores/file_store.h"
+#include "engine/stores/sqlite_store.h"
+#include "faults/sim_fs.h"
+#include "faults/sim_vfs.h"
+#include "scenarios/host_drive.h"
+
+namespace stepfault::scenarios {
+namespace {
+
+Result<DurableCheckpoints> ReadFileStore(Env* env, const std::string& dir) {
+  DurableCheckpoints out;
+  SF_ASSIGN_OR_RETURN(bool exists, env->FileExists(dir));
+  if (!exists) return out;
+  SF_ASSIGN_OR_RETURN(std::vector<std::string> children, env->GetChildren(dir));
+  std::sort(children.begin(), children.end());
+  for (const std::string& name : children) {
+    if (name == "LOCK" || name.ends_with(kTempSuffix)) continue;
+    auto bytes = env->ReadFile(JoinPath(dir, name));
+    if (!bytes.ok()) continue;  // a directory, or a file that vanished
+    auto named = FileCheckpointStore::ParseCheckpointFileName(name);
+    if (!named) {
+      out.objects[name] = Crc32cTag(*bytes);
+      continue;
+    }
+    DurableCheckpoint c;
+    c.name = name;
+    c.tag = Crc32cTag(*bytes);
+    c.seq = named->first;
+    c.filed_id = named->second;
+    auto decoded = FileCheckpointStore::DecodeFile(name, *bytes);
+    if (decoded.ok()) {
+      c.intact = true;
+      c.entry = decoded->entry;
+      c.document = std::move(decoded->document);
+    }
+    out.objects[c.name] = c.tag;
+    out.items.push_back(std::move(c));
+  }
+  std::stable_sort(
+      out.items.begin(), out.items.end(),
+      [](const DurableCheckpoint& a, const DurableCheckpoint& b) { return a.seq < b.seq; });
+  return out;
+}
+
+Result<DurableCheckpoints> ReadSqliteStore(Env* env, const std::string& dir) {
+  DurableCheckpoints out;
+  const std::string db = JoinPath(dir, kSqliteCheckpointDb);
+  SF_ASSIGN_OR_RETURN(bool exists, env->FileExists(db));
+  if (!exists) return out;
+  auto* sim = dynamic_cast<faults::SimFs*>(env);
+  if (sim == nullptr) {
+    return Status::FailedPrecondition(
+        "reading a SQLite checkpoint store needs the simulated world");
+  }
+  std::unique_ptr<faults::SimFs> copy = sim->CrashClone(faults::DeathKind::kCrash, 0);
+  static std::atomic<uint64_t> counter{0};
+  const std::string vfs = "stepfault-oracle-" + std::to_string(counter.fetch_add(1));
+  SF_RETURN_IF_ERROR(faults::RegisterSimVfs(vfs, copy.get(), 0));
+  Result<std::vector<SqliteCheckpointStore::Row>> rows = Status::Internal("unread");
+  {
+    SqliteStoreOptions options;
+    options.vfs_name = vfs;
+    auto store = SqliteCheckpointStore::Open(copy.get(), db, options);
+    rows = store.ok() ? (*store)->Rows()
+                      : Result<std::vector<SqliteCheckpointStore::Row>>(store.status());
+  }
+  faults::UnregisterSimVfs(vfs);
+  if (!rows.ok()) {
+    // A database that does not open is one damaged object (INV-CORRUPT's business).
+    out.objects[kSqliteCheckpointDb] = "unreadable: " + rows.status().ToString();
+    return out;
+  }
+  for (SqliteCheckpointStore::Row& row : *rows) {
+    DurableCheckpoint c;
+    c.name = "row " + std::to_string(row.seq);
+    c.tag = row.checksum + "|" + Crc32cTag(row.document);
+    c.seq = row.seq;
+    c.filed_id = row.entry.info.checkpoint_id;
+    c.intact = row.intact;
+    if (c.intact) {
+      c.entry = row.entry;
+      c.document = std::move(row.document);
+    }
+    out.objects[c.name] = c.tag;
+    out.items.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<StoreEntry> DurableCheckpoints::Index(const std::string& session_id) const {
+  std::vector<StoreEntry> out;
+  for (const DurableCheckpoint& c : items) {
+    if (c.intact && c.entry.info.session_id == session_id) out.push_back(c.entry);
+  }
+  return out;
+}
+
+const DurableCheckpoint* DurableCheckpoints::Find(const std::string& checkpoint_id) const {
+  for (const DurableCheckpoint& c : items) {
+    if (c.intact && c.entry.info.checkpoint_id == checkpoint_id) return &c;
+  }
+  return nullptr;
+}
+
+Result<DurableCheckpoints> ReadDurableCheckpoints(const HostEnv& env, const std::string& subdir) {
+  const std::string dir = JoinPath(env.dir, subdir);
+  if (env.checkpoint_store == "sqlite") return ReadSqliteStore(env.env, dir);
+  return ReadFileStore(env.env, dir);
+}
+
+}  // namespace stepfault::scenarios

@@ -1,0 +1,45 @@
+// DurableCheckpoints: what a checkpoint store holds in the world right now, read for the oracles
+// without the store's in-memory objects and without changing a byte of the world.
+//
+// File store: every checkpoint file of the directory, decoded by the store's own exported decoder
+// (FileCheckpointStore::DecodeFile), so no oracle parses the on-disk format by hand. SQLite store:
+// the rows of a throw-away copy of the simulated world (SimFs::CrashClone as a crash, which keeps
+// every byte), opened through a VFS registered on the copy and read with SqliteCheckpointStore::
+// Rows(); opening SQLite may roll back a hot journal or recover a WAL, which must never happen to
+// the world under test, hence the copy.
+// Thread-safety: as the life that owns the Env.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/checkpoint_store.h"
+#include "scenarios/scenario.h"
+
+namespace stepfault::scenarios {
+
+struct DurableCheckpoint {
+  std::string name;  // file name, or "row <seq>" in the SQLite store
+  std::string tag;   // a digest of the stored bytes (a stored checkpoint never changes)
+  bool intact = false;
+  uint64_t seq = 0;      // commit order
+  std::string filed_id;  // the checkpoint id the store filed it under, damaged or not
+  StoreEntry entry;      // when intact
+  std::string document;  // when intact: the encoded checkpoint
+};
+
+struct DurableCheckpoints {
+  std::vector<DurableCheckpoint> items;  // commit order
+  // name -> tag of every stored object, damaged too (the file store: every file of the directory
+  // but LOCK and temps, index.jsonl of the in-place hazard included)
+  std::map<std::string, std::string> objects;
+
+  std::vector<StoreEntry> Index(const std::string& session_id) const;  // intact, commit order
+  const DurableCheckpoint* Find(const std::string& checkpoint_id) const;
+};
+
+// Reads the store `env.checkpoint_store` keeps in env.dir/<subdir> (missing: empty).
+Result<DurableCheckpoints> ReadDurableCheckpoints(const HostEnv& env, const std::string& subdir);
+
+}  // namespace stepfault::scenarios

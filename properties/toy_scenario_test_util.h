@@ -23,6 +23,7 @@ class ToyScenario final : public scenarios::Scenario {
   std::string name() const override { return "toy"; }
   std::string description() const override { return "two lives, two published files"; }
   std::vector<std::string> invariants() const override { return {}; }
+  std::vector<scenarios::ParamDecl> params() const override { return {}; }
 
   void RunLife(scenarios::HostEnv& env, const std::vector<scenarios::LifeReport>& previous,
                scenarios::LifeReport* report) const override {

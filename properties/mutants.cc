@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "faults/plan.h"
@@ -80,8 +80,8 @@ const std::vector<Mutant>& AllMutants() {
       for (const scenarios::HostHazard& h : scenario->host_hazards()) {
         if (!seen.insert(h.name).second) continue;
         const std::string name = h.name;
-        v->push_back(
-            {"host:" + name, h.meaning, [name](RunConfig* c) { c->hazards.insert(name); }, ExpectedFor("host:" + name)});
+        v->push_back({"host:" + name, h.meaning, [name](RunConfig* c) { c->hazards.insert(name); },
+                      ExpectedFor("host:" + name)});
       }
     }
     return v;

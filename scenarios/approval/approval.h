@@ -46,10 +46,10 @@ ApprovalOutcome ApprovalStatusOf(HostEnv& env);
 ApprovalOutcome ApprovalStatusOf(HostEnv& env, bool read_only);
 
 class ApprovalStore;
-// How the business database is opened: kAct, by a host that will act on (or report) what it reads, so
-// Open first makes the inherited database durable (the recovery rule of engine/env.h); kLook, the
-// oracles' look, which must change nothing; kReadOnly, `approval status`: durable like kAct, but
-// SQLite opens an existing database read-only (no file created, no schema, no journal mode).
+// How the business database is opened: kAct, by a host that will act on (or report) what it reads,
+// so Open first makes the inherited database durable (the recovery rule of engine/env.h); kLook,
+// the oracles' look, which must change nothing; kReadOnly, `approval status`: durable like kAct,
+// but SQLite opens an existing database read-only (no file created, no schema, no journal mode).
 enum class BusinessOpen { kAct, kLook, kReadOnly };
 // The business database of the directory, opened with the env's VFS, probe, clock and mutants.
 Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env,

@@ -101,7 +101,7 @@ TEST(ShardedExploreProcesses, ParallelShardsFromTheEnvironmentMergeIntoTheUnshar
   const fs::path base = fs::temp_directory_path() / ("sf_shard_env_" + std::to_string(::getpid()));
   fs::remove_all(base);
   const std::string explore =
-      Binary() + " explore --scenario fan-in --actions crash --quiet --out ";
+      Binary() + " explore --scenario fan-in --actions crash --depth 1 --quiet --out ";
   ASSERT_EQ(Shell(explore + (base / "all").string() + " >/dev/null 2>&1"), 0);
   const std::string parallel =
       "GTEST_SHARD_INDEX=0 GTEST_TOTAL_SHARDS=3 " + explore + (base / "s1").string() +

@@ -356,15 +356,18 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   std::vector<Outcome> outcomes =
       RunAll(spec, config, tasks, rec.reference, options.depth, pair_cap, options.jobs);
   std::map<std::string, int64_t> by_inv;
-  reports::Depth2 d2;
+  int64_t pairs_total = 0, pairs_run = 0;
   for (size_t t = 0; t < tasks.size(); ++t) {
     FoldOutcome(spec, tasks[t], outcomes[t], options.seed, &s, &by_inv, &result);
-    d2.pairs_total += outcomes[t].pairs_total;
-    d2.pairs_run += outcomes[t].pairs_run;
+    pairs_total += outcomes[t].pairs_total;
+    pairs_run += outcomes[t].pairs_run;
   }
   if (options.depth == 2) {
-    d2.sampled = d2.pairs_run < d2.pairs_total;
-    s.depth2 = d2;
+    // The report model has no depth-2 pair block since schema 2; say it where a reader sees it.
+    result.notes.push_back(
+        "depth 2: " + std::to_string(pairs_run) + " of " + std::to_string(pairs_total) +
+        " (window, recovery window) pairs run" +
+        (pairs_run < pairs_total ? " (capped by --depth2-max-pairs: partial)" : ""));
   }
   int64_t ran = 0;
   for (const reports::Cell& c : s.cells) ran += reports::CellRan(c.outcome) ? 1 : 0;

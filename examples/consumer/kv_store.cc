@@ -1,6 +1,7 @@
 // KvStore (see kv_store.h).
 #include "kv_store.h"
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 namespace kvstore {
@@ -25,8 +26,13 @@ std::string Hex(uint32_t v) {
   return out;
 }
 
-std::string Frame(const std::string& payload) {
-  return std::to_string(payload.size()) + " " + Hex(Crc32(payload)) + "\n" + payload + "\n";
+// A record: "<meta bytes> <checkpoint bytes> <crc32 hex>\n" + meta JSON + the checkpoint bytes
+// verbatim (opaque: not UTF-8, not JSON) + "\n"; the CRC covers meta and bytes.
+std::string Frame(const std::string& meta, std::string_view bytes) {
+  std::string body = meta;
+  body.append(bytes);
+  return std::to_string(meta.size()) + " " + std::to_string(bytes.size()) + " " + Hex(Crc32(body)) +
+         "\n" + body + "\n";
 }
 
 }  // namespace
@@ -52,25 +58,23 @@ Status KvStore::Load() {
     const size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) break;
     const std::string header = text.substr(pos, nl - pos);
-    const size_t space = header.find(' ');
-    if (space == std::string::npos || header.size() != space + 9) break;
-    size_t len = 0;
-    try {
-      len = std::stoul(header.substr(0, space));
-    } catch (...) {
-      break;
-    }
-    if (nl + 1 + len + 1 > text.size() || text[nl + 1 + len] != '\n') break;
-    const std::string payload = text.substr(nl + 1, len);
-    if (Hex(Crc32(payload)) != header.substr(space + 1)) break;
-    const auto j = nlohmann::json::parse(payload, nullptr, false);
+    size_t meta_len = 0, bytes_len = 0;
+    char crc[9] = {0};
+    if (std::sscanf(header.c_str(), "%zu %zu %8s", &meta_len, &bytes_len, crc) != 3) break;
+    const size_t body_at = nl + 1;
+    if (meta_len > text.size() || bytes_len > text.size()) break;
+    if (body_at + meta_len + bytes_len + 1 > text.size()) break;
+    if (text[body_at + meta_len + bytes_len] != '\n') break;
+    const std::string_view body = std::string_view(text).substr(body_at, meta_len + bytes_len);
+    if (Hex(Crc32(body)) != crc) break;
+    const auto j = nlohmann::json::parse(body.substr(0, meta_len), nullptr, false);
     if (j.is_discarded() || !j.is_object()) break;
     Record r{j.value("session", ""), j.value("id", ""), j.value("parent", ""),
-             j.value("bytes", "")};
+             std::string(body.substr(meta_len))};
     by_id_[r.id] = records_.size();
     records_.push_back(std::move(r));
     next_id_ = std::max<uint64_t>(next_id_, std::stoull(records_.back().id.substr(3)) + 1);
-    pos = nl + 1 + len + 1;
+    pos = body_at + meta_len + bytes_len + 1;
   }
   if (!*exists || pos < text.size()) {
     // A new log, or a torn tail: publish exactly the intact prefix before appending after it.
@@ -94,9 +98,8 @@ Result<stepfault::CheckpointInfo> KvStore::Commit(
   std::lock_guard<std::mutex> lock(mu_);
   Record r{session_id, "kv-" + std::to_string(next_id_), parent ? parent->checkpoint_id : "",
            std::string(bytes)};
-  const nlohmann::json j = {
-      {"session", r.session}, {"id", r.id}, {"parent", r.parent}, {"bytes", r.bytes}};
-  if (Status s = log_->Append(Frame(j.dump())); !s.ok()) return s;
+  const nlohmann::json meta = {{"session", r.session}, {"id", r.id}, {"parent", r.parent}};
+  if (Status s = log_->Append(Frame(meta.dump(), r.bytes)); !s.ok()) return s;
   if (Status s = log_->Sync(); !s.ok()) return s;
   ++next_id_;
   by_id_[r.id] = records_.size();

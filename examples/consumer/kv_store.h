@@ -1,13 +1,14 @@
 // KvStore: a toy key-value checkpoint store, written the way a team would write its own store for
 // Stepfault to check. Every checkpoint is one record appended to one log file, `<dir>/kv.log`:
-//   <payload length> <crc32 of payload, hex>\n<payload>\n
-// where the payload is a JSON object {session, id, parent, bytes}. A commit appends its record and
-// fsyncs the log (the log's name was made durable when it was created); Commit returning ok means
-// the checkpoint is durable. Opening reads the log and stops at the first record that is incomplete
-// or fails its CRC (a torn tail after a power loss); if there is one, it rewrites the intact prefix
-// by temp file, fsync, rename and directory fsync before anything is appended after it.
-// All I/O goes through the stepfault::Env it is given, which is how Stepfault sees its windows.
-// Thread-safety: every method is safe for concurrent calls (one mutex).
+//   <meta length> <checkpoint length> <crc32 hex>\n<meta JSON {session, id, parent}><checkpoint
+//   bytes>\n
+// (the checkpoint bytes verbatim: a store keeps opaque bytes, which need not be UTF-8). A commit
+// appends its record and fsyncs the log (the log's name was made durable when it was created);
+// Commit returning ok means the checkpoint is durable. Opening reads the log and stops at the first
+// record that is incomplete or fails its CRC (a torn tail after a power loss); if there is one, it
+// rewrites the intact prefix by temp file, fsync, rename and directory fsync before anything is
+// appended after it. All I/O goes through the stepfault::Env it is given, which is how Stepfault
+// sees its windows. Thread-safety: every method is safe for concurrent calls (one mutex).
 #pragma once
 
 #include <map>

@@ -21,7 +21,6 @@ struct Entry {
   StateNode::Type type = StateNode::kFile;
   int64_t id = -1;     // file or directory id
   std::string target;  // symlink
-  friend bool operator==(const Entry&, const Entry&) = default;
 };
 struct Dir {
   std::map<std::string, Entry> cur, dur;

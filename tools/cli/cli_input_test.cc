@@ -15,39 +15,16 @@
 #include <sstream>
 #include <string>
 
+#include "tools/cli/cli_test_util.h"
+
 namespace stepfault::cli {
 namespace {
 namespace fs = std::filesystem;
 
-struct ProcessRun {
-  int exit_code;  // -signal when killed
-  std::string out;
-};
+using testing::ProcessRun;
+using testing::Stepfault;
 
-std::string Binary() {
-  const char* dir = std::getenv("STEPFAULT_BIN_DIR");
-  return std::string(dir != nullptr ? dir : "build/bin") + "/stepfault";
-}
-
-ProcessRun Stepfault(const std::string& args) {
-  std::string cmd = Binary() + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  EXPECT_NE(p, nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = ::pclose(p);
-  int code =
-      WIFEXITED(status) ? WEXITSTATUS(status) : (WIFSIGNALED(status) ? -WTERMSIG(status) : -1);
-  if (code > 128) code = -(code - 128);
-  return {code, out};
-}
-
-std::string Scratch(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("sf_in_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  return dir.string();
-}
+std::string Scratch(const std::string& name) { return testing::Scratch("sf_in", name); }
 
 // Every path under `dir` with its bytes ("<missing>" when dir does not exist).
 std::map<std::string, std::string> Tree(const std::string& dir) {

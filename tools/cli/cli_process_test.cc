@@ -17,41 +17,16 @@
 
 #include "engine/env.h"
 #include "scenarios/approval/receipt.h"
+#include "tools/cli/cli_test_util.h"
 
 namespace stepfault::cli {
 namespace {
 namespace fs = std::filesystem;
 
-struct ProcessRun {
-  int exit_code;  // -signal when killed
-  std::string out;
-};
+using testing::ProcessRun;
+using testing::Stepfault;
 
-std::string Binary() {
-  const char* dir = std::getenv("STEPFAULT_BIN_DIR");
-  return std::string(dir != nullptr ? dir : "build/bin") + "/stepfault";
-}
-
-ProcessRun Stepfault(const std::string& args) {
-  std::string cmd = Binary() + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  EXPECT_NE(p, nullptr);
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = ::pclose(p);
-  int code =
-      WIFEXITED(status) ? WEXITSTATUS(status) : (WIFSIGNALED(status) ? -WTERMSIG(status) : -1);
-  // popen runs a shell: a child killed by a signal shows as 128+N from the shell.
-  if (code > 128) code = -(code - 128);
-  return {code, out};
-}
-
-std::string Scratch(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("sf_cli_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  return dir.string();
-}
+std::string Scratch(const std::string& name) { return testing::Scratch("sf_cli", name); }
 
 int RowCount(const std::string& dir) {
   sqlite3* db = nullptr;

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "engine/env.h"
+#include "tools/cli/cli_test_util.h"
 
 namespace stepfault::cli {
 namespace {
@@ -84,10 +85,7 @@ TEST(ShardFromEnvironment, ConflictingConventionsAreRejectedAndAgreeingOnesAccep
   EXPECT_EQ(**agree, std::make_pair(2, 2));
 }
 
-std::string Binary() {
-  const char* dir = std::getenv("STEPFAULT_BIN_DIR");
-  return std::string(dir != nullptr ? dir : "build/bin") + "/stepfault";
-}
+using testing::Binary;
 
 int Shell(const std::string& command) {
   const int status = std::system(command.c_str());

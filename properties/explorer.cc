@@ -56,9 +56,12 @@ std::vector<TaskResult> RunLevel(ExploreState& st, const std::vector<Task>& task
     plans.push_back(tasks[i].plan);
   }
   const auto& progress = st.options.progress;
-  auto ran = RunTasks(*st.scenario, st.options.config, plans, st.options.jobs, [&](int64_t done) {
-    if (progress) progress(done, static_cast<int64_t>(plans.size()));
-  });
+  auto ran = RunTasks(
+      *st.scenario, st.options.config, plans, st.options.jobs,
+      [&](int64_t done) {
+        if (progress) progress(done, static_cast<int64_t>(plans.size()));
+      },
+      st.options.reuse);
   std::vector<TaskResult> results(tasks.size());
   for (size_t k = 0; k < which.size(); ++k) results[which[k]] = std::move(ran[k]);
   for (size_t i = 0; i < tasks.size(); ++i) {

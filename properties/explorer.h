@@ -47,6 +47,10 @@ struct ExploreOptions {
   // variant only (what a single `check` or a mutant hunt needs).
   bool all_variants = true;
   bool stop_at_first_violation = false;
+  // Reuse the lives plans share (a RunMemo per process; properties/life_runner.h): the same report
+  // either way, much faster at depth 2. false: every plan runs from scratch (the reference path).
+  // The INV-DETERMINISM sample always runs from scratch.
+  bool reuse = true;
   std::function<void(int64_t done, int64_t total)> progress;
 };
 

@@ -3,9 +3,11 @@
 // (recovery windows, filtered actions) so it can fall below 100%; depth 2 crashes and powers off
 // every window of the recovery of every distinct crash state and reuses equal states; crashes of
 // the code under test and nondeterminism become counterexamples; reports are identical across job
-// counts and shard splits. Method: explore the built-in scenarios at depth 1 and a small toy
-// scenario (properties/toy_scenario_test_util.h) at depths 1-3, and compare reports through their
-// JSON form.
+// counts and shard splits; reusing the lives plans share (ExploreOptions::reuse) changes nothing in
+// the report. Method: explore the built-in scenarios at depth 1 and a small toy scenario
+// (properties/toy_scenario_test_util.h) at depths 1-3, and compare reports through their JSON form
+// (with and without reuse: the toy at depths 2 and 3, and with STEPFAULT_LONG=1 approval at depth 2
+// over both checkpoint stores and with a host hazard whose violations must match exactly).
 #include "properties/explorer.h"
 
 #include <gtest/gtest.h>
@@ -139,6 +141,54 @@ TEST(ExplorerTest, ReportsAreIdenticalAcrossJobsAndShards) {
   auto merged = reports::MergeShards(shards);
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   EXPECT_EQ(reports::ToJson(*merged), reports::ToJson(one));
+}
+
+TEST(ExplorerTest, ReusingSharedLivesGivesTheSameReportAsRunningEveryPlanFromScratch) {
+  for (int depth : {2, 3}) {
+    for (int jobs : {1, 2}) {
+      ExploreOptions o;
+      o.depth = depth;
+      o.jobs = jobs;
+      o.reuse = false;
+      reports::Report scratch = Explore({Toy()}, o, "test");
+      o.reuse = true;
+      reports::Report reused = Explore({Toy()}, o, "test");
+      EXPECT_GT(scratch.scenarios[0].crash_states.explored, 0);
+      EXPECT_EQ(reports::ToJson(reused), reports::ToJson(scratch)) << depth << " " << jobs;
+    }
+  }
+}
+
+// The same on a real scenario, over both checkpoint stores and with a host hazard, so violations
+// exist and must be the same ones with the same replay commands. Minutes of CPU: STEPFAULT_LONG=1.
+TEST(ExplorerTest, ReuseOnApprovalAtDepthTwoOverBothStoresAndAHazardChangesNothing) {
+  if (std::getenv("STEPFAULT_LONG") == nullptr) GTEST_SKIP() << "set STEPFAULT_LONG=1 to run";
+  auto approval = scenarios::FindScenario("approval");
+  ASSERT_NE(approval, nullptr);
+  struct Case {
+    std::string store;
+    std::string hazard;
+  };
+  for (const Case& c :
+       {Case{"file", ""}, Case{"sqlite", ""}, Case{"file", "receipt-no-dir-sync"}}) {
+    ExploreOptions o;
+    o.jobs = 2;
+    o.action_kinds = {"powerloss"};
+    o.config.checkpoint_store = c.store;
+    if (!c.hazard.empty()) o.config.hazards.insert(c.hazard);
+    o.reuse = false;
+    ScenarioExploration scratch = ExploreScenario(*approval, o);
+    o.reuse = true;
+    ScenarioExploration reused = ExploreScenario(*approval, o);
+    reports::Report a, b;
+    a.scenarios.push_back(scratch.report);
+    a.violations = scratch.violations;
+    b.scenarios.push_back(reused.report);
+    b.violations = reused.violations;
+    EXPECT_GT(scratch.report.crash_states.explored, 10) << c.store;
+    EXPECT_EQ(c.hazard.empty(), scratch.violations.empty()) << c.store << " " << c.hazard;
+    EXPECT_EQ(reports::ToJson(b), reports::ToJson(a)) << c.store << " " << c.hazard;
+  }
 }
 
 // A host that throws in a recovery life: each crash plan is an INV-HARNESS counterexample with a

@@ -1,7 +1,10 @@
 // RunPlan: lives, deaths, post-death worlds, corruption and the harness-level invariants.
 #include "properties/life_runner.h"
 
+#include <algorithm>
 #include <atomic>
+#include <deque>
+#include <map>
 
 #include "engine/random.h"
 #include "faults/points.h"
@@ -97,18 +100,95 @@ std::string ReplayCommand(const std::string& scenario, const faults::Plan& plan,
 
 namespace {
 
-// One RunPlan: the world, the lives so far and the oracle's memo; one method per phase of a life.
+// Everything a run carries from one life to the next: the world, the reports and oracle notes of
+// the lives so far, and the execution being built.
+struct RunState {
+  std::unique_ptr<SimFs> world;
+  int next_life = 1;
+  bool stopped = false;  // completed, gave up or hit a harness error
+  bool damaged = false;
+  std::string harness_error;  // an exception escaped a life or a check: the run stops
+  std::vector<scenarios::LifeReport> reports;
+  Json memo = Json::object();
+  Execution ex;
+
+  // An independent copy. Between lives no handle or lock is open and the world is not frozen, so a
+  // crash clone is an exact copy of everything that decides the world's future (SimFs::Digest).
+  RunState Copy() const {
+    RunState s;
+    s.world = world->CrashClone(DeathKind::kCrash, 0);
+    s.world->SetRoleClassifier(faults::DefaultRoleClassifier());
+    s.next_life = next_life;
+    s.stopped = stopped;
+    s.damaged = damaged;
+    s.harness_error = harness_error;
+    s.reports = reports;
+    s.memo = memo;
+    s.ex = ex;
+    return s;
+  }
+};
+
+// 128 bits of hash of a canonical text (length-prefixed fields, so no two inputs share a text).
+class KeyWriter {
+ public:
+  void Field(std::string_view v) {
+    text_ += std::to_string(v.size());
+    text_ += ':';
+    text_ += v;
+  }
+  std::string Finish() const {
+    return std::to_string(Hash64(text_, 21)) + "-" + std::to_string(Hash64(text_, 22));
+  }
+
+ private:
+  std::string text_;
+};
+
+}  // namespace
+
+// What a run after its last fault left to the later lives: those lives, what they found, how the
+// run ended.
+struct RunMemo::Continuation {
+  std::vector<LifeRecord> lives;
+  std::vector<scenarios::Violation> violations;
+  bool completed = false;
+  bool stopped = false;
+  std::string harness_error;
+  std::string final_digest;
+};
+
+struct RunMemo::Impl {
+  static constexpr size_t kPrefixesMax = 8;
+  static constexpr size_t kContinuationsMax = 2048;
+  std::map<std::string, RunState> prefixes;
+  std::deque<std::string> prefix_order;  // oldest first, for eviction
+  std::map<std::string, Continuation> continuations;
+  RunMemo::Stats stats;
+};
+
+RunMemo::RunMemo() : impl_(std::make_unique<Impl>()) {}
+RunMemo::~RunMemo() = default;
+RunMemo::Stats RunMemo::stats() const { return impl_->stats; }
+
+namespace {
+
+// One RunPlan: the run's state and one method per phase of a life. With a RunMemo, the lives
+// before the last fault's life are restored from an earlier run with the same faults there, and
+// the lives after it from an earlier run that reached the same state (see RunMemo).
 class PlanRunner {
  public:
-  PlanRunner(const scenarios::Scenario& scenario, const faults::Plan& plan, const RunConfig& config)
+  PlanRunner(const scenarios::Scenario& scenario, const faults::Plan& plan, const RunConfig& config,
+             RunMemo::Impl* memo)
       : scenario_(scenario),
         plan_(plan),
         config_(config),
         params_(config.params.is_null() ? scenario.default_params() : config.params),
-        world_(std::make_unique<SimFs>()) {
-    world_->SetRoleClassifier(faults::DefaultRoleClassifier());
-    SF_CHECK(world_->CreateDirIfMissing(kDir).ok());
-    SF_CHECK(world_->SyncDir("/").ok());
+        memo_(memo) {
+    s_.world = std::make_unique<SimFs>();
+    s_.world->SetRoleClassifier(faults::DefaultRoleClassifier());
+    SF_CHECK(s_.world->CreateDirIfMissing(kDir).ok());
+    SF_CHECK(s_.world->SyncDir("/").ok());
     int faults_in_plan = 0;
     for (const faults::Fault& f : plan.faults) faults_in_plan += f.is_none() ? 0 : 1;
     lives_max_ = config.lives_max > 0 ? config.lives_max
@@ -116,40 +196,143 @@ class PlanRunner {
   }
 
   Execution Run() {
-    for (int life = 1; life <= lives_max_; ++life) {
-      LifeRecord record = RunLife(life);
-      if (!record.death.empty()) {
-        AfterDeath(life, &record);
-      } else {
-        CheckObservedSurvivesPowerLoss(life, record);
-      }
-      reports_.push_back(record.report);
-      ex_.lives.push_back(record);
-      if (harness_error_.empty()) CheckWorld(life, record);
-      if (!harness_error_.empty()) {
-        ex_.violations.push_back({scenarios::kInvHarness, harness_error_});
-        break;
-      }
-      if (record.report.final) {
-        JudgeGiveUp(life, record);
-        break;
-      }
-      if (record.report.completed) {
-        ex_.completed = true;
-        break;
-      }
+    const int last = static_cast<int>(plan_.faults.size());
+    RunPrefix(last);
+    RunLives(last);
+    if (memo_ != nullptr && last >= 1 && !s_.stopped && s_.next_life <= lives_max_) {
+      RunContinuation();
+    } else {
+      RunLives(lives_max_);
     }
-    ex_.final_digest = world_->Digest();
-    if (harness_error_.empty() && !ex_.completed &&
-        (ex_.lives.empty() || !ex_.lives.back().report.final)) {
-      ex_.violations.push_back({scenarios::kInvLiveness,
-                                "not completed within " + std::to_string(lives_max_) + " lives"});
-    }
-    WriteTrace();
-    return std::move(ex_);
+    if (final_digest_.empty()) final_digest_ = s_.world->Digest();
+    return Finish();
   }
 
  private:
+  // The lives before the last fault's life, restored when an earlier run had the same faults there.
+  void RunPrefix(int last) {
+    if (memo_ == nullptr || last < 2) {
+      RunLives(last - 1);
+      return;
+    }
+    KeyWriter key;
+    key.Field(std::to_string(lives_max_));
+    for (int life = 1; life < last; ++life) {
+      auto fault = plan_.ForLife(life);
+      key.Field(fault ? fault->Print() : "none");
+    }
+    const std::string k = key.Finish();
+    auto it = memo_->prefixes.find(k);
+    if (it != memo_->prefixes.end()) {
+      ++memo_->stats.prefix_hits;
+      s_ = it->second.Copy();
+      return;
+    }
+    ++memo_->stats.prefix_misses;
+    RunLives(last - 1);
+    if (memo_->prefix_order.size() >= RunMemo::Impl::kPrefixesMax) {
+      memo_->prefixes.erase(memo_->prefix_order.front());
+      memo_->prefix_order.pop_front();
+    }
+    memo_->prefixes.emplace(k, s_.Copy());
+    memo_->prefix_order.push_back(k);
+  }
+
+  // The lives after the last fault: a pure function of the key (no fault is armed there, each
+  // life's seeds derive from the root seed and its index only), so an earlier run's are reused.
+  void RunContinuation() {
+    KeyWriter key;
+    key.Field(std::to_string(lives_max_));
+    key.Field(std::to_string(s_.next_life));
+    key.Field(s_.world->Digest());
+    key.Field(s_.damaged ? "damaged" : "intact");
+    key.Field(s_.memo.dump());
+    for (const scenarios::LifeReport& r : s_.reports) {
+      key.Field(r.command);
+      key.Field(std::to_string(static_cast<int>(r.status.code())) + " " + r.status.ToString());
+      key.Field(std::to_string(r.completed) + std::to_string(r.final) + std::to_string(r.died) +
+                std::to_string(r.power_lost) + std::to_string(r.damaged) + " " +
+                std::to_string(r.exit_code));
+      key.Field(std::to_string(r.trace.size()));
+      for (const std::string& line : r.trace) key.Field(line);
+      key.Field(r.facts.dump());
+    }
+    const std::string k = key.Finish();
+    auto it = memo_->continuations.find(k);
+    if (it != memo_->continuations.end()) {
+      ++memo_->stats.continuation_hits;
+      const RunMemo::Continuation& c = it->second;
+      s_.ex.lives.insert(s_.ex.lives.end(), c.lives.begin(), c.lives.end());
+      s_.ex.violations.insert(s_.ex.violations.end(), c.violations.begin(), c.violations.end());
+      s_.ex.completed = c.completed;
+      s_.stopped = c.stopped;
+      s_.harness_error = c.harness_error;
+      final_digest_ = c.final_digest;
+      return;
+    }
+    ++memo_->stats.continuation_misses;
+    const size_t lives_before = s_.ex.lives.size();
+    const size_t violations_before = s_.ex.violations.size();
+    RunLives(lives_max_);
+    final_digest_ = s_.world->Digest();
+    RunMemo::Continuation c;
+    c.lives.assign(s_.ex.lives.begin() + static_cast<std::ptrdiff_t>(lives_before),
+                   s_.ex.lives.end());
+    c.violations.assign(s_.ex.violations.begin() + static_cast<std::ptrdiff_t>(violations_before),
+                        s_.ex.violations.end());
+    c.completed = s_.ex.completed;
+    c.stopped = s_.stopped;
+    c.harness_error = s_.harness_error;
+    c.final_digest = final_digest_;
+    if (memo_->continuations.size() >= RunMemo::Impl::kContinuationsMax)
+      memo_->continuations.clear();
+    memo_->continuations.emplace(k, std::move(c));
+  }
+
+  // Runs lives from the next one up to `until` (and lives_max) unless the run has stopped.
+  void RunLives(int until) {
+    for (; s_.next_life <= std::min(until, lives_max_) && !s_.stopped; ++s_.next_life)
+      s_.stopped = LiveAndCheck(s_.next_life);
+  }
+
+  // One life and its checks; true when the run stops after it.
+  bool LiveAndCheck(int life) {
+    LifeRecord record = RunLife(life);
+    if (!record.death.empty()) {
+      AfterDeath(life, &record);
+    } else {
+      CheckObservedSurvivesPowerLoss(life, record);
+    }
+    s_.reports.push_back(record.report);
+    s_.ex.lives.push_back(record);
+    if (s_.harness_error.empty()) CheckWorld(life, record);
+    if (!s_.harness_error.empty()) {
+      s_.ex.violations.push_back({scenarios::kInvHarness, s_.harness_error});
+      return true;
+    }
+    if (record.report.final) {
+      JudgeGiveUp(life, record);
+      return true;
+    }
+    if (record.report.completed) {
+      s_.ex.completed = true;
+      return true;
+    }
+    return false;
+  }
+
+  Execution Finish() {
+    Execution& ex = s_.ex;
+    ex.final_digest = final_digest_;
+    if (s_.harness_error.empty() && !ex.completed &&
+        (ex.lives.empty() || !ex.lives.back().report.final)) {
+      ex.violations.push_back({scenarios::kInvLiveness,
+                               "not completed within " + std::to_string(lives_max_) + " lives"});
+    }
+    WriteTrace();
+    return std::move(ex);
+  }
+
   scenarios::HostEnv MakeEnv(SimFs* fs, const std::string& vfs, Probe* probe, Clock* clock,
                              int life) const {
     scenarios::HostEnv env;
@@ -170,37 +353,38 @@ class PlanRunner {
 
   // One process of the host on the current world, with the plan's fault of this life armed.
   LifeRecord RunLife(int life) {
+    SimFs* world = s_.world.get();
     LifeRecord record;
     record.fault = plan_.ForLife(life);
     if (record.fault && record.fault->is_none()) record.fault.reset();
-    faults::Injector injector(record.fault, world_.get());
-    world_->SetHook(&injector);
+    faults::Injector injector(record.fault, world);
+    world->SetHook(&injector);
     faults::SeedSqliteRandomness(DeriveSeed(config_.seed, "sqlite|" + std::to_string(life)));
     std::optional<CrashSignal> death;
     {
-      VfsRegistration vfs(world_.get(), DeriveSeed(config_.seed, "vfs|" + std::to_string(life)));
+      VfsRegistration vfs(world, DeriveSeed(config_.seed, "vfs|" + std::to_string(life)));
       // A new process: time goes on from a later logical start.
       LogicalClock clock(LogicalClock::kDefaultStartMicros + life * 3600LL * 1000000LL);
-      scenarios::HostEnv env = MakeEnv(world_.get(), vfs.name(), &injector, &clock, life);
+      scenarios::HostEnv env = MakeEnv(world, vfs.name(), &injector, &clock, life);
       if (record.fault && faults::IsRecoverySide(record.fault->action)) {
         env.variation.kind = record.fault->action.kind;
         env.variation.mutation = record.fault->action.mutation;
       }
       try {
-        scenario_.RunLife(env, reports_, &record.report);
+        scenario_.RunLife(env, s_.reports, &record.report);
       } catch (const CrashSignal& c) {
         death = c;
       } catch (const std::exception& e) {
         // A counterexample, not the end of the exploration (INV-HARNESS).
-        harness_error_ = "life " + std::to_string(life) + " threw: " + e.what();
+        s_.harness_error = "life " + std::to_string(life) + " threw: " + e.what();
       }
-      if (!death && world_->frozen()) {
+      if (!death && world->frozen()) {
         // The death struck inside SQLite, which saw only an I/O error.
         death = faults::SimVfsDeath(vfs.name());
         if (!death) death = CrashSignal{DeathKind::kCrash, "(frozen)"};
       }
     }
-    world_->SetHook(nullptr);
+    world->SetHook(nullptr);
     record.windows = injector.hits();
     record.fired = injector.fired_window();
     if (death) {
@@ -220,17 +404,18 @@ class PlanRunner {
     record->report.completed = false;
     record->report.final = false;
     if (kind == DeathKind::kExit) record->report.exit_code = 1;
-    world_ = world_->CrashClone(kind, DeriveSeed(config_.seed, "clone|" + std::to_string(life)));
-    world_->SetRoleClassifier(faults::DefaultRoleClassifier());
+    s_.world =
+        s_.world->CrashClone(kind, DeriveSeed(config_.seed, "clone|" + std::to_string(life)));
+    s_.world->SetRoleClassifier(faults::DefaultRoleClassifier());
     if (record->fault && record->fault->action.kind == faults::FaultActionKind::kCorrupt) {
       auto [line, changed] =
-          ApplyCorruption(world_.get(), *record->fault, record->death_point,
+          ApplyCorruption(s_.world.get(), *record->fault, record->death_point,
                           DeriveSeed(config_.seed, "corrupt|" + std::to_string(life)));
       record->report.trace.push_back(line);
-      damaged_ = damaged_ || changed;
+      s_.damaged = s_.damaged || changed;
       record->report.damaged = changed;
     }
-    record->world_digest = world_->Digest();
+    record->world_digest = s_.world->Digest();
   }
 
   // The scenario's invariants over `world` after `life`, with `memo` as the oracle's notes.
@@ -244,15 +429,15 @@ class PlanRunner {
     try {
       scenario_.Check(env, lives, last, &found);
     } catch (const std::exception& e) {
-      if (harness_error_.empty())
-        harness_error_ = "the check after life " + std::to_string(life) + " threw: " + e.what();
+      if (s_.harness_error.empty())
+        s_.harness_error = "the check after life " + std::to_string(life) + " threw: " + e.what();
     }
-    for (auto& v : found) ex_.violations.push_back({v.invariant, prefix + v.message});
+    for (auto& v : found) s_.ex.violations.push_back({v.invariant, prefix + v.message});
   }
 
   void CheckWorld(int life, const LifeRecord& record) {
     const bool last = record.report.completed || record.report.final || life == lives_max_;
-    Check(world_.get(), &memo_, life, last, reports_, "");
+    Check(s_.world.get(), &s_.memo, life, last, s_.reports, "");
   }
 
   // Per-life observations: whatever a life that ended normally reported to the outside (its exit,
@@ -260,13 +445,13 @@ class PlanRunner {
   // power loss right after it would leave. The scenario's oracle runs on that world, with a copy
   // of its notes so the real run's memo is untouched.
   void CheckObservedSurvivesPowerLoss(int life, const LifeRecord& record) {
-    std::unique_ptr<SimFs> lost = world_->CrashClone(
+    std::unique_ptr<SimFs> lost = s_.world->CrashClone(
         DeathKind::kPowerLoss, DeriveSeed(config_.seed, "observed|" + std::to_string(life)));
     lost->SetRoleClassifier(faults::DefaultRoleClassifier());
-    std::vector<scenarios::LifeReport> lives = reports_;
+    std::vector<scenarios::LifeReport> lives = s_.reports;
     lives.push_back(record.report);
     lives.back().power_lost = true;  // the next look is after a power loss
-    Json memo = memo_;
+    Json memo = s_.memo;
     const bool last = record.report.completed || record.report.final || life == lives_max_;
     Check(lost.get(), &memo, life, last, lives,
           "after a power loss right after life " + std::to_string(life) + " (" +
@@ -275,34 +460,35 @@ class PlanRunner {
 
   void JudgeGiveUp(int life, const LifeRecord& record) {
     const std::string who = "life " + std::to_string(life);
-    if (!damaged_) {
-      ex_.violations.push_back({scenarios::kInvLiveness, who + " gave up with '" +
-                                                             record.report.status.ToString() +
-                                                             "' although no data was damaged"});
+    if (!s_.damaged) {
+      s_.ex.violations.push_back({scenarios::kInvLiveness, who + " gave up with '" +
+                                                               record.report.status.ToString() +
+                                                               "' although no data was damaged"});
     } else if (!IsTypedDataError(record.report.status)) {
-      ex_.violations.push_back({scenarios::kInvCorrupt, "after damage, " + who +
-                                                            " ended with an untyped error: " +
-                                                            record.report.status.ToString()});
+      s_.ex.violations.push_back({scenarios::kInvCorrupt, "after damage, " + who +
+                                                              " ended with an untyped error: " +
+                                                              record.report.status.ToString()});
     }
   }
 
   void WriteTrace() {
-    for (size_t i = 0; i < ex_.lives.size(); ++i) {
-      const LifeRecord& l = ex_.lives[i];
-      ex_.trace += "life " + std::to_string(i + 1) + " " + l.report.command +
-                   " fault=" + (l.fault ? l.fault->Print() : "none");
+    Execution& ex = s_.ex;
+    for (size_t i = 0; i < ex.lives.size(); ++i) {
+      const LifeRecord& l = ex.lives[i];
+      ex.trace += "life " + std::to_string(i + 1) + " " + l.report.command +
+                  " fault=" + (l.fault ? l.fault->Print() : "none");
       if (l.fired) {
-        ex_.trace += " fired=" + l.fired->point + "#" + std::to_string(l.fired->occurrence);
+        ex.trace += " fired=" + l.fired->point + "#" + std::to_string(l.fired->occurrence);
       }
-      if (!l.death.empty()) ex_.trace += " death=" + l.death;
-      ex_.trace += " status=" + l.report.status.ToString() +
-                   " exit=" + std::to_string(l.report.exit_code) +
-                   (l.report.completed ? " completed" : "") + "\n";
-      for (const std::string& line : l.report.trace) ex_.trace += "  " + line + "\n";
-      ex_.trace += "  facts " + l.report.facts.dump() + "\n";
+      if (!l.death.empty()) ex.trace += " death=" + l.death;
+      ex.trace += " status=" + l.report.status.ToString() +
+                  " exit=" + std::to_string(l.report.exit_code) +
+                  (l.report.completed ? " completed" : "") + "\n";
+      for (const std::string& line : l.report.trace) ex.trace += "  " + line + "\n";
+      ex.trace += "  facts " + l.report.facts.dump() + "\n";
     }
-    for (const auto& v : ex_.violations) {
-      ex_.trace += "violation " + v.invariant + ": " + v.message + "\n";
+    for (const auto& v : ex.violations) {
+      ex.trace += "violation " + v.invariant + ": " + v.message + "\n";
     }
   }
 
@@ -310,20 +496,17 @@ class PlanRunner {
   const faults::Plan& plan_;
   const RunConfig& config_;
   const Json params_;
-  std::unique_ptr<SimFs> world_;
+  RunMemo::Impl* memo_;
   int lives_max_ = 0;
-  bool damaged_ = false;
-  std::string harness_error_;  // an exception escaped a life or a check: the run stops
-  std::vector<scenarios::LifeReport> reports_;
-  Json memo_ = Json::object();
-  Execution ex_;
+  RunState s_;
+  std::string final_digest_;  // known early when the lives after the last fault were reused
 };
 
 }  // namespace
 
 Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
-                  const RunConfig& config) {
-  return PlanRunner(scenario, plan, config).Run();
+                  const RunConfig& config, RunMemo* memo) {
+  return PlanRunner(scenario, plan, config, memo == nullptr ? nullptr : memo->impl()).Run();
 }
 
 }  // namespace stepfault::properties

@@ -21,6 +21,8 @@
 // process-wide); parallel exploration uses processes.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,8 +63,49 @@ struct Execution {
   std::string final_digest;  // SimFs::Digest of the world the last life left
 };
 
+// Work shared between the RunPlan calls of one exploration in one process (the same scenario and
+// RunConfig for every call; a new RunMemo otherwise). Two reuses, both exact:
+//  - prefix: the lives before the plan's last fault's life depend only on the faults of those lives
+//    and lives_max, so the run's whole state after them (world, reports, oracle notes, execution so
+//    far) is kept for the last few such prefixes and copied into the next plan with the same ones
+//    (the children of one crash state share it);
+//  - continuation: the lives after the last fault have no fault armed, and every seed of a life
+//    derives from the root seed and the life's index only (never from the plan), so what they do,
+//    what their checks find and how the run ends is a pure function of (lives_max, next life, world
+//    digest, damaged, the oracle's notes, every earlier life's report); a run reaching a key seen
+//    before appends that run's later lives and violations instead of running them. The key holds
+//    the whole history because oracles look at earlier lives' observations.
+// This rests on what the scenario contract already requires: a life and a check depend only on
+// their HostEnv, the world and the reports they are given (hosts never read process-wide state
+// beyond SQLite's randomness, which every life reseeds). The explorer's INV-DETERMINISM sample
+// runs without a memo and compares, and properties/explorer_test.cc compares whole explorations
+// with and without it. Bounded memory: the oldest prefixes are dropped, the continuations cleared
+// when too many. Thread-safety: one RunPlan at a time, like RunPlan itself.
+class RunMemo {
+ public:
+  struct Stats {
+    int64_t prefix_hits = 0;
+    int64_t prefix_misses = 0;
+    int64_t continuation_hits = 0;
+    int64_t continuation_misses = 0;
+  };
+  struct Impl;
+  struct Continuation;
+
+  RunMemo();
+  ~RunMemo();
+  RunMemo(const RunMemo&) = delete;
+  RunMemo& operator=(const RunMemo&) = delete;
+  Stats stats() const;
+  Impl* impl() { return impl_.get(); }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// `memo`: null runs every life; else see RunMemo (the same Execution either way).
 Execution RunPlan(const scenarios::Scenario& scenario, const faults::Plan& plan,
-                  const RunConfig& config);
+                  const RunConfig& config, RunMemo* memo = nullptr);
 
 // The command that replays a plan from the command line.
 std::string ReplayCommand(const std::string& scenario, const faults::Plan& plan,

@@ -1,7 +1,10 @@
 // Goal: the life runner runs a scenario's fault-free reference to completion with no violation,
 // deterministically, and a death at a window really kills a life and is recovered from.
+// A RunMemo (shared prefixes and continuations) gives the same executions as running from scratch,
+// and really reuses.
 // Method: run the built-in scenarios fault-free twice and compare traces; inject a crash at a
-// recorded window and check the next life recovers.
+// recorded window and check the next life recovers; run crash-then-power-loss plans of every
+// window of approval's first recovery life with and without a memo and compare whole executions.
 #include "properties/life_runner.h"
 
 #include <gtest/gtest.h>
@@ -43,6 +46,45 @@ TEST(LifeRunnerTest, ACrashAtARecordedWindowKillsTheLifeAndTheNextLifeRecovers) 
   EXPECT_EQ(ex.lives[0].death, "crash");
   EXPECT_TRUE(ex.completed) << ex.trace;
   EXPECT_TRUE(ex.violations.empty()) << ex.trace;
+}
+
+TEST(LifeRunnerTest, AMemoGivesTheSameExecutionsAsRunningEveryPlanFromScratchAndReuses) {
+  auto scenario = scenarios::FindScenario("approval");
+  ASSERT_NE(scenario, nullptr);
+  RunConfig config;
+  config.seed = 3;
+  const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
+  const auto& windows = reference.lives.front().windows;
+  ASSERT_GT(windows.size(), 20u);
+  const faults::Window first = windows[windows.size() / 3];
+  const std::string prefix = "crash@" + first.point + "#" + std::to_string(first.occurrence);
+  auto crashed = faults::ParsePlan(prefix);
+  ASSERT_TRUE(crashed.ok());
+  const Execution recovery = RunPlan(*scenario, *crashed, config);
+  ASSERT_GE(recovery.lives.size(), 2u) << recovery.trace;
+  RunMemo memo;
+  int compared = 0;
+  for (const faults::Window& w : recovery.lives[1].windows) {
+    for (const char* action : {"crash", "powerloss"}) {
+      auto plan = faults::ParsePlan(prefix + ";" + action + "@" + w.point + "#" +
+                                    std::to_string(w.occurrence));
+      ASSERT_TRUE(plan.ok());
+      const Execution scratch = RunPlan(*scenario, *plan, config);
+      const Execution reused = RunPlan(*scenario, *plan, config, &memo);
+      ASSERT_EQ(reused.trace, scratch.trace) << faults::PrintPlan(*plan);
+      EXPECT_EQ(reused.final_digest, scratch.final_digest);
+      ASSERT_EQ(reused.lives.size(), scratch.lives.size());
+      for (size_t i = 0; i < scratch.lives.size(); ++i) {
+        EXPECT_EQ(reused.lives[i].windows, scratch.lives[i].windows);
+        EXPECT_EQ(reused.lives[i].world_digest, scratch.lives[i].world_digest);
+      }
+      ++compared;
+    }
+  }
+  const RunMemo::Stats stats = memo.stats();
+  EXPECT_EQ(stats.prefix_hits + stats.prefix_misses, compared);
+  EXPECT_EQ(stats.prefix_misses, 1);  // every plan shares the crashed first life
+  EXPECT_GT(stats.continuation_hits, 0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -65,6 +66,14 @@ TaskResult HarnessDeath(const faults::Plan& plan, int wait_status) {
   return r;
 }
 
+void DebugStats(const RunMemo& memo) {  // TEMPORARY
+  if (std::getenv("STEPFAULT_REUSE_STATS") == nullptr) return;
+  auto s = memo.stats();
+  std::fprintf(stderr, "reuse: prefix %ld/%ld continuation %ld/%ld\n", (long)s.prefix_hits,
+               (long)(s.prefix_hits + s.prefix_misses), (long)s.continuation_hits,
+               (long)(s.continuation_hits + s.continuation_misses));
+}
+
 // One forked worker: the task indices it owns and how far its answers got.
 struct Worker {
   pid_t pid = -1;
@@ -83,7 +92,7 @@ void WriteAll(int fd, const std::string& line) {
 }
 
 Worker Spawn(const scenarios::Scenario& scenario, const RunConfig& config,
-             const std::vector<faults::Plan>& plans, std::vector<size_t> indices) {
+             const std::vector<faults::Plan>& plans, std::vector<size_t> indices, bool reuse) {
   int p[2];
   SF_CHECK(::pipe(p) == 0);
   std::fflush(nullptr);
@@ -91,11 +100,13 @@ Worker Spawn(const scenarios::Scenario& scenario, const RunConfig& config,
   SF_CHECK(pid >= 0);
   if (pid == 0) {
     ::close(p[0]);
+    RunMemo memo;
     for (size_t i : indices) {
-      WriteAll(p[1],
-               ToJson(i, Summarize(plans[i], RunPlan(scenario, plans[i], config))).dump() + "\n");
+      const Execution ex = RunPlan(scenario, plans[i], config, reuse ? &memo : nullptr);
+      WriteAll(p[1], ToJson(i, Summarize(plans[i], ex)).dump() + "\n");
     }
     ::close(p[1]);
+    DebugStats(memo);
     ::_exit(0);
   }
   ::close(p[1]);
@@ -169,22 +180,30 @@ TaskResult Summarize(const faults::Plan& plan, const Execution& ex) {
 
 std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunConfig& config,
                                  const std::vector<faults::Plan>& plans, int jobs,
-                                 const std::function<void(int64_t done)>& progress) {
+                                 const std::function<void(int64_t done)>& progress, bool reuse) {
   std::vector<TaskResult> results(plans.size());
   if (jobs <= 1 || plans.size() < 2) {
+    RunMemo memo;
     for (size_t i = 0; i < plans.size(); ++i) {
-      results[i] = Summarize(plans[i], RunPlan(scenario, plans[i], config));
+      results[i] =
+          Summarize(plans[i], RunPlan(scenario, plans[i], config, reuse ? &memo : nullptr));
       if (progress) progress(static_cast<int64_t>(i + 1));
     }
+    DebugStats(memo);
     return results;
   }
   jobs = std::min<int>(jobs, static_cast<int>(plans.size()));
   std::vector<Worker> workers;
+  // Runs of neighbouring tasks (the children of one crash state) share a prefix and often a
+  // continuation, so each worker gets whole blocks of them, dealt in turn for balance.
+  const size_t block = std::max<size_t>(1, plans.size() / (static_cast<size_t>(jobs) * 16));
   for (int k = 0; k < jobs; ++k) {
     std::vector<size_t> share;
-    for (size_t i = static_cast<size_t>(k); i < plans.size(); i += static_cast<size_t>(jobs))
-      share.push_back(i);
-    workers.push_back(Spawn(scenario, config, plans, std::move(share)));
+    for (size_t start = static_cast<size_t>(k) * block; start < plans.size();
+         start += block * static_cast<size_t>(jobs)) {
+      for (size_t i = start; i < std::min(plans.size(), start + block); ++i) share.push_back(i);
+    }
+    workers.push_back(Spawn(scenario, config, plans, std::move(share), reuse));
   }
   int64_t done = 0;
   while (!workers.empty()) {
@@ -200,7 +219,7 @@ std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunC
         continue;
       }
       std::vector<size_t> rest = Reap(w, plans, &results, &done, progress);
-      if (!rest.empty()) next.push_back(Spawn(scenario, config, plans, std::move(rest)));
+      if (!rest.empty()) next.push_back(Spawn(scenario, config, plans, std::move(rest), reuse));
     }
     workers = std::move(next);
   }

@@ -44,8 +44,11 @@ struct TaskResult {
 // The summary of one execution of `plan`.
 TaskResult Summarize(const faults::Plan& plan, const Execution& ex);
 
+// `reuse`: each process (inline: this one; else each worker) keeps a RunMemo across its tasks
+// (the same results; see properties/life_runner.h). Workers get whole blocks of neighbouring tasks.
 std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunConfig& config,
                                  const std::vector<faults::Plan>& plans, int jobs,
-                                 const std::function<void(int64_t done)>& progress);
+                                 const std::function<void(int64_t done)>& progress,
+                                 bool reuse = false);
 
 }  // namespace stepfault::properties

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -66,12 +68,17 @@ TaskResult HarnessDeath(const faults::Plan& plan, int wait_status) {
   return r;
 }
 
-void DebugStats(const RunMemo& memo) {  // TEMPORARY
+// With STEPFAULT_REUSE_STATS set, each process prints how often its RunMemo was hit (a diagnostic
+// on stderr: the hits depend on how tasks fall to workers, so they are not part of any report).
+void PrintReuseStats(const RunMemo& memo) {
   if (std::getenv("STEPFAULT_REUSE_STATS") == nullptr) return;
-  auto s = memo.stats();
-  std::fprintf(stderr, "reuse: prefix %ld/%ld continuation %ld/%ld\n", (long)s.prefix_hits,
-               (long)(s.prefix_hits + s.prefix_misses), (long)s.continuation_hits,
-               (long)(s.continuation_hits + s.continuation_misses));
+  const RunMemo::Stats s = memo.stats();
+  if (s.prefix_hits + s.prefix_misses + s.continuation_hits + s.continuation_misses == 0) return;
+  std::fprintf(stderr, "reuse: prefixes %lld/%lld continuations %lld/%lld\n",
+               static_cast<long long>(s.prefix_hits),
+               static_cast<long long>(s.prefix_hits + s.prefix_misses),
+               static_cast<long long>(s.continuation_hits),
+               static_cast<long long>(s.continuation_hits + s.continuation_misses));
 }
 
 // One forked worker: the task indices it owns and how far its answers got.
@@ -106,7 +113,7 @@ Worker Spawn(const scenarios::Scenario& scenario, const RunConfig& config,
       WriteAll(p[1], ToJson(i, Summarize(plans[i], ex)).dump() + "\n");
     }
     ::close(p[1]);
-    DebugStats(memo);
+    PrintReuseStats(memo);
     ::_exit(0);
   }
   ::close(p[1]);
@@ -189,7 +196,7 @@ std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunC
           Summarize(plans[i], RunPlan(scenario, plans[i], config, reuse ? &memo : nullptr));
       if (progress) progress(static_cast<int64_t>(i + 1));
     }
-    DebugStats(memo);
+    PrintReuseStats(memo);
     return results;
   }
   jobs = std::min<int>(jobs, static_cast<int>(plans.size()));

@@ -168,9 +168,16 @@ TaskResult Summarize(const faults::Plan& plan, const Execution& ex) {
   r.lives = static_cast<int>(ex.lives.size());
   r.completed = ex.completed;
   const size_t last_fault = plan.faults.size();  // plans end with their last fault
-  for (const LifeRecord& life : ex.lives) {
+  for (size_t i = 0; i < ex.lives.size(); ++i) {
+    const LifeRecord& life = ex.lives[i];
     LifeWindows lw;
     lw.command = life.report.command.empty() ? "life" : life.report.command;
+    // The explorer discovers windows only in the lives after the last fault (those before were
+    // discovered by the run the plan grew from): the others travel empty.
+    if (i < last_fault) {
+      r.lives_windows.push_back(std::move(lw));
+      continue;
+    }
     for (const faults::Window& w : life.windows) {
       lw.windows.push_back(w);
       if (life.fired && w == *life.fired) break;  // later hits need a second fault in this life

@@ -32,7 +32,9 @@ struct TaskResult {
   std::vector<scenarios::Violation> violations;
   int lives = 0;
   bool completed = false;
-  std::vector<LifeWindows> lives_windows;  // one per life, in order
+  // One per life, in order; the windows only of the lives after the plan's last fault (the earlier
+  // ones were discovered by the run the plan grew from), so results stay small.
+  std::vector<LifeWindows> lives_windows;
   // The life the plan's last fault killed (1-based; 0 when that fault did not kill) and the digest
   // of the world it left (SimFs::Digest): the crash state the next lives recover from.
   int died_in_life = 0;

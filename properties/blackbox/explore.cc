@@ -58,11 +58,21 @@ struct Depth2Violation {
   std::vector<CheckFailure> failures;
 };
 
+// One (recovery window, action) pair of depth 2: run (with its failures) or left out by the cap.
+struct PairRun {
+  std::string action, window, point;
+  int occurrence = 0;
+  bool ran = false;
+  int lives = 0;
+  std::vector<std::string> invariants;  // violated, sorted
+};
+
 struct Outcome {
   std::vector<CheckFailure> failures;
   int lives = 0;
   int64_t pairs_total = 0, pairs_run = 0;
   std::vector<Depth2Violation> depth2;
+  std::vector<PairRun> pairs;
   std::vector<std::string> notes;
 };
 
@@ -80,7 +90,11 @@ Json ToJson(const Outcome& o) {
   Json d2 = Json::array();
   for (const Depth2Violation& v : o.depth2)
     d2.push_back({{"plan", v.plan}, {"failures", FailuresJson(v.failures)}});
+  Json pairs = Json::array();
+  for (const PairRun& p : o.pairs)
+    pairs.push_back({p.action, p.window, p.point, p.occurrence, p.ran, p.lives, p.invariants});
   return {{"failures", FailuresJson(o.failures)},
+          {"pairs", pairs},
           {"lives", o.lives},
           {"pairs_total", o.pairs_total},
           {"pairs_run", o.pairs_run},
@@ -96,11 +110,18 @@ Outcome FromJson(const Json& j) {
   for (const Json& v : j["depth2"])
     o.depth2.push_back({v["plan"].get<std::string>(), FailuresFrom(v["failures"])});
   o.notes = j["notes"].get<std::vector<std::string>>();
+  for (const Json& p : j["pairs"]) {
+    o.pairs.push_back({p[0].get<std::string>(), p[1].get<std::string>(), p[2].get<std::string>(),
+                       p[3].get<int>(), p[4].get<bool>(), p[5].get<int>(),
+                       p[6].get<std::vector<std::string>>()});
+  }
   return o;
 }
 
 // Depth 2: crash and power loss at every window of the first recovery life (an evenly spaced
-// sample of at most `cap` pairs), each recovered again and checked.
+// sample of at most `cap` pairs), each recovered again and checked. Every pair is listed in
+// out->pairs (run or not), so the report has a cell for it; an identical second state (by digest
+// and acknowledgements) takes the outcome of the first instead of running again.
 void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
                const LifeResult& first, const std::string& cell, int64_t cap, Outcome* out) {
   std::vector<TraceWindow> windows = faults::blackbox::WindowsOf(first.recovery_trace);
@@ -109,17 +130,31 @@ void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
     for (const char* a : {"crash", "powerloss"}) pairs.push_back({a, &w});
   }
   out->pairs_total = static_cast<int64_t>(pairs.size());
-  std::set<uint64_t> seen;
+  for (const auto& [action, w] : pairs)
+    out->pairs.push_back({action, "recover:" + w->id, w->point, w->occurrence, false, 0, {}});
+  std::map<uint64_t, size_t> seen;  // state key -> the pair that ran it
   int64_t n = static_cast<int64_t>(pairs.size());
   int64_t take = std::min<int64_t>(n, cap);
   for (int64_t k = 0; k < take; ++k) {
-    const auto& [action, w] = pairs[static_cast<size_t>(k * n / take)];
+    const size_t index = static_cast<size_t>(k * n / take);
+    const auto& [action, w] = pairs[index];
+    PairRun& pr = out->pairs[index];
     CrashState state = faults::blackbox::BuildCrashState(task.state, first.recovery_trace,
                                                          w->record, KindOf(action), config.seed);
     std::string acked = task.acked + AckedBefore(first.recovery_trace, w->record);
     ++out->pairs_run;
-    if (!seen.insert(state.Digest() ^ std::hash<std::string>()(acked)).second) continue;
+    pr.ran = true;
+    auto [it, fresh] = seen.emplace(state.Digest() ^ std::hash<std::string>()(acked), index);
+    if (!fresh) {
+      pr.lives = out->pairs[it->second].lives;
+      pr.invariants = out->pairs[it->second].invariants;
+      continue;
+    }
     LifeResult second = RecoverAndCheck(spec, config, cell + "-d2", &state, acked, nullptr, false);
+    pr.lives = second.lives;
+    std::set<std::string> inv;
+    for (const CheckFailure& f : second.failures) inv.insert(f.invariant);
+    pr.invariants.assign(inv.begin(), inv.end());
     if (!second.failures.empty())
       out->depth2.push_back(
           {task.action + "@" + task.window.id + ";" + action + "@" + w->id, second.failures});
@@ -237,13 +272,18 @@ void CompareRecordings(const Recording& first, const Result<Recording>& again,
 }
 
 // Fills the matrix rows and cells and returns the work of this shard: one task per distinct
-// crash state of its cells and one per ioerror cell. Every shard builds every state (cheap), so the
-// dedup figures do not depend on the split.
+// crash state it owns and one per ioerror cell of its own. Every shard builds every state (cheap),
+// so the dedup figures do not depend on the split, and a state belongs to the shard of the first
+// cell it appears in: it runs (with its depth-2 pairs) in exactly one shard, which folds it into
+// every cell it stands for. *counted marks the cells whose invariant checks this shard counts (a
+// crash-like cell in the shard owning its first state; an ioerror cell in its own shard), so
+// every cell is counted once over all shards.
 std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>& actions,
                             const BbExploreOptions& options, reports::ScenarioReport* s,
-                            BbExploration* result) {
+                            BbExploration* result, std::vector<bool>* counted) {
   std::vector<Task> tasks;
   std::map<uint64_t, size_t> by_digest;
+  std::map<uint64_t, bool> owned;  // state key -> owned by this shard
   std::set<uint64_t> all_digests;
   size_t index = 0;
   for (const TraceWindow& w : rec.windows) {
@@ -260,17 +300,23 @@ std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>
            0,
            {}});
       size_t cell_index = s->cells.size() - 1;
+      counted->push_back(false);
       if (!applicable || (!mine && !IsCrashLike(a))) continue;
       if (!IsCrashLike(a)) {
+        (*counted)[cell_index] = true;
         tasks.push_back({a, w, {}, "", {cell_index}});
         continue;
       }
       ++result->crash_cells;
       std::string acked = AckedBefore(rec.trace, w.record);
+      bool first_state = true;
       for (CrashState& state : StatesOf(rec.initial, rec.trace, w.record, a, options.seed)) {
         uint64_t key = state.Digest() ^ (std::hash<std::string>()(acked) * 31);
         all_digests.insert(key);
-        if (!mine) continue;
+        const bool own = owned.emplace(key, mine).first->second;
+        if (first_state) (*counted)[cell_index] = own;
+        first_state = false;
+        if (!own) continue;
         auto [it, fresh] = by_digest.emplace(key, tasks.size());
         if (fresh) tasks.push_back({a, w, std::move(state), acked, {}});
         tasks[it->second].cells.push_back(cell_index);
@@ -283,6 +329,47 @@ std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>
 }
 
 // Folds one task's outcome into its cells, the violations and the per-invariant counts.
+// The recovery rows of depth 2: one window per recovery-life window id ("recover:<id>"), one cell
+// per (window, action), merged over every state whose recovery reached it.
+struct RecoveryRows {
+  std::map<std::string, reports::Window> windows;
+  std::map<std::pair<std::string, std::string>, reports::Cell> cells;
+  int64_t checks = 0;  // pairs run: each is run in exactly one shard
+};
+
+void FoldPairs(const Outcome& o, RecoveryRows* rows) {
+  for (const PairRun& p : o.pairs) {
+    rows->windows.try_emplace(p.window, reports::Window{p.window, p.point, p.occurrence, "", true});
+    reports::Cell& c = rows->cells[{p.window, p.action}];
+    c.window = p.window;
+    c.action = p.action;
+    if (!p.ran) continue;
+    ++rows->checks;
+    c.runs += 1;
+    c.lives_max = std::max(c.lives_max, p.lives);
+    if (!reports::CellRan(c.outcome)) c.outcome = reports::CellOutcome::kPass;
+    if (p.invariants.empty()) continue;
+    c.outcome = reports::CellOutcome::kViolation;
+    std::set<std::string> inv(c.invariants_violated.begin(), c.invariants_violated.end());
+    inv.insert(p.invariants.begin(), p.invariants.end());
+    c.invariants_violated.assign(inv.begin(), inv.end());
+  }
+}
+
+// Appends the recovery rows after the fault-free ones, sorted by id (the order MergeShards gives),
+// with a cell for every action (the actions depth 2 does not run stay not-run).
+void AppendRecoveryRows(const RecoveryRows& rows, reports::ScenarioReport* s) {
+  for (const auto& [id, w] : rows.windows) {
+    s->windows.push_back(w);
+    for (const std::string& a : s->actions) {
+      auto it = rows.cells.find({id, a});
+      s->cells.push_back(it != rows.cells.end()
+                             ? it->second
+                             : reports::Cell{id, a, reports::CellOutcome::kNotRun, 0, 0, {}});
+    }
+  }
+}
+
 void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t seed,
                  reports::ScenarioReport* s, std::map<std::string, int64_t>* by_inv,
                  BbExploration* result) {
@@ -348,29 +435,32 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   s.invariants = InvariantsOf(spec);
   s.actions = options.actions.empty() ? std::vector<std::string>{"crash", "powerloss", "ioerror"}
                                       : options.actions;
-  std::vector<Task> tasks = PlanCells(rec, s.actions, options, &s, &result);
-  int64_t pair_cap =
-      tasks.empty()
-          ? 0
-          : std::max<int64_t>(1, options.depth2_max_pairs / static_cast<int64_t>(tasks.size()));
+  std::vector<bool> counted;
+  std::vector<Task> tasks = PlanCells(rec, s.actions, options, &s, &result, &counted);
+  // Per distinct crash state, from figures every shard computes alike: the same cap in any split.
+  const int64_t pair_cap =
+      std::max<int64_t>(1, options.depth2_max_pairs / std::max<int64_t>(1, result.distinct_states));
   std::vector<Outcome> outcomes =
       RunAll(spec, config, tasks, rec.reference, options.depth, pair_cap, options.jobs);
   std::map<std::string, int64_t> by_inv;
-  int64_t pairs_total = 0, pairs_run = 0;
+  RecoveryRows rows;
   for (size_t t = 0; t < tasks.size(); ++t) {
     FoldOutcome(spec, tasks[t], outcomes[t], options.seed, &s, &by_inv, &result);
-    pairs_total += outcomes[t].pairs_total;
-    pairs_run += outcomes[t].pairs_run;
+    FoldPairs(outcomes[t], &rows);
   }
+  int64_t ran = rows.checks;
+  for (size_t i = 0; i < s.cells.size(); ++i)
+    ran += counted[i] && reports::CellRan(s.cells[i].outcome) ? 1 : 0;
+  AppendRecoveryRows(rows, &s);
   if (options.depth == 2) {
-    // The report model has no depth-2 pair block since schema 2; say it where a reader sees it.
+    // Shard-independent words only (the description must be equal in every shard); how many pairs
+    // ran is in the recovery rows, where a pair the cap left out is a not-run cell.
     result.notes.push_back(
-        "depth 2: " + std::to_string(pairs_run) + " of " + std::to_string(pairs_total) +
-        " (window, recovery window) pairs run" +
-        (pairs_run < pairs_total ? " (capped by --depth2-max-pairs: partial)" : ""));
+        "depth 2: crash and power loss at every window of the first recovery life of each distinct "
+        "state that passed (the rows \"recover:...\"), at most " +
+        std::to_string(pair_cap) + " pairs per state (--depth2-max-pairs " +
+        std::to_string(options.depth2_max_pairs) + ")");
   }
-  int64_t ran = 0;
-  for (const reports::Cell& c : s.cells) ran += reports::CellRan(c.outcome) ? 1 : 0;
   for (const std::string& id : s.invariants)
     s.invariant_results.push_back({id, scenarios::InvariantStatement(id), ran, by_inv[id]});
   s.description = Description(spec, result);

@@ -4,10 +4,9 @@
 // allocation beyond the reader's bounds; every accepted trace yields its windows and builds every
 // crash, power-loss and reorder state without a crash.
 // Method: two modes on the first byte. Raw mode parses the input as a trace file. Framed mode
-// treats the rest as record bodies separated by the byte 0x1e and frames each with a correct length and
-// CRC32C (FrameRecord's framing), so mutations reach the body parser and the crash model instead
-// of stopping at the checksum.
-// Thread-safety: libFuzzer calls it from one thread.
+// treats the rest as record bodies separated by the byte 0x1e and frames each with a correct length
+// and CRC32C (FrameRecord's framing), so mutations reach the body parser and the crash model
+// instead of stopping at the checksum. Thread-safety: libFuzzer calls it from one thread.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

@@ -5,6 +5,7 @@
 // loses one with FULL (the journal's unlink is not durable) and with OFF, and the report says
 // which. Method: run the stepfault binary on the specs in examples/blackbox/ and read report.json
 // and the replay output. The full sqlite sweeps (every action, WAL) run with STEPFAULT_LONG=1.
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "properties/blackbox/blackbox_test_util.h"
@@ -118,6 +119,38 @@ TEST_F(BlackboxCliTest, DepthTwoShardsMergeIntoTheUnshardedReport) {
     EXPECT_EQ(a["runs"], m["runs"]) << example;
     EXPECT_EQ(a["lives"], m["lives"]) << example;
   }
+}
+
+// Issue 13: ioerror cells run live, and identical resulting directories (digest plus what the
+// program acknowledged) are recovered and checked once, with the ratio printed like the crash
+// states'. Before, every ioerror cell was recovered and checked, and no figure was printed. The
+// representatives are chosen after every live run, in cell order, so --jobs changes nothing.
+TEST_F(BlackboxCliTest, IOErrorCellsWithIdenticalResultingStatesAreCheckedOnce) {
+  const std::string spec = Example("json-state/atomic.json");
+  CommandResult one = Stepfault("blackbox explore --spec " + spec + " --actions ioerror --out one");
+  ASSERT_EQ(one.exit_code, 0) << one.out << one.err;
+  long long cells = 0, distinct = 0;
+  const size_t at = one.out.find(" ioerror cells (run live) -> ");
+  ASSERT_NE(at, std::string::npos) << one.out;
+  const size_t line = one.out.rfind('\n', at) + 1;
+  ASSERT_EQ(std::sscanf(one.out.c_str() + line, "%lld ioerror cells (run live) -> %lld", &cells,
+                        &distinct),
+            2)
+      << one.out;
+  EXPECT_GT(cells, 0);
+  EXPECT_LT(distinct, cells) << "the atomic save leaves identical directories after some failures";
+  Json a = Json::parse(ReadAll(dir_ + "/one/report.json"));
+  int ran = 0;
+  for (const Json& c : a["scenarios"][0]["cells"]) {
+    if (c["action"] != "ioerror" || c["outcome"] == "n/a") continue;
+    EXPECT_EQ(c["outcome"], "pass") << c.dump();
+    ran += 1;
+  }
+  EXPECT_EQ(ran, cells);
+  CommandResult two =
+      Stepfault("blackbox explore --spec " + spec + " --actions ioerror --jobs 2 --out two");
+  ASSERT_EQ(two.exit_code, 0) << two.out << two.err;
+  EXPECT_EQ(a, Json::parse(ReadAll(dir_ + "/two/report.json")));
 }
 
 TEST_F(BlackboxCliTest, SqliteCliKeepsCommitsWithExtraAndLosesTheLastOneWithFull) {

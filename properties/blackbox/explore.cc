@@ -13,6 +13,7 @@
 #include <set>
 
 #include "properties/blackbox/bb_plan.h"
+#include "properties/blackbox/explore_internal.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties::blackbox {
@@ -23,206 +24,6 @@ using faults::blackbox::CrashKind;
 using faults::blackbox::CrashState;
 using faults::blackbox::TraceWindow;
 using Json = nlohmann::json;
-
-CrashKind KindOf(const std::string& action) {
-  if (action == "crash") return CrashKind::kCrash;
-  if (action == "reorder") return CrashKind::kReorder;
-  return CrashKind::kPowerLoss;
-}
-
-// The states of one crash-like cell: one, or for a power loss the seed's tearing and the last
-// unsynced write lost whole (k = 0), when they differ.
-std::vector<CrashState> StatesOf(const CrashState& initial, const faults::blackbox::Trace& trace,
-                                 size_t record, const std::string& action, uint64_t seed) {
-  std::vector<CrashState> out = {
-      faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed)};
-  if (action == "powerloss") {
-    CrashState lost =
-        faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed, 0);
-    if (lost.Digest() != out[0].Digest()) out.push_back(std::move(lost));
-  }
-  return out;
-}
-
-// One unit of work: a distinct crash state, or one live ioerror cell.
-struct Task {
-  std::string action;
-  TraceWindow window;
-  CrashState state;
-  std::string acked;
-  std::vector<size_t> cells;
-};
-
-struct Depth2Violation {
-  std::string plan;
-  std::vector<CheckFailure> failures;
-};
-
-// One (recovery window, action) pair of depth 2: run (with its failures) or left out by the cap.
-struct PairRun {
-  std::string action, window, point;
-  int occurrence = 0;
-  bool ran = false;
-  int lives = 0;
-  std::vector<std::string> invariants;  // violated, sorted
-};
-
-struct Outcome {
-  std::vector<CheckFailure> failures;
-  int lives = 0;
-  int64_t pairs_total = 0, pairs_run = 0;
-  std::vector<Depth2Violation> depth2;
-  std::vector<PairRun> pairs;
-  std::vector<std::string> notes;
-};
-
-Json FailuresJson(const std::vector<CheckFailure>& f) {
-  Json out = Json::array();
-  for (const CheckFailure& c : f) out.push_back({c.invariant, c.message});
-  return out;
-}
-std::vector<CheckFailure> FailuresFrom(const Json& j) {
-  std::vector<CheckFailure> out;
-  for (const Json& c : j) out.push_back({c[0].get<std::string>(), c[1].get<std::string>()});
-  return out;
-}
-Json ToJson(const Outcome& o) {
-  Json d2 = Json::array();
-  for (const Depth2Violation& v : o.depth2)
-    d2.push_back({{"plan", v.plan}, {"failures", FailuresJson(v.failures)}});
-  Json pairs = Json::array();
-  for (const PairRun& p : o.pairs)
-    pairs.push_back({p.action, p.window, p.point, p.occurrence, p.ran, p.lives, p.invariants});
-  return {{"failures", FailuresJson(o.failures)},
-          {"pairs", pairs},
-          {"lives", o.lives},
-          {"pairs_total", o.pairs_total},
-          {"pairs_run", o.pairs_run},
-          {"depth2", d2},
-          {"notes", o.notes}};
-}
-Outcome FromJson(const Json& j) {
-  Outcome o;
-  o.failures = FailuresFrom(j["failures"]);
-  o.lives = j["lives"].get<int>();
-  o.pairs_total = j["pairs_total"].get<int64_t>();
-  o.pairs_run = j["pairs_run"].get<int64_t>();
-  for (const Json& v : j["depth2"])
-    o.depth2.push_back({v["plan"].get<std::string>(), FailuresFrom(v["failures"])});
-  o.notes = j["notes"].get<std::vector<std::string>>();
-  for (const Json& p : j["pairs"]) {
-    o.pairs.push_back({p[0].get<std::string>(), p[1].get<std::string>(), p[2].get<std::string>(),
-                       p[3].get<int>(), p[4].get<bool>(), p[5].get<int>(),
-                       p[6].get<std::vector<std::string>>()});
-  }
-  return o;
-}
-
-// Depth 2: crash and power loss at every window of the first recovery life (an evenly spaced
-// sample of at most `cap` pairs), each recovered again and checked. Every pair is listed in
-// out->pairs (run or not), so the report has a cell for it; an identical second state (by digest
-// and acknowledgements) takes the outcome of the first instead of running again.
-void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
-               const LifeResult& first, const std::string& cell, int64_t cap, Outcome* out) {
-  std::vector<TraceWindow> windows = faults::blackbox::WindowsOf(first.recovery_trace);
-  std::vector<std::pair<std::string, const TraceWindow*>> pairs;
-  for (const TraceWindow& w : windows) {
-    for (const char* a : {"crash", "powerloss"}) pairs.push_back({a, &w});
-  }
-  out->pairs_total = static_cast<int64_t>(pairs.size());
-  for (const auto& [action, w] : pairs)
-    out->pairs.push_back({action, "recover:" + w->id, w->point, w->occurrence, false, 0, {}});
-  std::map<uint64_t, size_t> seen;  // state key -> the pair that ran it
-  int64_t n = static_cast<int64_t>(pairs.size());
-  int64_t take = std::min<int64_t>(n, cap);
-  for (int64_t k = 0; k < take; ++k) {
-    const size_t index = static_cast<size_t>(k * n / take);
-    const auto& [action, w] = pairs[index];
-    PairRun& pr = out->pairs[index];
-    CrashState state = faults::blackbox::BuildCrashState(task.state, first.recovery_trace,
-                                                         w->record, KindOf(action), config.seed);
-    std::string acked = task.acked + AckedBefore(first.recovery_trace, w->record);
-    ++out->pairs_run;
-    pr.ran = true;
-    auto [it, fresh] = seen.emplace(state.Digest() ^ std::hash<std::string>()(acked), index);
-    if (!fresh) {
-      pr.lives = out->pairs[it->second].lives;
-      pr.invariants = out->pairs[it->second].invariants;
-      continue;
-    }
-    LifeResult second = RecoverAndCheck(spec, config, cell + "-d2", &state, acked, nullptr, false);
-    pr.lives = second.lives;
-    std::set<std::string> inv;
-    for (const CheckFailure& f : second.failures) inv.insert(f.invariant);
-    pr.invariants.assign(inv.begin(), inv.end());
-    if (!second.failures.empty())
-      out->depth2.push_back(
-          {task.action + "@" + task.window.id + ";" + action + "@" + w->id, second.failures});
-  }
-}
-
-Outcome RunTask(const Spec& spec, const SessionConfig& config, const Task& task,
-                const Reference& ref, const std::string& cell, int depth, int64_t pair_cap) {
-  Outcome out;
-  LifeResult life;
-  if (IsCrashLike(task.action)) {
-    life = RecoverAndCheck(spec, config, cell, &task.state, task.acked, &ref, depth == 2);
-  } else {
-    int err = task.action == "ioerror:ENOSPC" ? ENOSPC : EIO;
-    Result<faults::blackbox::Trace> trace = RunWithIOError(spec, config, cell, task.window.id, err);
-    if (!trace.ok()) {
-      out.failures.push_back({scenarios::kInvLiveness,
-                              "the ioerror run could not be set up: " + trace.status().message()});
-      return out;
-    }
-    life = RecoverAndCheck(spec, config, cell, nullptr, AckedBefore(*trace, trace->records.size()),
-                           &ref, false);
-  }
-  out.failures = life.failures;
-  out.lives = life.lives;
-  out.notes = life.notes;
-  if (depth == 2 && IsCrashLike(task.action) && out.failures.empty())
-    RunDepth2(spec, config, task, life, cell, pair_cap, &out);
-  return out;
-}
-
-std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
-                            const std::vector<Task>& tasks, const Reference& ref, int depth,
-                            int64_t pair_cap, int jobs) {
-  std::vector<Outcome> out(tasks.size());
-  auto cell = [&](size_t i) {
-    return (fs::path(config.scratch) / ("state-" + std::to_string(i))).string();
-  };
-  if (jobs <= 1 || tasks.size() < 2) {
-    for (size_t i = 0; i < tasks.size(); ++i)
-      out[i] = RunTask(spec, config, tasks[i], ref, cell(i), depth, pair_cap);
-    return out;
-  }
-  std::vector<pid_t> workers;
-  for (int w = 0; w < jobs; ++w) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      std::ofstream file(fs::path(config.scratch) / ("worker-" + std::to_string(w) + ".jsonl"));
-      for (size_t i = static_cast<size_t>(w); i < tasks.size(); i += static_cast<size_t>(jobs))
-        file << i << "\t"
-             << ToJson(RunTask(spec, config, tasks[i], ref, cell(i), depth, pair_cap)).dump()
-             << "\n";
-      file.close();
-      _exit(0);
-    }
-    workers.push_back(pid);
-  }
-  for (pid_t pid : workers) waitpid(pid, nullptr, 0);
-  for (int w = 0; w < jobs; ++w) {
-    std::ifstream file(fs::path(config.scratch) / ("worker-" + std::to_string(w) + ".jsonl"));
-    std::string line;
-    while (std::getline(file, line)) {
-      size_t tab = line.find('\t');
-      out[std::stoul(line.substr(0, tab))] = FromJson(Json::parse(line.substr(tab + 1)));
-    }
-  }
-  return out;
-}
 
 std::vector<std::string> InvariantsOf(const Spec& spec) {
   std::vector<std::string> inv = {scenarios::kInvBbCheck, scenarios::kInvBbSql,
@@ -411,6 +212,10 @@ std::string Description(const Spec& spec, const BbExploration& r) {
       " on \"" + spec.dir + "\": " + std::to_string(r.windows) + " windows; " +
       std::to_string(r.crash_cells) + " crash-state cells built from the trace map to " +
       std::to_string(r.distinct_states) + " distinct states (dedup ratio " + ratio + ")";
+  // Shard-independent words only; the ioerror figures differ per shard, so the command prints them.
+  if (r.ioerror_cells > 0)
+    d += ". ioerror cells run live, and each distinct directory they leave (digest and "
+         "acknowledgements) is recovered and checked once";
   for (const std::string& n : r.notes) d += ". " + n;
   return d;
 }
@@ -440,8 +245,11 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   // Per distinct crash state, from figures every shard computes alike: the same cap in any split.
   const int64_t pair_cap =
       std::max<int64_t>(1, options.depth2_max_pairs / std::max<int64_t>(1, result.distinct_states));
+  IOErrorDedup dedup;
   std::vector<Outcome> outcomes =
-      RunAll(spec, config, tasks, rec.reference, options.depth, pair_cap, options.jobs);
+      RunAll(spec, config, tasks, rec.reference, options.depth, pair_cap, options.jobs, &dedup);
+  result.ioerror_cells = dedup.cells;
+  result.ioerror_distinct = dedup.distinct;
   std::map<std::string, int64_t> by_inv;
   RecoveryRows rows;
   for (size_t t = 0; t < tasks.size(); ++t) {

@@ -38,6 +38,9 @@ struct BbExploration {
   reports::Report report;
   std::vector<std::string> notes;
   int64_t windows = 0, crash_cells = 0, distinct_states = 0;
+  // ioerror cells this shard ran live, and the distinct directories they left (digest plus what
+  // the program acknowledged): only those were recovered and checked.
+  int64_t ioerror_cells = 0, ioerror_distinct = 0;
 };
 
 // kInvalidArgument for bad input (see Record); otherwise the report.

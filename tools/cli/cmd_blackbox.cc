@@ -117,6 +117,13 @@ int RunBbExplore(const BlackboxArgs& a) {
   std::printf("%lld crash-state cells -> %lld distinct states\n",
               static_cast<long long>(result->crash_cells),
               static_cast<long long>(result->distinct_states));
+  if (result->ioerror_cells > 0) {
+    std::printf(
+        "%lld ioerror cells (run live) -> %lld distinct resulting states (dedup ratio %.2f)\n",
+        static_cast<long long>(result->ioerror_cells),
+        static_cast<long long>(result->ioerror_distinct),
+        static_cast<double>(result->ioerror_distinct) / static_cast<double>(result->ioerror_cells));
+  }
   return reports::VerdictExitCode(reports::ComputeVerdict(report));
 }
 

@@ -153,6 +153,39 @@ TEST_F(BlackboxCliTest, IOErrorCellsWithIdenticalResultingStatesAreCheckedOnce) 
   EXPECT_EQ(a, Json::parse(ReadAll(dir_ + "/two/report.json")));
 }
 
+// Issue 13: a bug that needs two faults is shrunk to a minimal plan. The example saves atomically
+// (every single fault passes) but its recovery rewrites state.json in place, so a crash inside
+// the recovery after a first crash leaves it empty. The explorer prints, per violated invariant,
+// the smallest violating plan (fewer faults, earlier windows, simpler actions) with its replay
+// command, the same with --jobs 2, and the printed command reproduces the violation.
+TEST_F(BlackboxCliTest, ATwoFaultBugIsShrunkToAMinimalReplayablePlan) {
+  const std::string spec = Example("json-state/recover-inplace.json");
+  ASSERT_EQ(Stepfault("blackbox explore --spec " + spec + " --actions crash --out one").exit_code,
+            0);
+  CommandResult two =
+      Stepfault("blackbox explore --spec " + spec + " --actions crash --depth 2 --out two");
+  ASSERT_EQ(two.exit_code, 1) << two.out << two.err;
+  const size_t at = two.out.find("shrunk: INV-BB-CHECK needs 2 fault(s); minimal plan '");
+  ASSERT_NE(at, std::string::npos) << two.out;
+  const size_t from = two.out.find('\'', at) + 1;
+  const std::string plan = two.out.substr(from, two.out.find('\'', from) - from);
+  // The first fault is at the earliest fault-free window, a crash (the simplest action).
+  Json report = Json::parse(ReadAll(dir_ + "/two/report.json"));
+  const std::string first = report["scenarios"][0]["windows"][0]["id"].get<std::string>();
+  EXPECT_EQ(plan.rfind("crash@" + first + ";crash@", 0), 0u) << plan;
+  EXPECT_GT(report["violations"].size(), 1u) << "the shrinker chose among several plans";
+  CommandResult jobs = Stepfault("blackbox explore --spec " + spec +
+                                 " --actions crash --depth 2 --jobs 2 --out jobs");
+  EXPECT_NE(jobs.out.find("minimal plan '" + plan + "'"), std::string::npos) << jobs.out;
+  const size_t replay_at = two.out.find("  replay: stepfault ", at);
+  ASSERT_NE(replay_at, std::string::npos);
+  const std::string replay =
+      two.out.substr(replay_at + 10, two.out.find('\n', replay_at) - replay_at - 10);
+  CommandResult replayed = Stepfault(replay.substr(std::string("stepfault ").size()));
+  EXPECT_EQ(replayed.exit_code, 1) << replayed.out << replayed.err;
+  EXPECT_NE(replayed.out.find("VIOLATION INV-BB-CHECK"), std::string::npos) << replayed.out;
+}
+
 TEST_F(BlackboxCliTest, SqliteCliKeepsCommitsWithExtraAndLosesTheLastOneWithFull) {
   const std::string actions = testing::LongRun() ? "" : " --actions powerloss";
   CommandResult extra =

@@ -11,9 +11,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "properties/blackbox/bb_plan.h"
 #include "properties/blackbox/explore_internal.h"
+#include "reports/shell_quote.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties::blackbox {
@@ -33,8 +35,8 @@ std::vector<std::string> InvariantsOf(const Spec& spec) {
 }
 
 std::string ReplayCommand(const Spec& spec, const std::string& plan, uint64_t seed) {
-  return "stepfault blackbox replay --spec " + spec.path + " --plan '" + plan + "'" +
-         (seed ? " --seed " + std::to_string(seed) : "");
+  return "stepfault blackbox replay --spec " + reports::ShellQuote(spec.path) + " --plan " +
+         reports::ShellQuote(plan) + (seed ? " --seed " + std::to_string(seed) : "");
 }
 
 reports::Violation MakeViolation(const Spec& spec, const std::string& window,
@@ -200,6 +202,48 @@ void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t 
   }
 }
 
+int ActionRank(const std::string& action) {
+  static const std::vector<std::string> kOrder = {"crash", "powerloss", "reorder", "ioerror",
+                                                  "ioerror:ENOSPC"};
+  return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), action) - kOrder.begin());
+}
+
+// The minimal violating plan of every invariant (see BbShrunk), over the depth-1 cells that
+// failed and the depth-2 violations of this run.
+std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
+                             const reports::ScenarioReport& s, const std::vector<Task>& tasks,
+                             const std::vector<Outcome>& outcomes, uint64_t seed) {
+  std::map<std::string, int64_t> order;
+  for (size_t i = 0; i < rec.windows.size(); ++i)
+    order[rec.windows[i].id] = static_cast<int64_t>(i);
+  using Key = std::tuple<int, int64_t, int, int64_t>;
+  std::map<std::string, std::pair<Key, std::string>> best;
+  std::map<std::string, int64_t> count;
+  auto offer = [&](const std::string& inv, Key key, const std::string& plan) {
+    ++count[inv];
+    auto it = best.find(inv);
+    if (it == best.end() || key < it->second.first) best[inv] = {key, plan};
+  };
+  for (const reports::Cell& c : s.cells) {
+    if (c.outcome != reports::CellOutcome::kViolation || !order.count(c.window)) continue;
+    for (const std::string& inv : c.invariants_violated)
+      offer(inv, {1, order[c.window], ActionRank(c.action), 0}, c.action + "@" + c.window);
+  }
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    for (const Depth2Violation& v : outcomes[t].depth2) {
+      std::set<std::string> invs;
+      for (const CheckFailure& f : v.failures) invs.insert(f.invariant);
+      for (const std::string& inv : invs)
+        offer(inv, {2, order[tasks[t].window.id], ActionRank(tasks[t].action), v.second}, v.plan);
+    }
+  }
+  std::vector<BbShrunk> out;
+  for (const auto& [inv, b] : best)
+    out.push_back(
+        {inv, b.second, ReplayCommand(spec, b.second, seed), std::get<0>(b.first), count[inv]});
+  return out;
+}
+
 std::string Description(const Spec& spec, const BbExploration& r) {
   char ratio[64];
   std::snprintf(ratio, sizeof ratio, "%.2f",
@@ -256,6 +300,7 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
     FoldOutcome(spec, tasks[t], outcomes[t], options.seed, &s, &by_inv, &result);
     FoldPairs(outcomes[t], &rows);
   }
+  result.shrunk = Shrink(spec, rec, s, tasks, outcomes, options.seed);
   int64_t ran = rows.checks;
   for (size_t i = 0; i < s.cells.size(); ++i)
     ran += counted[i] && reports::CellRan(s.cells[i].outcome) ? 1 : 0;

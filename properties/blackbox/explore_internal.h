@@ -37,6 +37,7 @@ struct Task {
 struct Depth2Violation {
   std::string plan;
   std::vector<CheckFailure> failures;
+  int64_t second = 0;  // the pair's index: recovery windows in trace order, crash before powerloss
 };
 
 // One (recovery window, action) pair of depth 2: run (with its failures) or left out by the cap.

@@ -43,11 +43,6 @@ std::vector<CrashState> StatesOf(const CrashState& initial, const faults::blackb
 
 namespace {
 
-
-
-
-
-
 Json FailuresJson(const std::vector<CheckFailure>& f) {
   Json out = Json::array();
   for (const CheckFailure& c : f) out.push_back({c.invariant, c.message});
@@ -61,7 +56,7 @@ std::vector<CheckFailure> FailuresFrom(const Json& j) {
 Json ToJson(const Outcome& o) {
   Json d2 = Json::array();
   for (const Depth2Violation& v : o.depth2)
-    d2.push_back({{"plan", v.plan}, {"failures", FailuresJson(v.failures)}});
+    d2.push_back({{"plan", v.plan}, {"failures", FailuresJson(v.failures)}, {"second", v.second}});
   Json pairs = Json::array();
   for (const PairRun& p : o.pairs)
     pairs.push_back({p.action, p.window, p.point, p.occurrence, p.ran, p.lives, p.invariants});
@@ -80,7 +75,8 @@ Outcome FromJson(const Json& j) {
   o.pairs_total = j["pairs_total"].get<int64_t>();
   o.pairs_run = j["pairs_run"].get<int64_t>();
   for (const Json& v : j["depth2"])
-    o.depth2.push_back({v["plan"].get<std::string>(), FailuresFrom(v["failures"])});
+    o.depth2.push_back(
+        {v["plan"].get<std::string>(), FailuresFrom(v["failures"]), v["second"].get<int64_t>()});
   o.notes = j["notes"].get<std::vector<std::string>>();
   for (const Json& p : j["pairs"]) {
     o.pairs.push_back({p[0].get<std::string>(), p[1].get<std::string>(), p[2].get<std::string>(),
@@ -128,8 +124,8 @@ void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
     for (const CheckFailure& f : second.failures) inv.insert(f.invariant);
     pr.invariants.assign(inv.begin(), inv.end());
     if (!second.failures.empty())
-      out->depth2.push_back(
-          {task.action + "@" + task.window.id + ";" + action + "@" + w->id, second.failures});
+      out->depth2.push_back({task.action + "@" + task.window.id + ";" + action + "@" + w->id,
+                             second.failures, static_cast<int64_t>(index)});
   }
 }
 

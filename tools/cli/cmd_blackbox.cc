@@ -117,6 +117,13 @@ int RunBbExplore(const BlackboxArgs& a) {
   std::printf("%lld crash-state cells -> %lld distinct states\n",
               static_cast<long long>(result->crash_cells),
               static_cast<long long>(result->distinct_states));
+  for (const bb::BbShrunk& m : result->shrunk) {
+    std::printf(
+        "shrunk: %s needs %d fault(s); minimal plan '%s' (the smallest of %lld violating plans: "
+        "fewer faults, then earlier windows, then simpler actions)\n  replay: %s\n",
+        m.invariant.c_str(), m.faults, m.plan.c_str(), static_cast<long long>(m.candidates),
+        m.replay.c_str());
+  }
   if (result->ioerror_cells > 0) {
     std::printf(
         "%lld ioerror cells (run live) -> %lld distinct resulting states (dedup ratio %.2f)\n",

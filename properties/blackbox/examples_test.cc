@@ -3,7 +3,9 @@
 // empties it; a power loss after it said "saved 2" brings back version 1) while the atomic save
 // passes every window; the sqlite3 CLI keeps every acknowledged commit with synchronous=EXTRA and
 // loses one with FULL (the journal's unlink is not durable) and with OFF, and the report says
-// which. Method: run the stepfault binary on the specs in examples/blackbox/ and read report.json
+// which; depth-1 and depth-2 shards merge into the unsharded report; ioerror cells that leave the
+// same directory are checked once; a bug that needs two faults is shrunk to a minimal, replayable
+// plan. Method: run the stepfault binary on the specs in examples/blackbox/ and read report.json
 // and the replay output. The full sqlite sweeps (every action, WAL) run with STEPFAULT_LONG=1.
 #include <cstdio>
 #include <nlohmann/json.hpp>

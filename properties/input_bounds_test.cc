@@ -98,6 +98,10 @@ TEST(InputBoundsTest, AnOversizedJsonScenarioIsRejectedWithTheSupportedSize) {
   ASSERT_FALSE(scenario.ok());
   EXPECT_NE(scenario.status().message().find("supported size is at most 1000"), std::string::npos)
       << scenario.status().message();
+  // The error says why the limit exists (a run grows with the square of the size).
+  EXPECT_NE(scenario.status().message().find("full topology signature"), std::string::npos)
+      << scenario.status().message();
+  EXPECT_EQ(scenario.status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -15,6 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr uint64_t kSectorBytes = 512;
+// Directory levels a state may have (PATH_MAX allows about 2048; no real tree under test is
+// deeper).
+constexpr int kMaxDepth = 256;
 constexpr int64_t kRootDir = 0;
 
 struct Entry {
@@ -90,7 +93,7 @@ class Model {
   CrashState Current() const {
     CrashState s;
     Walk(kRootDir, "", false, nullptr, &s);
-    s.notes = notes_;
+    s.notes.insert(s.notes.begin(), notes_.begin(), notes_.end());
     return s;
   }
 
@@ -126,7 +129,7 @@ class Model {
     }
     CrashState s;
     Walk(kRootDir, "", true, &overrides, &s);
-    s.notes = notes_;
+    s.notes.insert(s.notes.begin(), notes_.begin(), notes_.end());
     return s;
   }
 
@@ -217,6 +220,10 @@ class Model {
     auto [fp, fname] = Split(from);
     auto [tp, tname] = Split(to);
     if (fp < 0 || tp < 0 || !dirs_[fp].cur.count(fname)) return Note("rename of unknown " + from);
+    // The kernel refuses to move a directory into its own subtree (EINVAL); a trace that says it
+    // did is not followed, since the tree would become a cycle.
+    if (dirs_[fp].cur[fname].type == StateNode::kDir && to.starts_with(from + "/"))
+      return Note("rename of directory " + from + " into itself (" + to + ") ignored");
     Entry e = dirs_[fp].cur[fname];
     dirs_[fp].cur.erase(fname);
     dirs_[tp].cur[tname] = e;
@@ -224,6 +231,8 @@ class Model {
   void Link(const std::string& from, const std::string& to) {
     const Entry* e = Lookup(from);
     if (!e) return Note("link of unknown " + from);
+    // No hard link to a directory (the kernel refuses with EPERM): it could make the tree a cycle.
+    if (e->type == StateNode::kDir) return Note("hard link to directory " + from + " ignored");
     AddEntry(to, *e);
   }
   void Truncate(const TraceRecord& r) {
@@ -247,6 +256,13 @@ class Model {
       std::string path = prefix.empty() ? name : prefix + "/" + name;
       if (e.type == StateNode::kDir) {
         out->nodes[path] = StateNode{StateNode::kDir, ""};
+        // Rename and Link above keep the tree acyclic; the depth bound is a second guard, so a
+        // trace can never make the walk recurse without end.
+        if (std::count(prefix.begin(), prefix.end(), '/') >= kMaxDepth) {
+          out->notes.push_back("directory tree deeper than " + std::to_string(kMaxDepth) +
+                               " levels at " + path + " cut");
+          continue;
+        }
         Walk(e.id, path, durable, overrides, out);
       } else if (e.type == StateNode::kSymlink) {
         out->nodes[path] = StateNode{StateNode::kSymlink, e.target};

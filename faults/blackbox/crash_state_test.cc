@@ -127,5 +127,30 @@ TEST(BlackboxCrashStateTest, SharedMemoryFilesAreLeftOutAndUnsyncedCreatesVanish
             "<absent>");
 }
 
+// Found by fuzz_blackbox_trace (its input is
+// tools/fuzz/corpus/fuzz_blackbox_trace/crash-link-root): a link record without path= named the
+// root, which was linked under itself; the walk that builds a state recursed until the stack
+// overflowed. The kernel never hard-links a directory or moves one into its own subtree, so the
+// model ignores both (with a note) and the tree stays acyclic.
+TEST(BlackboxCrashStateTest, TracesThatWouldMakeTheTreeACycleAreIgnoredWithANote) {
+  Trace t = TraceBuilder()
+                .Add("mkdir", {{"path", "sub"}, {"w", "fs.mkdir[sub]"}})
+                .Add("link", {{"path2", "sub/l"}, {"w", "fs.link[.]"}})
+                .Add("link", {{"path", "sub"}, {"path2", "sub/m"}, {"w", "fs.link[sub]"}})
+                .Add("rename", {{"path", "sub"}, {"path2", "sub/n"}, {"w", "fs.rename[sub]"}})
+                .Add("syncfs", {{"w", "fs.syncfs[.]"}})
+                .Build();
+  for (CrashKind kind : {CrashKind::kCrash, CrashKind::kPowerLoss, CrashKind::kReorder}) {
+    CrashState s = BuildCrashState(Initial(), t, t.records.size(), kind, 0);
+    EXPECT_EQ(s.nodes.count("sub"), 1u);
+    EXPECT_EQ(s.nodes.count("sub/l") + s.nodes.count("sub/m") + s.nodes.count("sub/n"), 0u);
+    EXPECT_EQ(FileOf(s, "state.json"), "old");
+    std::string notes;
+    for (const std::string& n : s.notes) notes += n + "\n";
+    EXPECT_NE(notes.find("hard link to directory"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("into itself"), std::string::npos) << notes;
+  }
+}
+
 }  // namespace
 }  // namespace stepfault::faults::blackbox

@@ -90,6 +90,26 @@ Status ParseBody(std::string_view body, size_t index, size_t offset, TraceRecord
                    "data is " + std::to_string(body.size() - eol - 1) + " bytes, n= says " +
                        std::to_string(n));
   r->data = std::string(body.substr(eol + 1));
+  // Offsets and sizes become file bytes in the crash-state model: bound them, so no trace can
+  // make a state larger than kMaxTraceFileBytes (a real file that large is not supported).
+  uint64_t end = 0;
+  for (const char* key : {"off", "size"}) {
+    auto it = r->fields.find(key);
+    if (it == r->fields.end()) continue;
+    uint64_t v = 0;
+    if (!ParseUnsigned(it->second, &v) || v > kMaxTraceFileBytes) {
+      return Damaged(index, offset,
+                     std::string(key) + "=" + it->second + " is not a byte count of 0.." +
+                         std::to_string(kMaxTraceFileBytes) +
+                         " (files under test are limited to 1 GiB)");
+    }
+    end += v;
+  }
+  if (end + n > kMaxTraceFileBytes) {
+    return Damaged(index, offset,
+                   "the record reaches past byte " + std::to_string(kMaxTraceFileBytes) +
+                       " of its file (files under test are limited to 1 GiB)");
+  }
   return Status::Ok();
 }
 
@@ -106,6 +126,8 @@ int64_t TraceRecord::Int(const std::string& key, int64_t fallback) const {
   bool neg = it->second[0] == '-';
   uint64_t v = 0;
   if (!ParseUnsigned(std::string_view(it->second).substr(neg ? 1 : 0), &v)) return fallback;
+  // Out of int64 range (19 digits can be): the fallback, never a wrapped or overflowing value.
+  if (v > static_cast<uint64_t>(INT64_MAX)) return fallback;
   return neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
 }
 

@@ -15,8 +15,9 @@
 // saw I/O it cannot model), volatile (a MAP_SHARED -shm file). A record with a `w` field, other
 // than failed and fault, is a window: the point "fs.<op>[<path role>]" the call was at.
 //
-// The reader rejects anything else with kCorruption naming the record index, the byte offset and
-// what was wrong (a damaged or truncated trace is never half-used). Thread-safety: values.
+// Fields off= and size= are byte counts of 0..kMaxTraceFileBytes, and off + size + n stays within
+// it. The reader rejects anything else with kCorruption naming the record index, the byte offset
+// and what was wrong (a damaged or truncated trace is never half-used). Thread-safety: values.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,9 @@ namespace stepfault::faults::blackbox {
 
 inline constexpr char kTraceHeader[] = "STEPFAULT-TRACE 1\n";
 inline constexpr int kTraceVersion = 1;
+// The largest offset + length (and truncate/fallocate size) a record may name: the crash-state
+// model keeps files in memory, so larger files under test are not supported (a typed error).
+inline constexpr uint64_t kMaxTraceFileBytes = uint64_t{1} << 30;
 
 struct TraceRecord {
   std::string op;

@@ -61,5 +61,32 @@ TEST(BlackboxTraceTest, RejectsEveryKindOfDamageWithTheRecordNamed) {
   EXPECT_NE(d.status().message().find("frame line"), std::string::npos);
 }
 
+// Offsets and sizes become bytes of a file held in memory: a record past kMaxTraceFileBytes (an
+// offset of an exabyte would have been a resize of that many bytes) is damage, and a 19-digit
+// number never wraps into a negative one.
+TEST(BlackboxTraceTest, OffsetsAndSizesAreBoundedAndNumbersNeverWrap) {
+  auto with = [](const std::string& key, const std::string& value, const std::string& data) {
+    return std::string(kTraceHeader) +
+           FrameRecord("write", 1, {{"path", "f"}, {"w", "fs.write[f]"}, {key, value}}, data);
+  };
+  EXPECT_TRUE(ParseTrace(with("off", std::to_string(kMaxTraceFileBytes - 1), "x")).ok());
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"off", "1000000000000000000"},
+                                                        {"size", "9999999999999999999"},
+                                                        {"off", "-1"},
+                                                        {"off", std::to_string(kMaxTraceFileBytes)},
+                                                        {"size", "12x"}}) {
+    Result<Trace> t = ParseTrace(with(key, value, "x"));
+    ASSERT_FALSE(t.ok()) << key << "=" << value;
+    EXPECT_EQ(t.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(t.status().message().find("1 GiB"), std::string::npos) << t.status().message();
+  }
+  TraceRecord r;
+  r.fields["mode"] = "-9223372036854775808";
+  EXPECT_EQ(r.Int("mode", 7), 7);
+  r.fields["mode"] = "-9223372036854775807";
+  EXPECT_EQ(r.Int("mode", 7), -9223372036854775807LL);
+}
+
 }  // namespace
 }  // namespace stepfault::faults::blackbox

@@ -31,6 +31,21 @@ class BlackboxBadInputTest : public BlackboxCliTest {
   }
 };
 
+// Issue 16 item 9 for `blackbox explore|replay`: numbers are parsed strictly (sscanf took "1/2x",
+// CLI11 took a negative --depth2-max-pairs), exit 2 before any work.
+TEST_F(BlackboxBadInputTest, NumbersAreParsedStrictly) {
+  const std::string spec = testing::Example("json-state/atomic.json");
+  for (const std::string bad :
+       {"--shard 1/2x", "--shard 3/2", "--shard 1/999999999999", "--seed -1",
+        "--seed 18446744073709551616", "--depth2-max-pairs -5", "--depth2-max-pairs 0"}) {
+    CommandResult r = Stepfault("blackbox explore --spec " + spec + " " + bad + " --out out");
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.out << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_ + "/out/report.json")) << bad;
+  }
+  EXPECT_EQ(Stepfault("blackbox replay --spec " + spec + " --plan 'crash@x#1' --seed 1x").exit_code,
+            2);
+}
+
 TEST_F(BlackboxBadInputTest, ASpecNamingNoCommandsIsRejected) {
   ExpectRejected(R"({"name":"x","dir":"data","run":[]})", "/run: names no command");
 }

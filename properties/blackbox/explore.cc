@@ -11,8 +11,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "properties/blackbox/bb_plan.h"
+#include "properties/blackbox/explore_internal.h"
+#include "reports/shell_quote.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties::blackbox {
@@ -24,171 +27,6 @@ using faults::blackbox::CrashState;
 using faults::blackbox::TraceWindow;
 using Json = nlohmann::json;
 
-CrashKind KindOf(const std::string& action) {
-  if (action == "crash") return CrashKind::kCrash;
-  if (action == "reorder") return CrashKind::kReorder;
-  return CrashKind::kPowerLoss;
-}
-
-// The states of one crash-like cell: one, or for a power loss the seed's tearing and the last
-// unsynced write lost whole (k = 0), when they differ.
-std::vector<CrashState> StatesOf(const CrashState& initial, const faults::blackbox::Trace& trace,
-                                 size_t record, const std::string& action, uint64_t seed) {
-  std::vector<CrashState> out = {
-      faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed)};
-  if (action == "powerloss") {
-    CrashState lost =
-        faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed, 0);
-    if (lost.Digest() != out[0].Digest()) out.push_back(std::move(lost));
-  }
-  return out;
-}
-
-// One unit of work: a distinct crash state, or one live ioerror cell.
-struct Task {
-  std::string action;
-  TraceWindow window;
-  CrashState state;
-  std::string acked;
-  std::vector<size_t> cells;
-};
-
-struct Depth2Violation {
-  std::string plan;
-  std::vector<CheckFailure> failures;
-};
-
-struct Outcome {
-  std::vector<CheckFailure> failures;
-  int lives = 0;
-  int64_t pairs_total = 0, pairs_run = 0;
-  std::vector<Depth2Violation> depth2;
-  std::vector<std::string> notes;
-};
-
-Json FailuresJson(const std::vector<CheckFailure>& f) {
-  Json out = Json::array();
-  for (const CheckFailure& c : f) out.push_back({c.invariant, c.message});
-  return out;
-}
-std::vector<CheckFailure> FailuresFrom(const Json& j) {
-  std::vector<CheckFailure> out;
-  for (const Json& c : j) out.push_back({c[0].get<std::string>(), c[1].get<std::string>()});
-  return out;
-}
-Json ToJson(const Outcome& o) {
-  Json d2 = Json::array();
-  for (const Depth2Violation& v : o.depth2)
-    d2.push_back({{"plan", v.plan}, {"failures", FailuresJson(v.failures)}});
-  return {{"failures", FailuresJson(o.failures)},
-          {"lives", o.lives},
-          {"pairs_total", o.pairs_total},
-          {"pairs_run", o.pairs_run},
-          {"depth2", d2},
-          {"notes", o.notes}};
-}
-Outcome FromJson(const Json& j) {
-  Outcome o;
-  o.failures = FailuresFrom(j["failures"]);
-  o.lives = j["lives"].get<int>();
-  o.pairs_total = j["pairs_total"].get<int64_t>();
-  o.pairs_run = j["pairs_run"].get<int64_t>();
-  for (const Json& v : j["depth2"])
-    o.depth2.push_back({v["plan"].get<std::string>(), FailuresFrom(v["failures"])});
-  o.notes = j["notes"].get<std::vector<std::string>>();
-  return o;
-}
-
-// Depth 2: crash and power loss at every window of the first recovery life (an evenly spaced
-// sample of at most `cap` pairs), each recovered again and checked.
-void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
-               const LifeResult& first, const std::string& cell, int64_t cap, Outcome* out) {
-  std::vector<TraceWindow> windows = faults::blackbox::WindowsOf(first.recovery_trace);
-  std::vector<std::pair<std::string, const TraceWindow*>> pairs;
-  for (const TraceWindow& w : windows) {
-    for (const char* a : {"crash", "powerloss"}) pairs.push_back({a, &w});
-  }
-  out->pairs_total = static_cast<int64_t>(pairs.size());
-  std::set<uint64_t> seen;
-  int64_t n = static_cast<int64_t>(pairs.size());
-  int64_t take = std::min<int64_t>(n, cap);
-  for (int64_t k = 0; k < take; ++k) {
-    const auto& [action, w] = pairs[static_cast<size_t>(k * n / take)];
-    CrashState state = faults::blackbox::BuildCrashState(task.state, first.recovery_trace,
-                                                         w->record, KindOf(action), config.seed);
-    std::string acked = task.acked + AckedBefore(first.recovery_trace, w->record);
-    ++out->pairs_run;
-    if (!seen.insert(state.Digest() ^ std::hash<std::string>()(acked)).second) continue;
-    LifeResult second = RecoverAndCheck(spec, config, cell + "-d2", &state, acked, nullptr, false);
-    if (!second.failures.empty())
-      out->depth2.push_back(
-          {task.action + "@" + task.window.id + ";" + action + "@" + w->id, second.failures});
-  }
-}
-
-Outcome RunTask(const Spec& spec, const SessionConfig& config, const Task& task,
-                const Reference& ref, const std::string& cell, int depth, int64_t pair_cap) {
-  Outcome out;
-  LifeResult life;
-  if (IsCrashLike(task.action)) {
-    life = RecoverAndCheck(spec, config, cell, &task.state, task.acked, &ref, depth == 2);
-  } else {
-    int err = task.action == "ioerror:ENOSPC" ? ENOSPC : EIO;
-    Result<faults::blackbox::Trace> trace = RunWithIOError(spec, config, cell, task.window.id, err);
-    if (!trace.ok()) {
-      out.failures.push_back({scenarios::kInvLiveness,
-                              "the ioerror run could not be set up: " + trace.status().message()});
-      return out;
-    }
-    life = RecoverAndCheck(spec, config, cell, nullptr, AckedBefore(*trace, trace->records.size()),
-                           &ref, false);
-  }
-  out.failures = life.failures;
-  out.lives = life.lives;
-  out.notes = life.notes;
-  if (depth == 2 && IsCrashLike(task.action) && out.failures.empty())
-    RunDepth2(spec, config, task, life, cell, pair_cap, &out);
-  return out;
-}
-
-std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
-                            const std::vector<Task>& tasks, const Reference& ref, int depth,
-                            int64_t pair_cap, int jobs) {
-  std::vector<Outcome> out(tasks.size());
-  auto cell = [&](size_t i) {
-    return (fs::path(config.scratch) / ("state-" + std::to_string(i))).string();
-  };
-  if (jobs <= 1 || tasks.size() < 2) {
-    for (size_t i = 0; i < tasks.size(); ++i)
-      out[i] = RunTask(spec, config, tasks[i], ref, cell(i), depth, pair_cap);
-    return out;
-  }
-  std::vector<pid_t> workers;
-  for (int w = 0; w < jobs; ++w) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      std::ofstream file(fs::path(config.scratch) / ("worker-" + std::to_string(w) + ".jsonl"));
-      for (size_t i = static_cast<size_t>(w); i < tasks.size(); i += static_cast<size_t>(jobs))
-        file << i << "\t"
-             << ToJson(RunTask(spec, config, tasks[i], ref, cell(i), depth, pair_cap)).dump()
-             << "\n";
-      file.close();
-      _exit(0);
-    }
-    workers.push_back(pid);
-  }
-  for (pid_t pid : workers) waitpid(pid, nullptr, 0);
-  for (int w = 0; w < jobs; ++w) {
-    std::ifstream file(fs::path(config.scratch) / ("worker-" + std::to_string(w) + ".jsonl"));
-    std::string line;
-    while (std::getline(file, line)) {
-      size_t tab = line.find('\t');
-      out[std::stoul(line.substr(0, tab))] = FromJson(Json::parse(line.substr(tab + 1)));
-    }
-  }
-  return out;
-}
-
 std::vector<std::string> InvariantsOf(const Spec& spec) {
   std::vector<std::string> inv = {scenarios::kInvBbCheck, scenarios::kInvBbSql,
                                   scenarios::kInvBbIntegrity, scenarios::kInvLiveness};
@@ -197,8 +35,8 @@ std::vector<std::string> InvariantsOf(const Spec& spec) {
 }
 
 std::string ReplayCommand(const Spec& spec, const std::string& plan, uint64_t seed) {
-  return "stepfault blackbox replay --spec " + spec.path + " --plan '" + plan + "'" +
-         (seed ? " --seed " + std::to_string(seed) : "");
+  return "stepfault blackbox replay --spec " + reports::ShellQuote(spec.path) + " --plan " +
+         reports::ShellQuote(plan) + (seed ? " --seed " + std::to_string(seed) : "");
 }
 
 reports::Violation MakeViolation(const Spec& spec, const std::string& window,
@@ -237,13 +75,18 @@ void CompareRecordings(const Recording& first, const Result<Recording>& again,
 }
 
 // Fills the matrix rows and cells and returns the work of this shard: one task per distinct
-// crash state of its cells and one per ioerror cell. Every shard builds every state (cheap), so the
-// dedup figures do not depend on the split.
+// crash state it owns and one per ioerror cell of its own. Every shard builds every state (cheap),
+// so the dedup figures do not depend on the split, and a state belongs to the shard of the first
+// cell it appears in: it runs (with its depth-2 pairs) in exactly one shard, which folds it into
+// every cell it stands for. *counted marks the cells whose invariant checks this shard counts (a
+// crash-like cell in the shard owning its first state; an ioerror cell in its own shard), so
+// every cell is counted once over all shards.
 std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>& actions,
                             const BbExploreOptions& options, reports::ScenarioReport* s,
-                            BbExploration* result) {
+                            BbExploration* result, std::vector<bool>* counted) {
   std::vector<Task> tasks;
   std::map<uint64_t, size_t> by_digest;
+  std::map<uint64_t, bool> owned;  // state key -> owned by this shard
   std::set<uint64_t> all_digests;
   size_t index = 0;
   for (const TraceWindow& w : rec.windows) {
@@ -260,17 +103,23 @@ std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>
            0,
            {}});
       size_t cell_index = s->cells.size() - 1;
+      counted->push_back(false);
       if (!applicable || (!mine && !IsCrashLike(a))) continue;
       if (!IsCrashLike(a)) {
+        (*counted)[cell_index] = true;
         tasks.push_back({a, w, {}, "", {cell_index}});
         continue;
       }
       ++result->crash_cells;
       std::string acked = AckedBefore(rec.trace, w.record);
+      bool first_state = true;
       for (CrashState& state : StatesOf(rec.initial, rec.trace, w.record, a, options.seed)) {
         uint64_t key = state.Digest() ^ (std::hash<std::string>()(acked) * 31);
         all_digests.insert(key);
-        if (!mine) continue;
+        const bool own = owned.emplace(key, mine).first->second;
+        if (first_state) (*counted)[cell_index] = own;
+        first_state = false;
+        if (!own) continue;
         auto [it, fresh] = by_digest.emplace(key, tasks.size());
         if (fresh) tasks.push_back({a, w, std::move(state), acked, {}});
         tasks[it->second].cells.push_back(cell_index);
@@ -283,6 +132,47 @@ std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>
 }
 
 // Folds one task's outcome into its cells, the violations and the per-invariant counts.
+// The recovery rows of depth 2: one window per recovery-life window id ("recover:<id>"), one cell
+// per (window, action), merged over every state whose recovery reached it.
+struct RecoveryRows {
+  std::map<std::string, reports::Window> windows;
+  std::map<std::pair<std::string, std::string>, reports::Cell> cells;
+  int64_t checks = 0;  // pairs run: each is run in exactly one shard
+};
+
+void FoldPairs(const Outcome& o, RecoveryRows* rows) {
+  for (const PairRun& p : o.pairs) {
+    rows->windows.try_emplace(p.window, reports::Window{p.window, p.point, p.occurrence, "", true});
+    reports::Cell& c = rows->cells[{p.window, p.action}];
+    c.window = p.window;
+    c.action = p.action;
+    if (!p.ran) continue;
+    ++rows->checks;
+    c.runs += 1;
+    c.lives_max = std::max(c.lives_max, p.lives);
+    if (!reports::CellRan(c.outcome)) c.outcome = reports::CellOutcome::kPass;
+    if (p.invariants.empty()) continue;
+    c.outcome = reports::CellOutcome::kViolation;
+    std::set<std::string> inv(c.invariants_violated.begin(), c.invariants_violated.end());
+    inv.insert(p.invariants.begin(), p.invariants.end());
+    c.invariants_violated.assign(inv.begin(), inv.end());
+  }
+}
+
+// Appends the recovery rows after the fault-free ones, sorted by id (the order MergeShards gives),
+// with a cell for every action (the actions depth 2 does not run stay not-run).
+void AppendRecoveryRows(const RecoveryRows& rows, reports::ScenarioReport* s) {
+  for (const auto& [id, w] : rows.windows) {
+    s->windows.push_back(w);
+    for (const std::string& a : s->actions) {
+      auto it = rows.cells.find({id, a});
+      s->cells.push_back(it != rows.cells.end()
+                             ? it->second
+                             : reports::Cell{id, a, reports::CellOutcome::kNotRun, 0, 0, {}});
+    }
+  }
+}
+
 void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t seed,
                  reports::ScenarioReport* s, std::map<std::string, int64_t>* by_inv,
                  BbExploration* result) {
@@ -312,6 +202,48 @@ void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t 
   }
 }
 
+int ActionRank(const std::string& action) {
+  static const std::vector<std::string> kOrder = {"crash", "powerloss", "reorder", "ioerror",
+                                                  "ioerror:ENOSPC"};
+  return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), action) - kOrder.begin());
+}
+
+// The minimal violating plan of every invariant (see BbShrunk), over the depth-1 cells that
+// failed and the depth-2 violations of this run.
+std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
+                             const reports::ScenarioReport& s, const std::vector<Task>& tasks,
+                             const std::vector<Outcome>& outcomes, uint64_t seed) {
+  std::map<std::string, int64_t> order;
+  for (size_t i = 0; i < rec.windows.size(); ++i)
+    order[rec.windows[i].id] = static_cast<int64_t>(i);
+  using Key = std::tuple<int, int64_t, int, int64_t>;
+  std::map<std::string, std::pair<Key, std::string>> best;
+  std::map<std::string, int64_t> count;
+  auto offer = [&](const std::string& inv, Key key, const std::string& plan) {
+    ++count[inv];
+    auto it = best.find(inv);
+    if (it == best.end() || key < it->second.first) best[inv] = {key, plan};
+  };
+  for (const reports::Cell& c : s.cells) {
+    if (c.outcome != reports::CellOutcome::kViolation || !order.count(c.window)) continue;
+    for (const std::string& inv : c.invariants_violated)
+      offer(inv, {1, order[c.window], ActionRank(c.action), 0}, c.action + "@" + c.window);
+  }
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    for (const Depth2Violation& v : outcomes[t].depth2) {
+      std::set<std::string> invs;
+      for (const CheckFailure& f : v.failures) invs.insert(f.invariant);
+      for (const std::string& inv : invs)
+        offer(inv, {2, order[tasks[t].window.id], ActionRank(tasks[t].action), v.second}, v.plan);
+    }
+  }
+  std::vector<BbShrunk> out;
+  for (const auto& [inv, b] : best)
+    out.push_back(
+        {inv, b.second, ReplayCommand(spec, b.second, seed), std::get<0>(b.first), count[inv]});
+  return out;
+}
+
 std::string Description(const Spec& spec, const BbExploration& r) {
   char ratio[64];
   std::snprintf(ratio, sizeof ratio, "%.2f",
@@ -324,6 +256,10 @@ std::string Description(const Spec& spec, const BbExploration& r) {
       " on \"" + spec.dir + "\": " + std::to_string(r.windows) + " windows; " +
       std::to_string(r.crash_cells) + " crash-state cells built from the trace map to " +
       std::to_string(r.distinct_states) + " distinct states (dedup ratio " + ratio + ")";
+  // Shard-independent words only; the ioerror figures differ per shard, so the command prints them.
+  if (r.ioerror_cells > 0)
+    d += ". ioerror cells run live, and each distinct directory they leave (digest and "
+         "acknowledgements) is recovered and checked once";
   for (const std::string& n : r.notes) d += ". " + n;
   return d;
 }
@@ -348,29 +284,36 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   s.invariants = InvariantsOf(spec);
   s.actions = options.actions.empty() ? std::vector<std::string>{"crash", "powerloss", "ioerror"}
                                       : options.actions;
-  std::vector<Task> tasks = PlanCells(rec, s.actions, options, &s, &result);
-  int64_t pair_cap =
-      tasks.empty()
-          ? 0
-          : std::max<int64_t>(1, options.depth2_max_pairs / static_cast<int64_t>(tasks.size()));
+  std::vector<bool> counted;
+  std::vector<Task> tasks = PlanCells(rec, s.actions, options, &s, &result, &counted);
+  // Per distinct crash state, from figures every shard computes alike: the same cap in any split.
+  const int64_t pair_cap =
+      std::max<int64_t>(1, options.depth2_max_pairs / std::max<int64_t>(1, result.distinct_states));
+  IOErrorDedup dedup;
   std::vector<Outcome> outcomes =
-      RunAll(spec, config, tasks, rec.reference, options.depth, pair_cap, options.jobs);
+      RunAll(spec, config, tasks, rec.reference, options.depth, pair_cap, options.jobs, &dedup);
+  result.ioerror_cells = dedup.cells;
+  result.ioerror_distinct = dedup.distinct;
   std::map<std::string, int64_t> by_inv;
-  int64_t pairs_total = 0, pairs_run = 0;
+  RecoveryRows rows;
   for (size_t t = 0; t < tasks.size(); ++t) {
     FoldOutcome(spec, tasks[t], outcomes[t], options.seed, &s, &by_inv, &result);
-    pairs_total += outcomes[t].pairs_total;
-    pairs_run += outcomes[t].pairs_run;
+    FoldPairs(outcomes[t], &rows);
   }
+  result.shrunk = Shrink(spec, rec, s, tasks, outcomes, options.seed);
+  int64_t ran = rows.checks;
+  for (size_t i = 0; i < s.cells.size(); ++i)
+    ran += counted[i] && reports::CellRan(s.cells[i].outcome) ? 1 : 0;
+  AppendRecoveryRows(rows, &s);
   if (options.depth == 2) {
-    // The report model has no depth-2 pair block since schema 2; say it where a reader sees it.
+    // Shard-independent words only (the description must be equal in every shard); how many pairs
+    // ran is in the recovery rows, where a pair the cap left out is a not-run cell.
     result.notes.push_back(
-        "depth 2: " + std::to_string(pairs_run) + " of " + std::to_string(pairs_total) +
-        " (window, recovery window) pairs run" +
-        (pairs_run < pairs_total ? " (capped by --depth2-max-pairs: partial)" : ""));
+        "depth 2: crash and power loss at every window of the first recovery life of each distinct "
+        "state that passed (the rows \"recover:...\"), at most " +
+        std::to_string(pair_cap) + " pairs per state (--depth2-max-pairs " +
+        std::to_string(options.depth2_max_pairs) + ")");
   }
-  int64_t ran = 0;
-  for (const reports::Cell& c : s.cells) ran += reports::CellRan(c.outcome) ? 1 : 0;
   for (const std::string& id : s.invariants)
     s.invariant_results.push_back({id, scenarios::InvariantStatement(id), ran, by_inv[id]});
   s.description = Description(spec, result);

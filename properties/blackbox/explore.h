@@ -34,10 +34,26 @@ struct BbExploreOptions {
   std::string scratch;  // a directory this exploration may fill (and leaves behind)
 };
 
+// The shrinker's answer for one invariant: the smallest plan that violated it, ordered by fewer
+// faults first, then the earlier first window (fault-free order), the simpler first action (crash,
+// powerloss, reorder, ioerror, ioerror:ENOSPC), then the earlier second window and the simpler
+// second action. Exploration runs every (window, recovery window) pair (up to the cap), so the
+// minimum over what it found is the minimal plan; the order is fixed, so the answer is
+// deterministic.
+struct BbShrunk {
+  std::string invariant, plan, replay;
+  int faults = 1;
+  int64_t candidates = 0;  // violating plans of this invariant the minimum was taken over
+};
+
 struct BbExploration {
   reports::Report report;
   std::vector<std::string> notes;
   int64_t windows = 0, crash_cells = 0, distinct_states = 0;
+  // ioerror cells this shard ran live, and the distinct directories they left (digest plus what
+  // the program acknowledged): only those were recovered and checked.
+  int64_t ioerror_cells = 0, ioerror_distinct = 0;
+  std::vector<BbShrunk> shrunk;  // one per violated invariant, in invariant order
 };
 
 // kInvalidArgument for bad input (see Record); otherwise the report.

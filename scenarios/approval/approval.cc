@@ -259,7 +259,52 @@ class ResumeLife {
                                              "'; a replay must repeat it exactly"),
                   kExitUsage, report_);
     }
+    if (row->decision &&
+        (row->status == ApprovalStatus::kCompleted || row->status == ApprovalStatus::kRejected)) {
+      return AlreadyFinished(row->status);
+    }
     return std::nullopt;
+  }
+
+  // An exact replay of a resume that already finished writes nothing (issue 16 item 12): resuming
+  // the receipt's checkpoint again would commit a new branch of checkpoints under it, which the
+  // pruning rule keeps (siblings), so every replay left two more files. The run is finished when a
+  // stored checkpoint descending from the receipt's has nothing queued and nothing outstanding;
+  // then the outcome is read, not redone. Otherwise (a crash after the business commit but before
+  // the run's last checkpoint) the run is resumed and finishes as before.
+  std::optional<ApprovalOutcome> AlreadyFinished(ApprovalStatus status) {
+    auto index = checkpoints_->Index(receipt_.session_id);
+    if (!index.ok()) return std::nullopt;
+    std::map<std::string, std::optional<std::string>> parent_of;
+    for (const StoreEntry& e : *index) parent_of[e.info.checkpoint_id] = e.parent_checkpoint_id;
+    auto descends = [&](std::string id) {
+      for (size_t hops = 0; hops <= parent_of.size(); ++hops) {
+        auto it = parent_of.find(id);
+        if (it == parent_of.end() || !it->second) return false;
+        if (*it->second == receipt_.checkpoint_id) return true;
+        id = *it->second;
+      }
+      return false;
+    };
+    StoreCheckpointManager manager(checkpoints_.get());
+    bool finished = false;
+    for (const StoreEntry& e : *index) {
+      if (finished || !descends(e.info.checkpoint_id)) continue;
+      auto cp = manager.Lookup(e.info);
+      finished = cp.ok() && (*cp)->queued.empty() && (*cp)->outstanding.empty();
+    }
+    if (!finished) return std::nullopt;
+    ApprovalOutcome out;
+    out.operation_id = receipt_.operation_id;
+    out.request_id = receipt_.request_id;
+    out.state = std::string(ApprovalStatusName(status));
+    auto stored = business_->StoredItemByJoin(receipt_.operation_id);
+    if (!stored.ok()) return Fail(stored.status(), ExitCodeOf(stored.status()), report_);
+    out.item_id = *stored;
+    report_->facts["already_finished"] = true;
+    report_->trace.push_back("host: the run already finished (" + out.state +
+                             "); nothing to resume, nothing written");
+    return out;
   }
 
   // Persists the decision (first), then sends it, applying the misuse variations of this life.
@@ -416,6 +461,9 @@ ApprovalOutcome ApprovalStatusOf(HostEnv& env, bool read_only) {
   out.operation_id = (*receipt)->operation_id;
   out.request_id = (*receipt)->request_id;
   auto row = (*business)->Read(out.operation_id);
+  // A read-only status cannot roll back a hot journal: bad input for it, like damage (exit 2).
+  if (!row.ok() && read_only && row.status().code() == StatusCode::kFailedPrecondition)
+    return fail(row.status(), kExitUsage);
   if (!row.ok()) return fail(row.status(), ExitCodeOf(row.status()));
   out.state = std::string(ApprovalStatusName(row->status));
   auto stored = (*business)->StoredItemByJoin(out.operation_id);

@@ -10,6 +10,14 @@ Status ErrorStatus(sqlite3* db, int rc, std::string_view context) {
   std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   std::string message = std::string(context) + ": " + detail + " (" + sqlite3_errstr(rc) +
                         ", SQLite code " + std::to_string(rc) + ")";
+  if (rc == SQLITE_READONLY_ROLLBACK) {
+    // A hot journal: a transaction was cut short by a crash and only a writer can roll it back.
+    return Status::FailedPrecondition(
+        "the business database holds a transaction a crash interrupted (a hot journal, "
+        "business.db-journal) that awaits rollback; this command is read-only and does not roll "
+        "it back: run `stepfault approval resume` with the decision (it rolls the transaction back "
+        "and finishes), then ask for the status again");
+  }
   switch (primary) {
     case SQLITE_FULL:
       return Status::NoSpace(message + "; free space on the device and retry");

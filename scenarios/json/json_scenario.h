@@ -32,8 +32,7 @@
 //     ],                                        // "when" (optional) only on direct edges
 //     "outputs": ["publish"],                   // executors whose emitted messages are outputs
 //     "max_steps": 1000,                        // optional (1..100000, default 1000): super-steps
-//     a
-//                                               // life may run without halting; a loop beyond it
+//                                               // a life may run without halting; a loop beyond it
 //                                               // is reported as "executor X loops: N steps ..."
 //     "expect": {                               // the fault-free outcome
 //       "effects": [{"key": "publish-d7", "value": {...the stored body...}}],
@@ -41,8 +40,9 @@
 //     }
 //   }
 // Supported size: at most 1 MiB of text, 1000 executors and 4000 edges (docs/inputs.md); larger
-// documents are rejected. A JSON syntax error names its line and column.
-// A rejected document gives kInvalidArgument "<source>: <JSON pointer>: <reason>", e.g.
+// documents are rejected with the reason (kJsonScenarioSizeReason: a run costs O(size^2) because
+// every checkpoint carries the full topology signature). A JSON syntax error names its line and
+// column. A rejected document gives kInvalidArgument "<source>: <JSON pointer>: <reason>", e.g.
 // "x.json: /edges/0/to: unknown executor 'x'"; topology problems the workflow builder finds are
 // reported at /edges.
 //

@@ -316,7 +316,8 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
   if (executors != nullptr && executors->size() > kMaxJsonScenarioExecutors) {
     p.Fail("/executors", "declares " + std::to_string(executors->size()) +
                              " executors; the supported size is at most " +
-                             std::to_string(kMaxJsonScenarioExecutors) + " (docs/inputs.md)");
+                             std::to_string(kMaxJsonScenarioExecutors) + ": " +
+                             kJsonScenarioSizeReason + " (docs/inputs.md)");
   }
   for (size_t i = 0; executors != nullptr && i < executors->size() && p.ok(); ++i) {
     const std::string path = "/executors/" + std::to_string(i);
@@ -336,7 +337,8 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
   if (edges != nullptr && edges->size() > kMaxJsonScenarioEdges) {
     p.Fail("/edges", "declares " + std::to_string(edges->size()) +
                          " edges; the supported size is at most " +
-                         std::to_string(kMaxJsonScenarioEdges) + " (docs/inputs.md)");
+                         std::to_string(kMaxJsonScenarioEdges) + ": " + kJsonScenarioSizeReason +
+                         " (docs/inputs.md)");
   }
   for (size_t i = 0; edges != nullptr && i < edges->size() && p.ok(); ++i) {
     JsonEdgeDef e;

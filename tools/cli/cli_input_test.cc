@@ -4,10 +4,12 @@
 // Method: run build/bin/stepfault in separate processes in scratch directories; for "changes
 // nothing" compare a snapshot of the directory tree (every path and its bytes) before and after.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -145,6 +147,67 @@ TEST(InputBoundaryTest, DamageHasOneExitCodeAndAnInterruptedStartIsNamed) {
   ASSERT_EQ(Stepfault("approval start --dir " + receipt).exit_code, 0);
   std::ofstream(receipt + "/waiting.json", std::ios::trunc) << "{";
   EXPECT_EQ(Stepfault("approval resume --dir " + receipt + " approve " + kComment).exit_code, 2);
+}
+
+// Item 12: an exact replay of a finished `approval resume` writes nothing; before the fix every
+// replay committed a new branch of two checkpoints under the receipt's that was never pruned.
+TEST(InputBoundaryTest, AnExactReplayOfAFinishedResumeWritesNothing) {
+  for (const char* choice : {"approve", "reject"}) {
+    const std::string dir = Scratch(std::string("replay_") + choice);
+    ASSERT_EQ(Stepfault("approval start --dir " + dir).exit_code, 0);
+    ProcessRun first = Stepfault("approval resume --dir " + dir + " " + choice + " " + kComment);
+    ASSERT_EQ(first.exit_code, 0) << first.out;
+    const auto finished = Tree(dir);
+    for (int i = 0; i < 2; ++i) {
+      ProcessRun replay = Stepfault("approval resume --dir " + dir + " " + choice + " " + kComment);
+      EXPECT_EQ(replay.exit_code, 0) << replay.out;
+      EXPECT_EQ(replay.out, first.out) << "a replay must report what the first resume reported";
+    }
+    EXPECT_EQ(Tree(dir), finished) << "a replay of a finished resume changed the directory";
+    fs::remove_all(dir);
+  }
+}
+
+// Dies (SIGKILL) inside a write transaction big enough to spill SQLite's page cache: the journal
+// is synced and the database file changed, so `db` is left with a hot journal.
+void CrashInsideATransaction(const std::string& db) {
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    sqlite3* h = nullptr;
+    if (sqlite3_open(db.c_str(), &h) != SQLITE_OK) ::_exit(3);
+    const char* sql =
+        "PRAGMA cache_size=1; BEGIN; CREATE TABLE pad(x); WITH RECURSIVE c(i) AS (SELECT 1 UNION "
+        "ALL SELECT i+1 FROM c WHERE i<200) INSERT INTO pad SELECT zeroblob(2000) FROM c;";
+    if (sqlite3_exec(h, sql, nullptr, nullptr, nullptr) != SQLITE_OK) ::_exit(4);
+    ::kill(::getpid(), SIGKILL);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the child did not die inside its transaction";
+}
+
+// `status` on a directory whose database holds a crashed transaction says so and to run
+// `resume`, exit 2, and stays read-only; before the fix it failed with "attempt to write a
+// readonly database" (exit 1).
+TEST(InputBoundaryTest, StatusNamesAHotJournalAndStaysReadOnly) {
+  const std::string dir = Scratch("hotjournal");
+  ASSERT_EQ(Stepfault("approval start --dir " + dir).exit_code, 0);
+  CrashInsideATransaction(dir + "/business.db");
+  ASSERT_TRUE(fs::exists(dir + "/business.db-journal"));
+  const auto before = Tree(dir);
+  ProcessRun status = Stepfault("approval status --dir " + dir);
+  EXPECT_EQ(status.exit_code, 2) << status.out;
+  EXPECT_NE(status.out.find("hot journal"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("approval resume"), std::string::npos) << status.out;
+  EXPECT_EQ(Tree(dir), before) << "a read-only status changed the directory";
+  // The advice works: resume rolls the transaction back and finishes.
+  EXPECT_EQ(Stepfault("approval resume --dir " + dir + " approve " + kComment).exit_code, 0);
+  ProcessRun after = Stepfault("approval status --dir " + dir);
+  EXPECT_EQ(after.exit_code, 0) << after.out;
+  EXPECT_NE(after.out.find("Status: Completed"), std::string::npos) << after.out;
+  EXPECT_FALSE(fs::exists(dir + "/business.db-journal"));
+  fs::remove_all(dir);
 }
 
 // Item 7: --out is checked before any work.

@@ -88,10 +88,19 @@ int RunBbExplore(const BlackboxArgs& a) {
   o.seed = a.seed;
   o.jobs = a.jobs;
   o.depth2_max_pairs = a.depth2_max_pairs;
-  if (!a.shard.empty() &&
-      (std::sscanf(a.shard.c_str(), "%d/%d", &o.shard_index, &o.shard_count) != 2 ||
-       o.shard_count < 1 || o.shard_index < 1 || o.shard_index > o.shard_count))
-    return UsageError("--shard must be I/N with 1 <= I <= N (got '" + a.shard + "')");
+  if (!a.shard.empty()) {
+    // Strict, as `explore --shard` (issue 16 item 9): sscanf took "1/2x" and wrapped big numbers.
+    const size_t slash = a.shard.find('/');
+    auto n = slash == std::string::npos
+                 ? Result<uint64_t>(Status::InvalidArgument(""))
+                 : ParseUnsigned("--shard N", a.shard.substr(slash + 1), 1, 100000);
+    auto i = n.ok() ? ParseUnsigned("--shard I", a.shard.substr(0, slash), 1, *n) : n;
+    if (!i.ok())
+      return UsageError("--shard must be I/N with 1 <= I <= N <= 100000, e.g. 2/4 (got '" +
+                        a.shard + "')");
+    o.shard_index = static_cast<int>(*i);
+    o.shard_count = static_cast<int>(*n);
+  }
   o.scratch = Scratch(a.out);
   Result<bb::BbExploration> result = bb::ExploreBlackBox(*spec, o);
   if (!result.ok()) return UsageError(result.status().message());
@@ -117,6 +126,20 @@ int RunBbExplore(const BlackboxArgs& a) {
   std::printf("%lld crash-state cells -> %lld distinct states\n",
               static_cast<long long>(result->crash_cells),
               static_cast<long long>(result->distinct_states));
+  for (const bb::BbShrunk& m : result->shrunk) {
+    std::printf(
+        "shrunk: %s needs %d fault(s); minimal plan '%s' (the smallest of %lld violating plans: "
+        "fewer faults, then earlier windows, then simpler actions)\n  replay: %s\n",
+        m.invariant.c_str(), m.faults, m.plan.c_str(), static_cast<long long>(m.candidates),
+        m.replay.c_str());
+  }
+  if (result->ioerror_cells > 0) {
+    std::printf(
+        "%lld ioerror cells (run live) -> %lld distinct resulting states (dedup ratio %.2f)\n",
+        static_cast<long long>(result->ioerror_cells),
+        static_cast<long long>(result->ioerror_distinct),
+        static_cast<double>(result->ioerror_distinct) / static_cast<double>(result->ioerror_cells));
+  }
   return reports::VerdictExitCode(reports::ComputeVerdict(report));
 }
 
@@ -158,18 +181,19 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
       ->delimiter(',');
   ex->add_option("--depth", args->depth, "1, or 2 for a crash in the first recovery")
       ->check(CLI::Range(1, 2));
-  ex->add_option("--seed", args->seed, "root seed (tearing)");
+  AddUnsignedOption(ex, "--seed", &args->seed, "root seed (tearing)", 0, UINT64_MAX);
   ex->add_option("--jobs", args->jobs, "worker processes")->check(CLI::Range(1, 64));
   ex->add_option("--shard", args->shard, "run shard I of N (I/N)");
   ex->add_option("--min-coverage", args->min_coverage, "exit 3 below PCT")
       ->check(CLI::Range(0.0, 100.0));
-  ex->add_option("--depth2-max-pairs", args->depth2_max_pairs, "cap on depth-2 pairs");
+  AddUnsignedOption(ex, "--depth2-max-pairs", &args->depth2_max_pairs, "cap on depth-2 pairs", 1,
+                    10000000);
   ex->add_option("--out", args->out, "directory for the reports")->required();
   ex->callback([&state, args] { state.run = [args] { return RunBbExplore(*args); }; });
   auto* rp = bbc->add_subcommand("replay", "replay one plan and say what broke");
   rp->add_option("--spec", args->spec, "black-box spec file")->required();
   rp->add_option("--plan", args->plan, "e.g. powerloss@fs.write[state.json]#1")->required();
-  rp->add_option("--seed", args->seed, "root seed (tearing)");
+  AddUnsignedOption(rp, "--seed", &args->seed, "root seed (tearing)", 0, UINT64_MAX);
   rp->add_option("--keep", args->keep, "keep the crash state and the recovered directory here");
   rp->callback([&state, args] { state.run = [args] { return RunBbReplay(*args); }; });
 }

@@ -1,0 +1,252 @@
+// Running black-box exploration's tasks (see explore_internal.h).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "properties/blackbox/bb_plan.h"
+#include "properties/blackbox/explore_internal.h"
+#include "scenarios/invariants.h"
+
+namespace stepfault::properties::blackbox {
+
+namespace fs = std::filesystem;
+using faults::blackbox::CrashKind;
+using faults::blackbox::CrashState;
+using faults::blackbox::TraceWindow;
+using Json = nlohmann::json;
+
+CrashKind KindOf(const std::string& action) {
+  if (action == "crash") return CrashKind::kCrash;
+  if (action == "reorder") return CrashKind::kReorder;
+  return CrashKind::kPowerLoss;
+}
+
+std::vector<CrashState> StatesOf(const CrashState& initial, const faults::blackbox::Trace& trace,
+                                 size_t record, const std::string& action, uint64_t seed) {
+  std::vector<CrashState> out = {
+      faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed)};
+  if (action == "powerloss") {
+    CrashState lost =
+        faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed, 0);
+    if (lost.Digest() != out[0].Digest()) out.push_back(std::move(lost));
+  }
+  return out;
+}
+
+namespace {
+
+Json FailuresJson(const std::vector<CheckFailure>& f) {
+  Json out = Json::array();
+  for (const CheckFailure& c : f) out.push_back({c.invariant, c.message});
+  return out;
+}
+std::vector<CheckFailure> FailuresFrom(const Json& j) {
+  std::vector<CheckFailure> out;
+  for (const Json& c : j) out.push_back({c[0].get<std::string>(), c[1].get<std::string>()});
+  return out;
+}
+Json ToJson(const Outcome& o) {
+  Json d2 = Json::array();
+  for (const Depth2Violation& v : o.depth2)
+    d2.push_back({{"plan", v.plan}, {"failures", FailuresJson(v.failures)}, {"second", v.second}});
+  Json pairs = Json::array();
+  for (const PairRun& p : o.pairs)
+    pairs.push_back({p.action, p.window, p.point, p.occurrence, p.ran, p.lives, p.invariants});
+  return {{"failures", FailuresJson(o.failures)},
+          {"pairs", pairs},
+          {"lives", o.lives},
+          {"pairs_total", o.pairs_total},
+          {"pairs_run", o.pairs_run},
+          {"depth2", d2},
+          {"notes", o.notes}};
+}
+Outcome FromJson(const Json& j) {
+  Outcome o;
+  o.failures = FailuresFrom(j["failures"]);
+  o.lives = j["lives"].get<int>();
+  o.pairs_total = j["pairs_total"].get<int64_t>();
+  o.pairs_run = j["pairs_run"].get<int64_t>();
+  for (const Json& v : j["depth2"])
+    o.depth2.push_back(
+        {v["plan"].get<std::string>(), FailuresFrom(v["failures"]), v["second"].get<int64_t>()});
+  o.notes = j["notes"].get<std::vector<std::string>>();
+  for (const Json& p : j["pairs"]) {
+    o.pairs.push_back({p[0].get<std::string>(), p[1].get<std::string>(), p[2].get<std::string>(),
+                       p[3].get<int>(), p[4].get<bool>(), p[5].get<int>(),
+                       p[6].get<std::vector<std::string>>()});
+  }
+  return o;
+}
+
+// Depth 2: crash and power loss at every window of the first recovery life (an evenly spaced
+// sample of at most `cap` pairs), each recovered again and checked. Every pair is listed in
+// out->pairs (run or not), so the report has a cell for it; an identical second state (by digest
+// and acknowledgements) takes the outcome of the first instead of running again.
+void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
+               const LifeResult& first, const std::string& cell, int64_t cap, Outcome* out) {
+  std::vector<TraceWindow> windows = faults::blackbox::WindowsOf(first.recovery_trace);
+  std::vector<std::pair<std::string, const TraceWindow*>> pairs;
+  for (const TraceWindow& w : windows) {
+    for (const char* a : {"crash", "powerloss"}) pairs.push_back({a, &w});
+  }
+  out->pairs_total = static_cast<int64_t>(pairs.size());
+  for (const auto& [action, w] : pairs)
+    out->pairs.push_back({action, "recover:" + w->id, w->point, w->occurrence, false, 0, {}});
+  std::map<uint64_t, size_t> seen;  // state key -> the pair that ran it
+  int64_t n = static_cast<int64_t>(pairs.size());
+  int64_t take = std::min<int64_t>(n, cap);
+  for (int64_t k = 0; k < take; ++k) {
+    const size_t index = static_cast<size_t>(k * n / take);
+    const auto& [action, w] = pairs[index];
+    PairRun& pr = out->pairs[index];
+    CrashState state = faults::blackbox::BuildCrashState(task.state, first.recovery_trace,
+                                                         w->record, KindOf(action), config.seed);
+    std::string acked = task.acked + AckedBefore(first.recovery_trace, w->record);
+    ++out->pairs_run;
+    pr.ran = true;
+    auto [it, fresh] = seen.emplace(state.Digest() ^ std::hash<std::string>()(acked), index);
+    if (!fresh) {
+      pr.lives = out->pairs[it->second].lives;
+      pr.invariants = out->pairs[it->second].invariants;
+      continue;
+    }
+    LifeResult second = RecoverAndCheck(spec, config, cell + "-d2", &state, acked, nullptr, false);
+    pr.lives = second.lives;
+    std::set<std::string> inv;
+    for (const CheckFailure& f : second.failures) inv.insert(f.invariant);
+    pr.invariants.assign(inv.begin(), inv.end());
+    if (!second.failures.empty())
+      out->depth2.push_back({task.action + "@" + task.window.id + ";" + action + "@" + w->id,
+                             second.failures, static_cast<int64_t>(index)});
+  }
+}
+
+Outcome RunTask(const Spec& spec, const SessionConfig& config, const Task& task,
+                const Reference& ref, const std::string& cell, int depth, int64_t pair_cap) {
+  Outcome out;
+  LifeResult life;
+  if (IsCrashLike(task.action)) {
+    life = RecoverAndCheck(spec, config, cell, &task.state, task.acked, &ref, depth == 2);
+  } else {
+    // The live run already happened (LiveIOError) and left its directory in the cell.
+    life = RecoverAndCheck(spec, config, cell, nullptr, task.acked, &ref, false);
+  }
+  out.failures = life.failures;
+  out.lives = life.lives;
+  out.notes = life.notes;
+  if (depth == 2 && IsCrashLike(task.action) && out.failures.empty())
+    RunDepth2(spec, config, task, life, cell, pair_cap, &out);
+  return out;
+}
+
+// Runs job(i) for every i in `indices`: here when jobs <= 1, else in `jobs` forked workers that
+// write their results to <scratch>/<tag>-worker-W.jsonl. Results in the order of `indices`.
+std::vector<Json> Parallel(const std::string& scratch, const std::string& tag,
+                           const std::vector<size_t>& indices, int jobs,
+                           const std::function<Json(size_t)>& job) {
+  std::vector<Json> out(indices.size());
+  if (jobs <= 1 || indices.size() < 2) {
+    for (size_t k = 0; k < indices.size(); ++k) out[k] = job(indices[k]);
+    return out;
+  }
+  std::vector<pid_t> workers;
+  for (int w = 0; w < jobs; ++w) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      std::ofstream file(fs::path(scratch) / (tag + "-worker-" + std::to_string(w) + ".jsonl"));
+      for (size_t k = static_cast<size_t>(w); k < indices.size(); k += static_cast<size_t>(jobs))
+        file << k << "\t" << job(indices[k]).dump() << "\n";
+      file.close();
+      _exit(0);
+    }
+    workers.push_back(pid);
+  }
+  for (pid_t pid : workers) waitpid(pid, nullptr, 0);
+  for (int w = 0; w < jobs; ++w) {
+    std::ifstream file(fs::path(scratch) / (tag + "-worker-" + std::to_string(w) + ".jsonl"));
+    std::string line;
+    while (std::getline(file, line)) {
+      size_t tab = line.find('\t');
+      out[std::stoul(line.substr(0, tab))] = Json::parse(line.substr(tab + 1));
+    }
+  }
+  return out;
+}
+
+// The live ioerror run of `task` in `cell`: {"key", "acked"} of the directory it left, or
+// {"error"} when it could not be set up.
+Json LiveIOError(const Spec& spec, const SessionConfig& config, const Task& task,
+                 const std::string& cell) {
+  int err = task.action == "ioerror:ENOSPC" ? ENOSPC : EIO;
+  Result<faults::blackbox::Trace> trace = RunWithIOError(spec, config, cell, task.window.id, err);
+  if (!trace.ok()) return {{"error", trace.status().message()}};
+  const std::string acked = AckedBefore(*trace, trace->records.size());
+  Result<CrashState> left =
+      faults::blackbox::LoadDirectory((fs::path(cell) / "work" / spec.dir).string());
+  // A directory that cannot be read is its own state (never shared): key by the cell.
+  const uint64_t digest = left.ok() ? left->Digest() : std::hash<std::string>()(cell);
+  return {{"key", std::to_string(digest ^ (std::hash<std::string>()(acked) * 31))},
+          {"acked", acked}};
+}
+
+}  // namespace
+
+std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
+                            const std::vector<Task>& tasks, const Reference& ref, int depth,
+                            int64_t pair_cap, int jobs, IOErrorDedup* dedup) {
+  auto cell = [&](size_t i) {
+    return (fs::path(config.scratch) / ("state-" + std::to_string(i))).string();
+  };
+  // Phase 1: every ioerror cell runs live (the directory it leaves is known only then).
+  std::vector<size_t> live;
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (!IsCrashLike(tasks[i].action)) live.push_back(i);
+  std::vector<Json> left = Parallel(config.scratch, "live", live, jobs, [&](size_t i) {
+    return LiveIOError(spec, config, tasks[i], cell(i));
+  });
+  // In task order, the first ioerror task that left a directory represents every later one that
+  // left the same (digest and acknowledgements): only it is recovered and checked.
+  std::vector<Outcome> out(tasks.size());
+  std::vector<Task> run = tasks;
+  std::map<size_t, size_t> same_as;  // task -> its representative
+  std::map<std::string, size_t> by_key;
+  std::vector<size_t> work;
+  for (size_t i = 0; i < tasks.size(); ++i)
+    if (IsCrashLike(tasks[i].action)) work.push_back(i);
+  for (size_t k = 0; k < live.size(); ++k) {
+    const size_t i = live[k];
+    ++dedup->cells;
+    if (left[k].contains("error")) {
+      out[i].failures.push_back({scenarios::kInvLiveness, "the ioerror run could not be set up: " +
+                                                              left[k]["error"].get<std::string>()});
+      ++dedup->distinct;
+      continue;
+    }
+    run[i].acked = left[k]["acked"].get<std::string>();
+    auto [it, fresh] = by_key.emplace(left[k]["key"].get<std::string>(), i);
+    if (fresh) {
+      ++dedup->distinct;
+      work.push_back(i);
+    } else {
+      same_as[i] = it->second;
+    }
+  }
+  std::sort(work.begin(), work.end());
+  // Phase 2: every crash state and every distinct ioerror directory is recovered and checked.
+  std::vector<Json> done = Parallel(config.scratch, "state", work, jobs, [&](size_t i) {
+    return ToJson(RunTask(spec, config, run[i], ref, cell(i), depth, pair_cap));
+  });
+  for (size_t k = 0; k < work.size(); ++k) out[work[k]] = FromJson(done[k]);
+  for (const auto& [i, rep] : same_as) out[i] = out[rep];
+  return out;
+}
+
+}  // namespace stepfault::properties::blackbox

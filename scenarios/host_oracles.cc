@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/checkpoint.h"
+#include "faults/injector.h"
 #include "scenarios/durable_checkpoints.h"
 #include "scenarios/invariants.h"
 
@@ -188,6 +189,16 @@ void CheckGiveUp(HostEnv& env, const std::string& subdir, const std::string& ses
                         lives.back().status.ToString() + "' although checkpoint " +
                         session.back().id + " (step " + std::to_string(session.back().step) +
                         ") is intact: the fallback to an intact ancestor was not taken"});
+}
+
+faults::ConflictField ConflictFieldOf(const HostEnv& env) {
+  if (env.variation.conflict != faults::ConflictField::kAll) return env.variation.conflict;
+  const auto* injector = dynamic_cast<const faults::Injector*>(env.probe);
+  if (env.variation.kind == faults::FaultActionKind::kConflictingResponse && injector != nullptr &&
+      injector->fault() && injector->fault()->action.kind == env.variation.kind) {
+    return injector->fault()->action.conflict;
+  }
+  return faults::ConflictField::kAll;
 }
 
 void CheckHostFacts(const std::vector<LifeReport>& lives, std::vector<Violation>* out) {

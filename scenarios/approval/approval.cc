@@ -15,6 +15,7 @@
 #include "scenarios/effect_store.h"
 #include "scenarios/exit_codes.h"
 #include "scenarios/host_drive.h"
+#include "scenarios/host_oracles.h"
 #include "scenarios/registry.h"
 
 namespace stepfault::scenarios {
@@ -67,6 +68,7 @@ Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, 
   o.probe = env.probe;
   o.clock = env.clock;
   o.hazard_no_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
+  if (env.seams) o.same_decision = env.seams->same_decision;
   return ApprovalStore::Open(JoinPath(env.dir, "business.db"), o);
 }
 
@@ -252,7 +254,7 @@ class ResumeLife {
     business_ = std::move(business).value();
     auto row = business_->Read(receipt_.operation_id);
     if (!row.ok()) return Fail(row.status(), ExitCodeOf(row.status()), report_);
-    if (row->decision && (*row->decision != choice_ || row->comment.value_or("") != comment_)) {
+    if (row->decision && !SameDecision(*row->decision, row->comment.value_or(""))) {
       return Fail(Status::FailedPrecondition("operation " + receipt_.operation_id +
                                              " was already decided '" + *row->decision +
                                              "' with comment '" + row->comment.value_or("") +
@@ -260,6 +262,36 @@ class ResumeLife {
                   kExitUsage, report_);
     }
     return std::nullopt;
+  }
+
+  // The host's replay rule (faithful: both fields equal; a test seam may replace it).
+  bool SameDecision(const std::string& stored_choice, const std::string& stored_comment) const {
+    if (env_.seams && env_.seams->same_decision) {
+      return env_.seams->same_decision(stored_choice, stored_comment, choice_, comment_);
+    }
+    return stored_choice == choice_ && stored_comment == comment_;
+  }
+
+  // The conflicting-response variation: a second decision that differs from the first in the
+  // field(s) the plan names, offered to the business store after the first was recorded. The
+  // request-id field is a response to a request id that is not pending, offered to the engine.
+  void Conflict(StreamingRun& target, const Message& decision) {
+    using faults::ConflictField;
+    const ConflictField field = ConflictFieldOf(env_);
+    report_->facts["conflict_field"] = std::string(faults::ConflictFieldName(field));
+    if (field == ConflictField::kRequestId) {
+      forged_request_id_ = DeriveId(env_.root_seed, "forged|" + receipt_.request_id);
+      report_->facts["mismatched_request_id"] = forged_request_id_;
+      report_->facts["mismatched_rejected"] = false;
+      SF_CHECK(target.SendResponse({forged_request_id_, kPort, decision}).ok());
+      return;
+    }
+    const bool change_choice = field == ConflictField::kAll || field == ConflictField::kChoice;
+    const bool change_comment = field == ConflictField::kAll || field == ConflictField::kComment;
+    Status conflicting = business_->RecordDecision(
+        receipt_.operation_id, change_choice ? (choice_ == "approve" ? "reject" : "approve") : choice_,
+        change_comment ? comment_ + " (edited)" : comment_);
+    report_->facts["conflicting_rejected"] = !conflicting.ok();
   }
 
   // Persists the decision (first), then sends it, applying the misuse variations of this life.
@@ -274,13 +306,10 @@ class ResumeLife {
         return;
       }
     }
-    if (env_.variation.kind == faults::FaultActionKind::kConflictingResponse) {
-      Status conflicting = business_->RecordDecision(receipt_.operation_id,
-                                                     choice_ == "approve" ? "reject" : "approve",
-                                                     comment_ + " (edited)");
-      report_->facts["conflicting_rejected"] = !conflicting.ok();
-    }
     SF_CHECK(target.SendResponse({request_id, kPort, decision}).ok());
+    if (env_.variation.kind == faults::FaultActionKind::kConflictingResponse) {
+      Conflict(target, decision);
+    }
     if (env_.variation.kind == faults::FaultActionKind::kDuplicateResponse) {
       SF_CHECK(target.SendResponse({request_id, kPort, decision}).ok());
     }
@@ -301,7 +330,10 @@ class ResumeLife {
       }
       if (e.kind == EventKind::kExecutorInvoked && e.executor_id == kApply) ++apply_invocations_;
       if (e.kind == EventKind::kWorkflowError) {
-        if (e.error_kind == ErrorKind::kResponseRejected) {
+        if (e.error_kind == ErrorKind::kResponseRejected && !forged_request_id_.empty() &&
+            e.request_id == forged_request_id_) {
+          report_->facts["mismatched_rejected"] = true;
+        } else if (e.error_kind == ErrorKind::kResponseRejected) {
           rejected_duplicate_ = true;
         } else if (error_.ok()) {
           error_ = e.error;
@@ -363,6 +395,7 @@ class ResumeLife {
   CheckpointManager* manager_ = nullptr;
   WorkflowSpec spec_;
   bool seen_request_ = false, responded_ = false, rejected_duplicate_ = false;
+  std::string forged_request_id_;  // conflicting-response:request-id
   int apply_invocations_ = 0;
   Status error_;
 };

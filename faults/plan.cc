@@ -95,10 +95,9 @@ Result<FaultAction> ParseAction(PlanCursor& cursor) {
                                      std::string(kActionForms));
   }
   FaultAction action = FaultAction::Of(*kind);
-  const bool takes_parameter = *kind == FaultActionKind::kIOError ||
-                               *kind == FaultActionKind::kCorrupt ||
-                               *kind == FaultActionKind::kTopology ||
-                               *kind == FaultActionKind::kConflictingResponse;
+  const bool takes_parameter =
+      *kind == FaultActionKind::kIOError || *kind == FaultActionKind::kCorrupt ||
+      *kind == FaultActionKind::kTopology || *kind == FaultActionKind::kConflictingResponse;
   if (cursor.Peek() != ':') {
     if (*kind == FaultActionKind::kCorrupt) {
       return cursor.Error("expected ':' and a corruption (" + NamesOf(kCorruptionNames) +

@@ -93,7 +93,7 @@ std::string FaultActionName(const FaultAction& action);
 std::string_view CorruptionKindName(CorruptionKind kind);
 std::string_view TopologyMutationName(TopologyMutation mutation);
 std::string_view ConflictFieldName(ConflictField field);  // "all", "choice", "comment", ...
-std::vector<FaultActionKind> AllFaultActionKinds();  // every kind but kNone
+std::vector<FaultActionKind> AllFaultActionKinds();       // every kind but kNone
 std::vector<CorruptionKind> AllCorruptionKinds();
 std::vector<TopologyMutation> AllTopologyMutations();
 std::vector<ConflictField> AllConflictFields();  // kAll first

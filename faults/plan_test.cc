@@ -16,6 +16,7 @@
 
 namespace rc {
 
+using stepfault::faults::ConflictField;
 using stepfault::faults::CorruptionKind;
 using stepfault::faults::EveryNth;
 using stepfault::faults::Fault;
@@ -27,7 +28,6 @@ using stepfault::faults::OnIndex;
 using stepfault::faults::Plan;
 using stepfault::faults::Randomly;
 using stepfault::faults::TopologyMutation;
-using stepfault::faults::ConflictField;
 using stepfault::faults::Trigger;
 using stepfault::faults::TriggerTerm;
 

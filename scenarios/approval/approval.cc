@@ -289,7 +289,8 @@ class ResumeLife {
     const bool change_choice = field == ConflictField::kAll || field == ConflictField::kChoice;
     const bool change_comment = field == ConflictField::kAll || field == ConflictField::kComment;
     Status conflicting = business_->RecordDecision(
-        receipt_.operation_id, change_choice ? (choice_ == "approve" ? "reject" : "approve") : choice_,
+        receipt_.operation_id,
+        change_choice ? (choice_ == "approve" ? "reject" : "approve") : choice_,
         change_comment ? comment_ + " (edited)" : comment_);
     report_->facts["conflicting_rejected"] = !conflicting.ok();
   }

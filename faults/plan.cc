@@ -24,12 +24,13 @@ constexpr std::array<std::pair<CorruptionKind, std::string_view>, 3> kCorruption
     {CorruptionKind::kTruncate, "truncate"},
     {CorruptionKind::kZero, "zero"},
 }};
-constexpr std::array<std::pair<TopologyMutation, std::string_view>, 5> kMutationNames = {{
+constexpr std::array<std::pair<TopologyMutation, std::string_view>, 6> kMutationNames = {{
     {TopologyMutation::kPermuteEdges, "permute-edges"},
     {TopologyMutation::kSwapFanIn, "swap-fan-in"},
     {TopologyMutation::kRenameExecutor, "rename-executor"},
     {TopologyMutation::kRemoveEdge, "remove-edge"},
     {TopologyMutation::kChangePortType, "change-port-type"},
+    {TopologyMutation::kDuplicateEdge, "duplicate-edge"},
 }};
 
 // "all" is never written: the plain 'conflicting-response' changes every field.
@@ -42,7 +43,7 @@ constexpr std::array<std::pair<ConflictField, std::string_view>, 4> kConflictNam
 
 constexpr std::string_view kActionForms =
     "crash, powerloss, ioerror[:EIO|:ENOSPC], corrupt:bitflip|truncate|zero, fail-after-write, "
-    "topology:permute-edges|swap-fan-in|rename-executor|remove-edge|change-port-type, "
+    "topology:permute-edges|swap-fan-in|rename-executor|remove-edge|change-port-type|duplicate-edge, "
     "duplicate-response, conflicting-response[:choice|:comment|:request-id], observer-cancel, none";
 
 template <typename E, size_t N>

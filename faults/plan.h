@@ -57,7 +57,8 @@ enum class TopologyMutation {
   kSwapFanIn,
   kRenameExecutor,
   kRemoveEdge,
-  kChangePortType
+  kChangePortType,
+  kDuplicateEdge
 };
 
 // An action and its parameter. Only the parameter of its kind is meaningful; equality ignores the

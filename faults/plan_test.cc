@@ -59,7 +59,7 @@ struct Arbitrary<FaultAction> {
                  &FaultAction::Corrupt),
         gen::map(gen::element(TopologyMutation::kPermuteEdges, TopologyMutation::kSwapFanIn,
                               TopologyMutation::kRenameExecutor, TopologyMutation::kRemoveEdge,
-                              TopologyMutation::kChangePortType),
+                              TopologyMutation::kChangePortType, TopologyMutation::kDuplicateEdge),
                  &FaultAction::Topology),
         gen::map(gen::element(ConflictField::kChoice, ConflictField::kComment,
                               ConflictField::kRequestId),

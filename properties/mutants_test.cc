@@ -35,5 +35,24 @@ TEST(MutantsTest, ActiveHazardNamesNameExactlyTheMutantThatIsOn) {
   }
   EXPECT_TRUE(ActiveHazardNames(RunConfig{}).empty());
 }
+
+// The refinement is killed by its own bug: the mutant switches on non-bijective matching alone
+// (not EdgeId-blind matching), and the kill is a plan blind matching alone does not break, the
+// duplicate-edge mutation ({s->X, s->Y} rebuilt as {s->X, s->X}).
+TEST(MutantsTest, NonBijectiveMatchingIsKilledOnItsOwnByTheDuplicateEdgeMutation) {
+  const Mutant* m = nullptr;
+  for (const Mutant& x : AllMutants()) m = x.name == "engine:non-bijective-edge-matching" ? &x : m;
+  ASSERT_NE(m, nullptr);
+  RunConfig config;
+  m->apply(&config);
+  EXPECT_FALSE(config.profile.edge_id_blind_matching);
+  EXPECT_EQ(m->refines, "engine:edge-id-blind-matching");
+  ExploreOptions o;
+  auto results = RunMutants(o, {m->name}, nullptr);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].verdict, "killed-as-expected") << results[0].plan;
+  EXPECT_NE(results[0].plan.find("topology:duplicate-edge"), std::string::npos)
+      << results[0].plan;
+}
 }  // namespace
 }  // namespace stepfault::properties

@@ -43,7 +43,8 @@ constexpr std::array<std::pair<ConflictField, std::string_view>, 4> kConflictNam
 
 constexpr std::string_view kActionForms =
     "crash, powerloss, ioerror[:EIO|:ENOSPC], corrupt:bitflip|truncate|zero, fail-after-write, "
-    "topology:permute-edges|swap-fan-in|rename-executor|remove-edge|change-port-type|duplicate-edge, "
+    "topology:permute-edges|swap-fan-in|rename-executor|remove-edge|change-port-type|duplicate-"
+    "edge, "
     "duplicate-response, conflicting-response[:choice|:comment|:request-id], observer-cancel, none";
 
 template <typename E, size_t N>

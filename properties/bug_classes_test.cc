@@ -34,8 +34,7 @@ TEST(BugClassesTest, ReplayRuleComparingOnlyTheCommentIsCaughtByTheChoiceOnlyCon
                             const std::string&, const std::string& comment) {
     return stored_comment == comment;  // the bug: the choice is never compared
   };
-  SeamScenario buggy(Builtin("approval"),
-                     [seams](scenarios::HostEnv& env) { env.seams = seams; });
+  SeamScenario buggy(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
   ScenarioExploration e = ExploreDepth1(buggy, {"conflicting-response"});
   EXPECT_GE(CountViolations(e, scenarios::kInvDecision), 1) << Describe(e);
   bool by_choice_only = false;
@@ -54,11 +53,9 @@ TEST(BugClassesTest, ReplayRuleComparingOnlyTheCommentIsCaughtByTheChoiceOnlyCon
 TEST(BugClassesTest, ReplayRuleComparingOnlyTheChoiceIsCaughtByTheCommentOnlyConflict) {
   auto seams = std::make_shared<scenarios::HostSeams>();
   seams->same_decision = [](const std::string& stored_choice, const std::string&,
-                            const std::string& choice, const std::string&) {
-    return stored_choice == choice;
-  };
-  SeamScenario buggy(Builtin("approval"),
-                     [seams](scenarios::HostEnv& env) { env.seams = seams; });
+                            const std::string& choice,
+                            const std::string&) { return stored_choice == choice; };
+  SeamScenario buggy(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
   ScenarioExploration e = ExploreDepth1(buggy, {"conflicting-response"});
   bool by_comment_only = false;
   for (const reports::Violation& v : e.violations) {
@@ -66,6 +63,29 @@ TEST(BugClassesTest, ReplayRuleComparingOnlyTheChoiceIsCaughtByTheCommentOnlyCon
                                           v.invariant == scenarios::kInvDecision);
   }
   EXPECT_TRUE(by_comment_only) << Describe(e);
+}
+
+// A store wrapper that drops part of what it is given (the outstanding requests of every
+// checkpoint): a resume loses the request the host already reported to the outside. The engine's
+// own pending list after the restore and its re-emitted events agree with each other (both are
+// empty), so only an oracle that compares with what was recorded durably before the crash (the
+// host's request ledger) sees it: INV-REQID.
+TEST(BugClassesTest, StoreDroppingOutstandingRequestsIsCaughtByTheRequestLedger) {
+  auto seams = testing::EditingStoreSeams([](Checkpoint& c) { c.outstanding.clear(); });
+  SeamScenario buggy(testing::JsonExample("review-pipeline.json"),
+                     [seams](scenarios::HostEnv& env) { env.seams = seams; });
+  ScenarioExploration e = ExploreDepth1(buggy, {"crash"});
+  EXPECT_GE(CountViolations(e, scenarios::kInvReqid), 1) << Describe(e);
+  bool by_ledger = false;
+  for (const reports::Violation& v : e.violations) {
+    by_ledger = by_ledger || (v.invariant == scenarios::kInvReqid &&
+                              v.message.find("reported at step") != std::string::npos);
+  }
+  EXPECT_TRUE(by_ledger) << Describe(e);
+
+  ScenarioExploration control =
+      ExploreDepth1(*testing::JsonExample("review-pipeline.json"), {"crash"});
+  EXPECT_TRUE(control.violations.empty()) << Describe(control);
 }
 
 }  // namespace

@@ -51,8 +51,7 @@ TEST(MutantsTest, NonBijectiveMatchingIsKilledOnItsOwnByTheDuplicateEdgeMutation
   auto results = RunMutants(o, {m->name}, nullptr);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].verdict, "killed-as-expected") << results[0].plan;
-  EXPECT_NE(results[0].plan.find("topology:duplicate-edge"), std::string::npos)
-      << results[0].plan;
+  EXPECT_NE(results[0].plan.find("topology:duplicate-edge"), std::string::npos) << results[0].plan;
 }
 }  // namespace
 }  // namespace stepfault::properties

@@ -6,12 +6,17 @@
 // Thread-safety: immutable; the edit function must be safe to call from the exploring thread.
 #pragma once
 
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/checkpoint.h"
+#include "engine/checkpoint_store.h"
+#include "engine/env.h"
 #include "properties/explorer.h"
+#include "scenarios/json/json_scenario.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
 
@@ -63,6 +68,58 @@ class SeamScenario final : public scenarios::Scenario {
   std::shared_ptr<const scenarios::Scenario> inner_;
   Edit life_edit_, check_edit_;
 };
+
+// A checkpoint store that drops part of what it is given: `edit` changes each decoded checkpoint
+// before it is stored (the bug), everything else is forwarded (restoration notices too, so the
+// store still prunes).
+class EditingStore final : public CheckpointStore, public RestorationObserver {
+ public:
+  EditingStore(std::unique_ptr<CheckpointStore> inner, std::function<void(Checkpoint&)> edit)
+      : inner_(std::move(inner)), edit_(std::move(edit)) {}
+  Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
+                                const std::optional<CheckpointInfo>& parent) override {
+    auto decoded = DecodeCheckpoint(bytes);
+    if (!decoded.ok()) return inner_->Commit(session_id, bytes, parent);
+    edit_(*decoded);
+    return inner_->Commit(session_id, EncodeCheckpoint(*decoded), parent);
+  }
+  Result<std::string> Retrieve(const CheckpointInfo& info) override {
+    return inner_->Retrieve(info);
+  }
+  Result<std::vector<StoreEntry>> Index(const std::string& session_id,
+                                        const std::optional<CheckpointInfo>& with_parent) override {
+    return inner_->Index(session_id, with_parent);
+  }
+  Status OnRestorationCompleted(const CheckpointInfo& restored) override {
+    auto* observer = dynamic_cast<RestorationObserver*>(inner_.get());
+    return observer != nullptr ? observer->OnRestorationCompleted(restored) : Status::Ok();
+  }
+
+ private:
+  std::unique_ptr<CheckpointStore> inner_;
+  std::function<void(Checkpoint&)> edit_;
+};
+
+// HostSeams whose checkpoint store applies `edit` to every checkpoint it is given.
+inline std::shared_ptr<scenarios::HostSeams> EditingStoreSeams(
+    std::function<void(Checkpoint&)> edit) {
+  auto seams = std::make_shared<scenarios::HostSeams>();
+  seams->wrap_checkpoint_store = [edit](std::unique_ptr<CheckpointStore> inner) {
+    return std::unique_ptr<CheckpointStore>(std::make_unique<EditingStore>(std::move(inner), edit));
+  };
+  return seams;
+}
+
+// A JSON example scenario of scenarios/json/examples.
+inline std::shared_ptr<const scenarios::Scenario> JsonExample(const std::string& file) {
+  const char* source = std::getenv("STEPFAULT_SOURCE_DIR");
+  const std::string dir = source != nullptr && *source != '\0'
+                              ? JoinPath(source, "scenarios/json/examples")
+                              : JoinPath(DirName(DirName(__FILE__)), "scenarios/json/examples");
+  auto scenario = scenarios::LoadJsonScenario(PosixEnv(), JoinPath(dir, file));
+  SF_CHECK(scenario.ok());
+  return *scenario;
+}
 
 // Depth-1 exploration of the default variant of `scenario`, file store, only `actions` (empty:
 // every action kind).

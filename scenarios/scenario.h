@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/checkpoint_store.h"
 #include "engine/clock.h"
 #include "engine/env.h"
 #include "engine/message.h"
@@ -66,6 +67,10 @@ struct HostSeams {
   std::function<bool(const std::string& stored_choice, const std::string& stored_comment,
                      const std::string& choice, const std::string& comment)>
       same_decision;
+  // Wraps the checkpoint store every host opens (OpenCheckpointStore), e.g. a store that drops part
+  // of what it is given. The oracles read durable bytes, never through it.
+  std::function<std::unique_ptr<CheckpointStore>(std::unique_ptr<CheckpointStore>)>
+      wrap_checkpoint_store;
 };
 
 struct HostEnv {

@@ -88,5 +88,33 @@ TEST(BugClassesTest, StoreDroppingOutstandingRequestsIsCaughtByTheRequestLedger)
   EXPECT_TRUE(control.violations.empty()) << Describe(control);
 }
 
+// An Env that skips the directory fsync after the waiting receipt is renamed into place (or the
+// fsync of its bytes): a power loss after `start` reported the receipt loses it, and the durability
+// oracle for what a life observed as published fires (INV-RECEIPT).
+void ExpectSkippedSyncCaught(bool skip_file_sync, bool skip_dir_sync) {
+  SeamScenario buggy(Builtin("approval"), nullptr);
+  buggy.WrapEnv([=](Env* target, const std::string&) {
+    return std::unique_ptr<Env>(std::make_unique<testing::SkipOneSyncEnv>(
+        target, "waiting.json", skip_file_sync, skip_dir_sync));
+  });
+  ScenarioExploration e = ExploreDepth1(buggy, {"powerloss"});
+  EXPECT_GE(CountViolations(e, scenarios::kInvReceipt), 1) << Describe(e);
+}
+
+TEST(BugClassesTest, EnvSkippingTheReceiptsDirectoryFsyncIsCaught) {
+  ExpectSkippedSyncCaught(/*skip_file_sync=*/false, /*skip_dir_sync=*/true);
+}
+
+TEST(BugClassesTest, EnvSkippingTheReceiptsFsyncIsCaught) {
+  ExpectSkippedSyncCaught(/*skip_file_sync=*/true, /*skip_dir_sync=*/false);
+}
+
+TEST(BugClassesTest, ApprovalWithoutTheBugsPassesTheSameExplorations) {
+  for (const char* action : {"powerloss", "crash"}) {
+    ScenarioExploration control = ExploreDepth1(*Builtin("approval"), {action});
+    EXPECT_TRUE(control.violations.empty()) << action << ": " << Describe(control);
+  }
+}
+
 }  // namespace
 }  // namespace stepfault::properties

@@ -51,10 +51,16 @@ class SeamScenario final : public scenarios::Scenario {
   std::vector<faults::FaultAction> RecoveryActions() const override {
     return inner_->RecoveryActions();
   }
+  // Every life's Env goes through `wrap` (a new wrapper per life, around the life's world).
+  using EnvWrap = std::function<std::unique_ptr<Env>(Env*, const std::string& dir)>;
+  void WrapEnv(EnvWrap wrap) { wrap_env_ = std::move(wrap); }
+
   void RunLife(scenarios::HostEnv& env, const std::vector<scenarios::LifeReport>& previous,
                scenarios::LifeReport* report) const override {
     scenarios::HostEnv edited = env;
     if (life_edit_) life_edit_(edited);
+    std::unique_ptr<Env> wrapper = wrap_env_ ? wrap_env_(env.env, env.dir) : nullptr;
+    if (wrapper) edited.env = wrapper.get();
     inner_->RunLife(edited, previous, report);
   }
   void Check(scenarios::HostEnv& env, const std::vector<scenarios::LifeReport>& lives, bool final,
@@ -67,6 +73,53 @@ class SeamScenario final : public scenarios::Scenario {
  private:
   std::shared_ptr<const scenarios::Scenario> inner_;
   Edit life_edit_, check_edit_;
+  EnvWrap wrap_env_;
+};
+
+// An Env that skips one durability call, as a hand-written host bug would: the fsync of the first
+// file it writes whose name contains `file` (skip_file_sync), or the directory fsync right after
+// the first rename onto such a name (skip_dir_sync). Everything else is forwarded.
+class SkipOneSyncEnv final : public EnvWrapper {
+ public:
+  SkipOneSyncEnv(Env* target, std::string file, bool skip_file_sync, bool skip_dir_sync)
+      : EnvWrapper(target),
+        file_(std::move(file)),
+        skip_file_sync_(skip_file_sync),
+        skip_dir_sync_(skip_dir_sync) {}
+  Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    SF_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, target()->NewWritableFile(path));
+    if (!skip_file_sync_ || skipped_ || path.find(file_) == std::string::npos) return file;
+    skipped_ = true;
+    return std::unique_ptr<WritableFile>(std::make_unique<NoSyncFile>(std::move(file)));
+  }
+  Status RenameFile(const std::string& from, const std::string& to) override {
+    if (skip_dir_sync_ && !skipped_ && to.find(file_) != std::string::npos) skip_next_dir_ = true;
+    return target()->RenameFile(from, to);
+  }
+  Status SyncDir(const std::string& dir) override {
+    if (skip_next_dir_) {
+      skip_next_dir_ = false;
+      skipped_ = true;
+      return Status::Ok();  // the bug: the rename's directory entry is never made durable
+    }
+    return target()->SyncDir(dir);
+  }
+
+ private:
+  class NoSyncFile final : public WritableFile {
+   public:
+    explicit NoSyncFile(std::unique_ptr<WritableFile> inner) : inner_(std::move(inner)) {}
+    Status Append(std::string_view data) override { return inner_->Append(data); }
+    Status Sync() override { return Status::Ok(); }  // the bug: the bytes are never fsynced
+    Status Close() override { return inner_->Close(); }
+
+   private:
+    std::unique_ptr<WritableFile> inner_;
+  };
+
+  std::string file_;
+  bool skip_file_sync_, skip_dir_sync_;
+  bool skipped_ = false, skip_next_dir_ = false;
 };
 
 // A checkpoint store that drops part of what it is given: `edit` changes each decoded checkpoint

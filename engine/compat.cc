@@ -196,7 +196,9 @@ Status CheckCompatibility(const Json& checkpoint_signature, const Workflow& work
   // Never read an unvalidated member: the comparisons below use throwing accessors.
   SF_RETURN_IF_ERROR(ValidateWorkflowSignature(checkpoint_signature, "/body/workflow"));
   const Json& wf = workflow.signature();
-  if (profile.edge_id_blind_matching) {
+  // Non-bijective matching is MAF's IsMatch without its one-to-one pairing, so it matches blind
+  // too: either hazard alone switches the MAF rule on.
+  if (profile.edge_id_blind_matching || profile.non_bijective_edge_matching) {
     auto reason = BlindMismatch(checkpoint_signature, wf, !profile.non_bijective_edge_matching);
     if (!reason) return Status::Ok();
     return Status::Incompatible(std::string(kPrefix) + ": " + *reason);

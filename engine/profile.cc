@@ -14,7 +14,8 @@ const Switch kSwitches[] = {
      "compatibility ignores EdgeIds and matches edges per source as a set (MAF IsMatch)",
      &EngineProfile::edge_id_blind_matching, true},
     {"non-bijective-edge-matching",
-     "a workflow edge needs only to match some checkpoint edge of its source ({X,Y} vs {X,X})",
+     "MAF IsMatch without one-to-one pairing: a workflow edge needs only to match some "
+     "checkpoint edge of its source ({X,Y} vs {X,X}); implies matching blind to EdgeIds",
      &EngineProfile::non_bijective_edge_matching, true},
     {"ownership-before-validation",
      "a fresh resume owns the workflow before validating; a rejected resume leaves it unusable",

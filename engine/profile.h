@@ -20,7 +20,7 @@ struct EngineProfile {
   // workflow lacks (MAF WorkflowInfo.IsMatch); fan-in state is then imported by EdgeId unchecked.
   bool edge_id_blind_matching = false;
   // Each workflow edge needs only to match *some* checkpoint edge of its source ({X,Y} vs {X,X}).
-  // Only meaningful together with edge_id_blind_matching.
+  // MAF IsMatch without its one-to-one pairing, so it switches the EdgeId-blind rule on as well.
   bool non_bijective_edge_matching = false;
   // A fresh resume takes ownership of the workflow before validating; a rejected resume leaves it
   // owned and unusable.

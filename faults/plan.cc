@@ -24,18 +24,28 @@ constexpr std::array<std::pair<CorruptionKind, std::string_view>, 3> kCorruption
     {CorruptionKind::kTruncate, "truncate"},
     {CorruptionKind::kZero, "zero"},
 }};
-constexpr std::array<std::pair<TopologyMutation, std::string_view>, 5> kMutationNames = {{
+constexpr std::array<std::pair<TopologyMutation, std::string_view>, 6> kMutationNames = {{
     {TopologyMutation::kPermuteEdges, "permute-edges"},
     {TopologyMutation::kSwapFanIn, "swap-fan-in"},
     {TopologyMutation::kRenameExecutor, "rename-executor"},
     {TopologyMutation::kRemoveEdge, "remove-edge"},
     {TopologyMutation::kChangePortType, "change-port-type"},
+    {TopologyMutation::kDuplicateEdge, "duplicate-edge"},
+}};
+
+// "all" is never written: the plain 'conflicting-response' changes every field.
+constexpr std::array<std::pair<ConflictField, std::string_view>, 4> kConflictNames = {{
+    {ConflictField::kAll, "all"},
+    {ConflictField::kChoice, "choice"},
+    {ConflictField::kComment, "comment"},
+    {ConflictField::kRequestId, "request-id"},
 }};
 
 constexpr std::string_view kActionForms =
     "crash, powerloss, ioerror[:EIO|:ENOSPC], corrupt:bitflip|truncate|zero, fail-after-write, "
-    "topology:permute-edges|swap-fan-in|rename-executor|remove-edge|change-port-type, "
-    "duplicate-response, conflicting-response, observer-cancel, none";
+    "topology:permute-edges|swap-fan-in|rename-executor|remove-edge|change-port-type|duplicate-"
+    "edge, "
+    "duplicate-response, conflicting-response[:choice|:comment|:request-id], observer-cancel, none";
 
 template <typename E, size_t N>
 std::string_view NameIn(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
@@ -87,9 +97,9 @@ Result<FaultAction> ParseAction(PlanCursor& cursor) {
                                      std::string(kActionForms));
   }
   FaultAction action = FaultAction::Of(*kind);
-  const bool takes_parameter = *kind == FaultActionKind::kIOError ||
-                               *kind == FaultActionKind::kCorrupt ||
-                               *kind == FaultActionKind::kTopology;
+  const bool takes_parameter =
+      *kind == FaultActionKind::kIOError || *kind == FaultActionKind::kCorrupt ||
+      *kind == FaultActionKind::kTopology || *kind == FaultActionKind::kConflictingResponse;
   if (cursor.Peek() != ':') {
     if (*kind == FaultActionKind::kCorrupt) {
       return cursor.Error("expected ':' and a corruption (" + NamesOf(kCorruptionNames) +
@@ -121,6 +131,14 @@ Result<FaultAction> ParseAction(PlanCursor& cursor) {
       if (auto m = ValueIn(kMutationNames, param)) return FaultAction::Topology(*m);
       return cursor.ErrorAt(param_start, "unknown topology mutation '" + std::string(param) +
                                              "'; expected " + NamesOf(kMutationNames));
+    case FaultActionKind::kConflictingResponse:
+      if (auto f = ValueIn(kConflictNames, param); f && *f != ConflictField::kAll) {
+        return FaultAction::Conflicting(*f);
+      }
+      return cursor.ErrorAt(param_start,
+                            "unknown conflicting-response field '" + std::string(param) +
+                                "'; expected choice, comment or request-id (or no ':' at all "
+                                "for a response that differs in every field)");
     default:
       break;
   }
@@ -139,6 +157,8 @@ bool operator==(const FaultAction& a, const FaultAction& b) {
       return a.corruption == b.corruption;
     case FaultActionKind::kTopology:
       return a.mutation == b.mutation;
+    case FaultActionKind::kConflictingResponse:
+      return a.conflict == b.conflict;
     default:
       return true;
   }
@@ -147,6 +167,7 @@ bool operator==(const FaultAction& a, const FaultAction& b) {
 std::string_view FaultActionKindName(FaultActionKind kind) { return NameIn(kActionNames, kind); }
 std::string_view CorruptionKindName(CorruptionKind kind) { return NameIn(kCorruptionNames, kind); }
 std::string_view TopologyMutationName(TopologyMutation m) { return NameIn(kMutationNames, m); }
+std::string_view ConflictFieldName(ConflictField f) { return NameIn(kConflictNames, f); }
 
 std::string FaultActionName(const FaultAction& action) {
   std::string out(FaultActionKindName(action.kind));
@@ -159,6 +180,11 @@ std::string FaultActionName(const FaultAction& action) {
       break;
     case FaultActionKind::kTopology:
       out += ":" + std::string(TopologyMutationName(action.mutation));
+      break;
+    case FaultActionKind::kConflictingResponse:
+      if (action.conflict != ConflictField::kAll) {
+        out += ":" + std::string(ConflictFieldName(action.conflict));
+      }
       break;
     default:
       break;
@@ -181,6 +207,34 @@ std::vector<CorruptionKind> AllCorruptionKinds() {
 std::vector<TopologyMutation> AllTopologyMutations() {
   std::vector<TopologyMutation> out;
   for (const auto& entry : kMutationNames) out.push_back(entry.first);
+  return out;
+}
+
+std::vector<ConflictField> AllConflictFields() {
+  std::vector<ConflictField> out;
+  for (const auto& entry : kConflictNames) out.push_back(entry.first);
+  return out;
+}
+
+std::vector<FaultAction> VariantsOf(FaultActionKind kind) {
+  std::vector<FaultAction> out;
+  switch (kind) {
+    case FaultActionKind::kIOError:
+      out = {FaultAction::IOError(IOErrorKind::kEIO), FaultAction::IOError(IOErrorKind::kENOSPC)};
+      break;
+    case FaultActionKind::kCorrupt:
+      for (CorruptionKind c : AllCorruptionKinds()) out.push_back(FaultAction::Corrupt(c));
+      break;
+    case FaultActionKind::kTopology:
+      for (TopologyMutation m : AllTopologyMutations()) out.push_back(FaultAction::Topology(m));
+      break;
+    case FaultActionKind::kConflictingResponse:
+      for (ConflictField f : AllConflictFields()) out.push_back(FaultAction::Conflicting(f));
+      break;
+    default:
+      out.push_back(FaultAction::Of(kind));
+      break;
+  }
   return out;
 }
 

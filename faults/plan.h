@@ -7,8 +7,8 @@
 //   powerloss@fs.rename[receipt]#1;crash@effect.commit.after#1
 //   fault   := action '@' point trigger | 'none'
 //   action  := crash | powerloss | ioerror[:EIO|:ENOSPC] | corrupt:(bitflip|truncate|zero)
-//            | fail-after-write | topology:<mutation> | duplicate-response | conflicting-response
-//            | observer-cancel
+//            | fail-after-write | topology:<mutation> | duplicate-response
+//            | conflicting-response[:choice|:comment|:request-id] | observer-cancel
 //   point   := name ['[' role ']']   name [a-z0-9._-]+, role [a-z0-9_-]+
 //   trigger := see faults/plan_trigger.h ("#3", "%2", "~0.25/s7", joined by '&')
 // 'none' is a life without a fault (so a plan can leave a life alone) and stands alone.
@@ -16,7 +16,10 @@
 //
 // Promises: PrintPlan(p) is the canonical text, ParsePlan(PrintPlan(p)) == p, and
 // PrintPlan(ParsePlan(t)) == t for canonical t (the only non-canonical spellings accepted are
-// "ioerror:EIO", which prints as "ioerror", and probabilities with trailing zeros). ParsePlan
+// "ioerror:EIO", which prints as "ioerror", and probabilities with trailing zeros). A conflicting
+// response without a field changes every field it can (the decision's choice and comment), as it
+// always did; with a field it changes that one only, so a rule that compares only one field is
+// caught (issue 12). ParsePlan
 // rejects anything else with the 1-based character position, the reason and the expected form.
 // Thread-safety: values; safe to share.
 #pragma once
@@ -46,12 +49,16 @@ enum class FaultActionKind {
 };
 enum class IOErrorKind { kEIO, kENOSPC };
 enum class CorruptionKind { kBitflip, kTruncate, kZero };
+// What a conflicting response changes: every field (kAll, the plain 'conflicting-response'), or
+// exactly one, so a host rule that compares only some fields of a replayed response is caught.
+enum class ConflictField { kAll, kChoice, kComment, kRequestId };
 enum class TopologyMutation {
   kPermuteEdges,
   kSwapFanIn,
   kRenameExecutor,
   kRemoveEdge,
-  kChangePortType
+  kChangePortType,
+  kDuplicateEdge
 };
 
 // An action and its parameter. Only the parameter of its kind is meaningful; equality ignores the
@@ -61,6 +68,7 @@ struct FaultAction {
   IOErrorKind io_error = IOErrorKind::kEIO;                     // kIOError
   CorruptionKind corruption = CorruptionKind::kBitflip;         // kCorrupt
   TopologyMutation mutation = TopologyMutation::kPermuteEdges;  // kTopology
+  ConflictField conflict = ConflictField::kAll;                 // kConflictingResponse
 
   static FaultAction Of(FaultActionKind kind) { return FaultAction{kind}; }
   static FaultAction IOError(IOErrorKind e) { return {FaultActionKind::kIOError, e}; }
@@ -69,6 +77,11 @@ struct FaultAction {
   }
   static FaultAction Topology(TopologyMutation m) {
     return {FaultActionKind::kTopology, IOErrorKind::kEIO, CorruptionKind::kBitflip, m};
+  }
+  static FaultAction Conflicting(ConflictField f) {
+    FaultAction a{FaultActionKind::kConflictingResponse};
+    a.conflict = f;
+    return a;
   }
   friend bool operator==(const FaultAction& a, const FaultAction& b);
 };
@@ -80,9 +93,14 @@ std::string_view FaultActionKindName(FaultActionKind kind);
 std::string FaultActionName(const FaultAction& action);
 std::string_view CorruptionKindName(CorruptionKind kind);
 std::string_view TopologyMutationName(TopologyMutation mutation);
-std::vector<FaultActionKind> AllFaultActionKinds();  // every kind but kNone
+std::string_view ConflictFieldName(ConflictField field);  // "all", "choice", "comment", ...
+std::vector<FaultActionKind> AllFaultActionKinds();       // every kind but kNone
 std::vector<CorruptionKind> AllCorruptionKinds();
 std::vector<TopologyMutation> AllTopologyMutations();
+std::vector<ConflictField> AllConflictFields();  // kAll first
+// Every action of `kind` with each of its parameters (ioerror: EIO and ENOSPC; corrupt: every
+// corruption; topology: every mutation; conflicting-response: every field); the kind alone else.
+std::vector<FaultAction> VariantsOf(FaultActionKind kind);
 
 // Deaths end the life: crash, powerloss, fail-after-write, and corrupt (a crash after which the
 // harness damages a file of the post-crash world).

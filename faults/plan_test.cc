@@ -16,6 +16,7 @@
 
 namespace rc {
 
+using stepfault::faults::ConflictField;
 using stepfault::faults::CorruptionKind;
 using stepfault::faults::EveryNth;
 using stepfault::faults::Fault;
@@ -58,8 +59,11 @@ struct Arbitrary<FaultAction> {
                  &FaultAction::Corrupt),
         gen::map(gen::element(TopologyMutation::kPermuteEdges, TopologyMutation::kSwapFanIn,
                               TopologyMutation::kRenameExecutor, TopologyMutation::kRemoveEdge,
-                              TopologyMutation::kChangePortType),
-                 &FaultAction::Topology));
+                              TopologyMutation::kChangePortType, TopologyMutation::kDuplicateEdge),
+                 &FaultAction::Topology),
+        gen::map(gen::element(ConflictField::kChoice, ConflictField::kComment,
+                              ConflictField::kRequestId),
+                 &FaultAction::Conflicting));
   }
 };
 
@@ -191,6 +195,9 @@ TEST(PlanText, GeneratorCoversEveryActionRoleShapeAndTriggerComposition) {
     } else if (kind == FaultActionKind::kTopology) {
       for (TopologyMutation m : AllTopologyMutations())
         expected.insert(FaultActionName(FaultAction::Topology(m)));
+    } else if (kind == FaultActionKind::kConflictingResponse) {
+      for (ConflictField f : AllConflictFields())
+        expected.insert(FaultActionName(FaultAction::Conflicting(f)));
     } else if (kind != FaultActionKind::kIOError) {
       expected.insert(std::string(FaultActionKindName(kind)));
     }
@@ -233,6 +240,32 @@ TEST(PlanText, NonCanonicalSpellingsPrintInCanonicalForm) {
   EXPECT_EQ(PrintPlan(*ParsePlan("ioerror:EIO@fs.write#1")), "ioerror@fs.write#1");
   EXPECT_EQ(PrintPlan(*ParsePlan("crash@x~0.50/s1")), "crash@x~0.5/s1");
   EXPECT_EQ(PrintPlan(*ParsePlan("crash@x~1.000/s1")), "crash@x~1/s1");
+}
+
+TEST(PlanText, ConflictingResponseVariesOneFieldAtATimeAndStaysBackwardCompatible) {
+  // The plain action keeps its old meaning (every field differs) and its old text.
+  EXPECT_EQ(ParsePlan("conflicting-response@host.resume#1")->faults[0].action,
+            FaultAction::Conflicting(ConflictField::kAll));
+  EXPECT_EQ(PrintPlan(*ParsePlan("conflicting-response@host.resume#1")),
+            "conflicting-response@host.resume#1");
+  for (const char* field : {"choice", "comment", "request-id"}) {
+    const std::string text = std::string("conflicting-response:") + field + "@host.resume#1";
+    Result<Plan> plan = ParsePlan(text);
+    ASSERT_TRUE(plan.ok()) << text << ": " << plan.status().ToString();
+    EXPECT_EQ(PrintPlan(*plan), text);
+    EXPECT_NE(plan->faults[0].action, FaultAction::Conflicting(ConflictField::kAll)) << text;
+  }
+  // Each variant is its own action (a distinct exploration cell).
+  std::set<std::string> names;
+  for (const FaultAction& a : VariantsOf(FaultActionKind::kConflictingResponse))
+    names.insert(FaultActionName(a));
+  EXPECT_EQ(names.size(), AllConflictFields().size());
+  Result<Plan> bad = ParsePlan("conflicting-response:all@host.resume#1");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("expected choice, comment or request-id"),
+            std::string::npos)
+      << bad.status().message();
+  EXPECT_FALSE(ParsePlan("duplicate-response:choice@host.resume#1").ok());
 }
 
 TEST(PlanText, ForLifeGivesEachLifeItsFaultAndNoneBeyond) {

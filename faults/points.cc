@@ -175,16 +175,7 @@ std::vector<FaultAction> ApplicableFaultActions(std::string_view point_with_role
   for (FaultActionKind kind : AllFaultActionKinds()) {
     FaultAction probe = FaultAction::Of(kind);
     if (!IsApplicable(probe, point_with_role)) continue;
-    if (kind == FaultActionKind::kIOError) {
-      out.push_back(FaultAction::IOError(IOErrorKind::kEIO));
-      out.push_back(FaultAction::IOError(IOErrorKind::kENOSPC));
-    } else if (kind == FaultActionKind::kCorrupt) {
-      for (CorruptionKind c : AllCorruptionKinds()) out.push_back(FaultAction::Corrupt(c));
-    } else if (kind == FaultActionKind::kTopology) {
-      for (TopologyMutation m : AllTopologyMutations()) out.push_back(FaultAction::Topology(m));
-    } else {
-      out.push_back(probe);
-    }
+    for (const FaultAction& a : VariantsOf(kind)) out.push_back(a);
   }
   return out;
 }

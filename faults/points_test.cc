@@ -110,8 +110,9 @@ TEST(Points, ApplicableActionsExamples) {
   EXPECT_TRUE(ApplicableActions("checkpoint.commit.before[file]").empty());
   // ioerror x2, corrupt x3, crash, powerloss.
   EXPECT_EQ(ApplicableFaultActions("fs.fsync[checkpoint]").size(), 7u);
-  // crash, powerloss, topology x5, three misuse actions.
-  EXPECT_EQ(ApplicableFaultActions("host.resume").size(), 10u);
+  // crash, powerloss, topology x6, duplicate, conflicting x4 (every field, then one at a time),
+  // observer-cancel.
+  EXPECT_EQ(ApplicableFaultActions("host.resume").size(), 14u);
 }
 
 TEST(Points, RoleOfSplitsTheRole) {

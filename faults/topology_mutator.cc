@@ -1,7 +1,9 @@
-// The five topology mutations.
+// The six topology mutations.
 #include "faults/topology_mutator.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace stepfault::faults {
 namespace {
@@ -60,6 +62,25 @@ const ExecutorBinding* RenameCandidate(const WorkflowSpec& spec) {
   return pick;
 }
 
+// duplicate-edge: (kept, replaced) positions of two different edges with the same sources where
+// a copy of `kept` survives the builder (not an unconditional direct edge, which it folds into
+// one), the first such pair in edge order.
+std::optional<std::pair<size_t, size_t>> DuplicatePair(const WorkflowSpec& spec) {
+  auto copyable = [](const EdgeSpec& e) {
+    return e.kind != EdgeKind::kDirect || static_cast<bool>(e.condition);
+  };
+  for (size_t i = 0; i < spec.edges.size(); ++i) {
+    for (size_t j = i + 1; j < spec.edges.size(); ++j) {
+      const EdgeSpec& a = spec.edges[i];
+      const EdgeSpec& b = spec.edges[j];
+      if (a.sources != b.sources || (a.kind == b.kind && a.sinks == b.sinks)) continue;
+      if (copyable(a)) return std::make_pair(i, j);
+      if (copyable(b)) return std::make_pair(j, i);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool MutationApplies(const WorkflowSpec& spec, TopologyMutation mutation) {
@@ -74,6 +95,8 @@ bool MutationApplies(const WorkflowSpec& spec, TopologyMutation mutation) {
       return !spec.edges.empty();
     case TopologyMutation::kChangePortType:
       return !spec.ports.empty();
+    case TopologyMutation::kDuplicateEdge:
+      return DuplicatePair(spec).has_value();
   }
   return false;
 }
@@ -104,6 +127,11 @@ Result<WorkflowSpec> MutateTopology(const WorkflowSpec& spec, TopologyMutation m
     case TopologyMutation::kChangePortType:
       out.ports[0].response_type += "V2";
       break;
+    case TopologyMutation::kDuplicateEdge: {
+      const auto [kept, replaced] = *DuplicatePair(out);
+      out.edges[replaced] = out.edges[kept];
+      break;
+    }
   }
   return out;
 }

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/compat.h"
+
 namespace stepfault::faults {
 namespace {
 
@@ -36,7 +38,7 @@ TEST(TopologyMutatorTest, EveryMutationBuildsAndChangesTheSignature) {
   ASSERT_TRUE(original.ok()) << original.status().ToString();
   for (TopologyMutation m : {TopologyMutation::kPermuteEdges, TopologyMutation::kSwapFanIn,
                              TopologyMutation::kRenameExecutor, TopologyMutation::kRemoveEdge,
-                             TopologyMutation::kChangePortType}) {
+                             TopologyMutation::kChangePortType, TopologyMutation::kDuplicateEdge}) {
     SCOPED_TRACE(FaultActionName(FaultAction::Topology(m)));
     ASSERT_TRUE(MutationApplies(spec, m));
     auto mutated = MutateTopology(spec, m);
@@ -45,6 +47,37 @@ TEST(TopologyMutatorTest, EveryMutationBuildsAndChangesTheSignature) {
     ASSERT_TRUE(wf.ok()) << wf.status().ToString();
     EXPECT_NE((*wf)->signature(), (*original)->signature());
   }
+}
+
+// duplicate-edge keeps every executor and the edge count of every source, so only a one-to-one
+// edge matcher rejects it: MAF's IsMatch without bijectivity accepts it, with it rejects it.
+TEST(TopologyMutatorTest, DuplicateEdgeIsCaughtOnlyByABijectiveMatcher) {
+  const WorkflowSpec spec = Spec(true);
+  auto original = spec.Build();
+  ASSERT_TRUE(original.ok());
+  auto mutated = MutateTopology(spec, TopologyMutation::kDuplicateEdge);
+  ASSERT_TRUE(mutated.ok()) << mutated.status().ToString();
+  ASSERT_EQ(mutated->edges.size(), spec.edges.size());
+  // {s -> [a, b] fan-out, s -> port} became the fan-out twice.
+  EXPECT_EQ(mutated->edges[1].kind, EdgeKind::kFanOut);
+  EXPECT_EQ(mutated->edges[1].sinks, spec.edges[0].sinks);
+  auto wf = mutated->Build();
+  ASSERT_TRUE(wf.ok()) << wf.status().ToString();
+  const Json& checkpoint_signature = (*original)->signature();
+  EngineProfile strict;
+  EngineProfile blind;
+  blind.edge_id_blind_matching = true;
+  EngineProfile non_bijective;
+  non_bijective.non_bijective_edge_matching = true;  // alone: MAF IsMatch without bijectivity
+  EXPECT_FALSE(CheckCompatibility(checkpoint_signature, **wf, strict).ok());
+  EXPECT_FALSE(CheckCompatibility(checkpoint_signature, **wf, blind).ok());
+  EXPECT_TRUE(CheckCompatibility(checkpoint_signature, **wf, non_bijective).ok());
+  // Not applicable without two different edges of the same sources (a chain).
+  WorkflowSpec chain;
+  chain.start_id = "s";
+  for (const char* id : {"s", "a"}) chain.executors.push_back(Node(id));
+  chain.edges.push_back({EdgeKind::kDirect, {"s"}, {"a"}, nullptr, nullptr});
+  EXPECT_FALSE(MutationApplies(chain, TopologyMutation::kDuplicateEdge));
 }
 
 TEST(TopologyMutatorTest, SwapFanInNeedsTwoBarriers) {

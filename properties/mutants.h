@@ -20,6 +20,10 @@ struct Mutant {
   std::string description;
   std::function<void(RunConfig*)> apply;
   std::vector<std::string> expected;  // the invariant ids expected to kill it
+  // A refinement of another mutant (its name; "" when none): a violation kills this mutant only
+  // when the same plan does not break the same invariant with the base mutant alone, so the kill
+  // is this mutant's own bug, not the one it builds on.
+  std::string refines;
 };
 
 const std::vector<Mutant>& AllMutants();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -228,58 +229,59 @@ std::string ReplayCommandWithParams(const scenarios::Scenario& scenario, const f
   return cmd;
 }
 
-CheckResult CheckScenario(const scenarios::Scenario& scenario, const CheckOptions& options) {
-  SF_CHECK(options.cases >= 1);
-  Counterexample last;
-  const auto property = [&]() {
-    const Json params = *GenScenarioParams(scenario);
-    const faults::Plan plan = *GenFaultPlan(scenario, params, options.config);
-    RunConfig config = options.config;
-    config.params = params;
-    const Execution ex = RunPlan(scenario, plan, config);
-    if (ex.violations.empty()) return;
-    Counterexample c;
-    c.seen = true;
-    c.invariant = ex.violations.front().invariant;
-    c.plan = faults::PrintPlan(plan);
-    c.params = params;
-    c.replay = ReplayCommandWithParams(scenario, plan, options.config, params);
-    for (const auto& v : ex.violations) c.message += v.invariant + ": " + v.message + "\n";
-    last = c;
-    RC_FAIL(c.invariant + " violated by plan '" + c.plan + "'; replay: " + c.replay + "\n" +
-            c.message);
-  };
+namespace {
 
-  rc::detail::TestMetadata metadata;
-  metadata.id = "stepfault/" + scenario.name();
-  metadata.description = "no invariant of " + scenario.name() + " is violated";
-  rc::detail::TestParams params;
-  params.seed = options.seed;
-  params.maxSuccess = options.cases;
-  std::unordered_map<std::string, rc::detail::Reproduce> reproduce;
-  if (!options.reproduce.empty()) {
-    CheckResult unusable;
-    unusable.passed = false;
-    try {
-      const rc::detail::Configuration given = rc::detail::configFromString(options.reproduce);
-      const auto it = given.reproduce.find(metadata.id);
-      if (it == given.reproduce.end()) {
-        unusable.message = "the reproduce string has no case of " + metadata.id +
-                           "; pass the string a check of scenario " + scenario.name() + " printed";
-        return unusable;
-      }
-      reproduce.insert(*it);
-    } catch (const rc::detail::ConfigurationException& e) {
-      // RapidCheck reports a malformed string only by throwing.
-      unusable.message = std::string("the reproduce string is not RapidCheck's: ") + e.what() +
-                         "; pass the CheckResult::reproduce text unchanged";
+// One case of the property: a generated parameter set and plan, run; on a violation `last` keeps
+// the counterexample and the case fails (RapidCheck then shrinks it).
+void CheckOneCase(const scenarios::Scenario& scenario, const CheckOptions& options,
+                  Counterexample* last) {
+  const Json params = *GenScenarioParams(scenario);
+  const faults::Plan plan = *GenFaultPlan(scenario, params, options.config);
+  RunConfig config = options.config;
+  config.params = params;
+  const Execution ex = RunPlan(scenario, plan, config);
+  if (ex.violations.empty()) return;
+  Counterexample c;
+  c.seen = true;
+  c.invariant = ex.violations.front().invariant;
+  c.plan = faults::PrintPlan(plan);
+  c.params = params;
+  c.replay = ReplayCommandWithParams(scenario, plan, options.config, params);
+  for (const auto& v : ex.violations) c.message += v.invariant + ": " + v.message + "\n";
+  *last = c;
+  RC_FAIL(c.invariant + " violated by plan '" + c.plan + "'; replay: " + c.replay + "\n" +
+          c.message);
+}
+
+// The case of `id` in options.reproduce, into `reproduce`; a CheckResult saying why the string is
+// unusable when it is.
+std::optional<CheckResult> ParseReproduce(
+    const scenarios::Scenario& scenario, const CheckOptions& options, const std::string& id,
+    std::unordered_map<std::string, rc::detail::Reproduce>* reproduce) {
+  if (options.reproduce.empty()) return std::nullopt;
+  CheckResult unusable;
+  unusable.passed = false;
+  try {
+    const rc::detail::Configuration given = rc::detail::configFromString(options.reproduce);
+    const auto it = given.reproduce.find(id);
+    if (it == given.reproduce.end()) {
+      unusable.message = "the reproduce string has no case of " + id +
+                         "; pass the string a check of scenario " + scenario.name() + " printed";
       return unusable;
     }
+    reproduce->insert(*it);
+  } catch (const rc::detail::ConfigurationException& e) {
+    // RapidCheck reports a malformed string only by throwing.
+    unusable.message = std::string("the reproduce string is not RapidCheck's: ") + e.what() +
+                       "; pass the CheckResult::reproduce text unchanged";
+    return unusable;
   }
-  QuietListener listener;
-  const rc::detail::TestResult result = rc::detail::checkProperty(
-      rc::detail::toProperty(property), metadata, params, listener, reproduce);
+  return std::nullopt;
+}
 
+// RapidCheck's result as a CheckResult, with the counterexample the property kept.
+CheckResult ResultOf(const rc::detail::TestResult& result, const rc::detail::TestParams& params,
+                     const std::string& id, const Counterexample& last) {
   CheckResult out;
   if (result.is<rc::detail::SuccessResult>()) {
     out.cases = result.get<rc::detail::SuccessResult>().numSuccess;
@@ -292,7 +294,7 @@ CheckResult CheckScenario(const scenarios::Scenario& scenario, const CheckOption
     // As RapidCheck prints it: the configuration of the run with the failure to reproduce.
     rc::detail::Configuration config;
     config.testParams = params;
-    config.reproduce.emplace(metadata.id, failure.reproduce);
+    config.reproduce.emplace(id, failure.reproduce);
     out.reproduce = rc::detail::configToMinimalString(config);
     if (last.seen) {
       out.invariant = last.invariant;
@@ -310,6 +312,28 @@ CheckResult CheckScenario(const scenarios::Scenario& scenario, const CheckOption
     out.message = "RapidCheck error: " + result.get<rc::detail::Error>().description;
   }
   return out;
+}
+
+}  // namespace
+
+CheckResult CheckScenario(const scenarios::Scenario& scenario, const CheckOptions& options) {
+  SF_CHECK(options.cases >= 1);
+  Counterexample last;
+  const auto property = [&]() { CheckOneCase(scenario, options, &last); };
+  rc::detail::TestMetadata metadata;
+  metadata.id = "stepfault/" + scenario.name();
+  metadata.description = "no invariant of " + scenario.name() + " is violated";
+  rc::detail::TestParams params;
+  params.seed = options.seed;
+  params.maxSuccess = options.cases;
+  std::unordered_map<std::string, rc::detail::Reproduce> reproduce;
+  if (auto unusable = ParseReproduce(scenario, options, metadata.id, &reproduce)) {
+    return *unusable;
+  }
+  QuietListener listener;
+  const rc::detail::TestResult result = rc::detail::checkProperty(
+      rc::detail::toProperty(property), metadata, params, listener, reproduce);
+  return ResultOf(result, params, metadata.id, last);
 }
 
 reports::PropertyResult ToPropertyResult(const std::string& name,

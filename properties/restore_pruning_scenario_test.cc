@@ -66,10 +66,15 @@ TEST(RestorePruningScenarioTest, FaultFreeRunCompletesEveryCaseWithoutViolations
         << "life " << i + 1 << "\n"
         << a.trace;
   }
-  // Case 3 compared a live run whose restore target differs from it, so a half-restore shows.
+  // Case 3 compared what the live run committed after its failed restore with what an untouched
+  // resume of the same checkpoint commits, both decoded from checkpoint bytes: equal and not empty
+  // (the run has steps left before its request, so a half-restore shows).
   const Json& case3 = a.lives[2].report.facts["attempts"][0];
   EXPECT_EQ(case3["code"], "FailedPrecondition") << case3.dump();
-  EXPECT_NE(case3["run_before"]["next_step"], 4) << case3.dump();
+  ASSERT_TRUE(case3["snapshot_before"].is_array()) << case3.dump();
+  EXPECT_FALSE(case3["snapshot_before"].empty()) << case3.dump();
+  EXPECT_EQ(case3["snapshot_before"], case3["snapshot_after"]) << case3.dump();
+  EXPECT_TRUE(case3["snapshot_before"][0].contains("state")) << case3.dump();
   // Case 5 pruned the chain's ancestors; case 6 pruned only the restored checkpoint's parent and
   // kept the later checkpoint and the malformed siblings.
   const Json& case5 = a.lives[4].report.facts["restores"][0];

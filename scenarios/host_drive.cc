@@ -8,8 +8,25 @@
 
 namespace stepfault::scenarios {
 
+namespace {
+
+Result<std::unique_ptr<CheckpointStore>> OpenStoreOf(const HostEnv& env, const std::string& subdir);
+
+}  // namespace
+
 Result<std::unique_ptr<CheckpointStore>> OpenCheckpointStore(const HostEnv& env,
                                                              const std::string& subdir) {
+  SF_ASSIGN_OR_RETURN(std::unique_ptr<CheckpointStore> store, OpenStoreOf(env, subdir));
+  if (env.seams && env.seams->wrap_checkpoint_store) {
+    return env.seams->wrap_checkpoint_store(std::move(store));
+  }
+  return store;
+}
+
+namespace {
+
+Result<std::unique_ptr<CheckpointStore>> OpenStoreOf(const HostEnv& env,
+                                                     const std::string& subdir) {
   if (env.checkpoint_store == "sqlite") {
     const std::string dir = JoinPath(env.dir, subdir);
     SF_RETURN_IF_ERROR(env.env->CreateDirIfMissing(dir));
@@ -34,6 +51,8 @@ Result<std::unique_ptr<CheckpointStore>> OpenCheckpointStore(const HostEnv& env,
                       FileCheckpointStore::Open(env.env, JoinPath(env.dir, subdir), options));
   return std::unique_ptr<CheckpointStore>(std::move(store));
 }
+
+}  // namespace
 
 RunOptions LifeRunOptions(const HostEnv& env, CheckpointManager* manager) {
   RunOptions o;

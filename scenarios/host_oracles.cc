@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/checkpoint.h"
+#include "faults/injector.h"
 #include "scenarios/durable_checkpoints.h"
 #include "scenarios/invariants.h"
 
@@ -107,6 +108,37 @@ void CheckDeletions(const Json& previous, const DurableCheckpoints& now,
   }
 }
 
+// The durability oracle for checkpoints a life observed as committed and no check has seen yet
+// (a power loss in the same life took it before the next check): gone without a successful resume
+// since, which alone may prune, it was never durable.
+void CheckCommittedSurvive(const HostEnv& env, const DurableCheckpoints& now,
+                           const std::vector<LifeReport>& lives, std::vector<Violation>* out) {
+  // Damaged bytes are INV-CORRUPT's business (a damaged SQLite store lists no rows at all).
+  for (const LifeReport& l : lives) {
+    if (l.damaged) return;
+  }
+  std::set<std::string> present;
+  for (const DurableCheckpoint& c : now.items) present.insert(c.filed_id);
+  Json& reported = (*env.oracle_memo)["committed_lost"];
+  for (size_t i = 0; i < lives.size(); ++i) {
+    bool resumed_since = false;
+    for (size_t j = i; j < lives.size(); ++j) {
+      const Json& f = lives[j].facts;
+      resumed_since = resumed_since || f.contains("restoring") ||
+                      !f.value("resumed_from", Json::array()).empty();
+    }
+    if (resumed_since) continue;
+    for (const Json& id : lives[i].facts.value("checkpoints_written", Json::array())) {
+      const std::string name = id.get<std::string>();
+      if (present.count(name) > 0 || reported.contains(name)) continue;
+      reported[name] = true;
+      out->push_back({kInvAncestry, "checkpoint " + name + ", which life " + std::to_string(i + 1) +
+                                        " observed committed, is gone although no resume " +
+                                        "since could prune it: it was never durable"});
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> ExpectedPruned(const std::vector<StoreEntry>& index,
@@ -169,6 +201,7 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
   if (check_deletions && memo.contains("index")) {
     CheckDeletions(memo["index"], *stored, lives, memo["lives"].get<size_t>(), out);
   }
+  if (check_deletions) CheckCommittedSurvive(env, *stored, lives, out);
   Json index = Json::array();
   for (const Parsed& p : session) {
     index.push_back({{"id", p.id}, {"parent", p.parent ? Json(*p.parent) : Json(nullptr)}});
@@ -188,6 +221,16 @@ void CheckGiveUp(HostEnv& env, const std::string& subdir, const std::string& ses
                         lives.back().status.ToString() + "' although checkpoint " +
                         session.back().id + " (step " + std::to_string(session.back().step) +
                         ") is intact: the fallback to an intact ancestor was not taken"});
+}
+
+faults::ConflictField ConflictFieldOf(const HostEnv& env) {
+  if (env.variation.conflict != faults::ConflictField::kAll) return env.variation.conflict;
+  const auto* injector = dynamic_cast<const faults::Injector*>(env.probe);
+  if (env.variation.kind == faults::FaultActionKind::kConflictingResponse && injector != nullptr &&
+      injector->fault() && injector->fault()->action.kind == env.variation.kind) {
+    return injector->fault()->action.conflict;
+  }
+  return faults::ConflictField::kAll;
 }
 
 void CheckHostFacts(const std::vector<LifeReport>& lives, std::vector<Violation>* out) {

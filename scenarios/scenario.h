@@ -14,11 +14,13 @@
 // Thread-safety: a scenario object is immutable; every life gets its own HostEnv.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "engine/checkpoint_store.h"
 #include "engine/clock.h"
 #include "engine/env.h"
 #include "engine/message.h"
@@ -50,6 +52,25 @@ struct RecoveryVariation {
   faults::FaultActionKind kind =
       faults::FaultActionKind::kNone;  // topology / duplicate / conflicting / observer-cancel
   faults::TopologyMutation mutation = faults::TopologyMutation::kPermuteEdges;
+  // conflicting-response: the one field the conflicting response changes (kAll: every field).
+  // Read it through ConflictFieldOf(env) (host_oracles.h), which also finds it in the life's plan
+  // when the harness set only kind and mutation.
+  faults::ConflictField conflict = faults::ConflictField::kAll;
+};
+
+// Test seams: hand-written host bugs (issue 12, point 6) that properties/*_test.cc introduce to
+// prove the oracles catch a bug class without a hazard switch of its own. Null members: the
+// faithful host. Exploration never sets them.
+struct HostSeams {
+  // The approval store's replay rule: whether a decision already stored (choice, comment) and a
+  // new one are the same decision (faithful: both fields equal).
+  std::function<bool(const std::string& stored_choice, const std::string& stored_comment,
+                     const std::string& choice, const std::string& comment)>
+      same_decision;
+  // Wraps the checkpoint store every host opens (OpenCheckpointStore), e.g. a store that drops part
+  // of what it is given. The oracles read durable bytes, never through it.
+  std::function<std::unique_ptr<CheckpointStore>(std::unique_ptr<CheckpointStore>)>
+      wrap_checkpoint_store;
 };
 
 struct HostEnv {
@@ -71,6 +92,7 @@ struct HostEnv {
   // checkpoints.db through vfs_name, so its windows are explored too).
   std::string checkpoint_store = "file";
   Json* oracle_memo = nullptr;  // Check only: the oracle's notes, kept across the lives of a run
+  std::shared_ptr<const HostSeams> seams;  // null: no hand-written bug (tests only)
 };
 
 // What one life reports. Everything here must be deterministic: it is part of the run's trace.

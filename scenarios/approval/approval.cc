@@ -15,6 +15,7 @@
 #include "scenarios/effect_store.h"
 #include "scenarios/exit_codes.h"
 #include "scenarios/host_drive.h"
+#include "scenarios/host_oracles.h"
 #include "scenarios/registry.h"
 
 namespace stepfault::scenarios {
@@ -67,6 +68,7 @@ Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, 
   o.probe = env.probe;
   o.clock = env.clock;
   o.hazard_no_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
+  if (env.seams) o.same_decision = env.seams->same_decision;
   return ApprovalStore::Open(JoinPath(env.dir, "business.db"), o);
 }
 
@@ -91,80 +93,125 @@ int ExitCodeOf(const Status& s) { return IsDataDamage(s) ? kExitUsage : kExitVio
 
 }  // namespace
 
-ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport* report) {
-  report->command = "start";
-  Status valid = ValidateDraft(draft);
-  if (!valid.ok()) return Fail(valid, kExitUsage, report);
-  auto lease = AcquireLease(env.env, env.dir);
-  if (!lease.ok()) return Fail(lease.status(), kExitUsage, report);
-  auto existing = ReadReceipt(env.env, env.dir);
-  if (!existing.ok()) return Fail(existing.status(), kExitUsage, report);
-  if (existing->has_value()) {
-    return Fail(Status::AlreadyExists("directory '" + env.dir + "' already holds operation " +
-                                      (*existing)->operation_id +
-                                      "; resume it, or start in a fresh directory"),
-                kExitUsage, report);
-  }
-  auto checkpoints = OpenCheckpointStore(env, "checkpoints");
-  if (!checkpoints.ok()) {
-    report->final = IsDataDamage(checkpoints.status());
-    return Fail(checkpoints.status(), ExitCodeOf(checkpoints.status()), report);
-  }
-  auto business = OpenApprovalBusiness(env);
-  if (!business.ok()) return Fail(business.status(), ExitCodeOf(business.status()), report);
-  StoreCheckpointManager manager(checkpoints->get());
+namespace {
 
-  const std::string op = DeriveId(env.root_seed, "operation|" + draft);
-  auto wf = ApprovalSpec(business->get(), false).Build();
-  SF_CHECK(wf.ok());
-  auto run = StreamingRun::Start(
-      *wf, Message{"BacklogDraft", Json{{"operation_id", op}, {"draft", draft}}},
-      LifeRunOptions(env, &manager));
-  if (!run.ok()) return Fail(run.status(), kExitViolation, report);
+// One `start` life, phase by phase: check and open what it needs (Open), run to the pending
+// request and keep the checkpoint that holds it (RunToRequest), then publish the waiting receipt
+// (Publish).
+class StartLife {
+ public:
+  StartLife(HostEnv& env, std::string draft, LifeReport* report)
+      : env_(env), draft_(std::move(draft)), report_(report) {}
 
-  std::string request_id;
-  std::optional<CheckpointInfo> captured, before_request;
-  Status error;
-  Drive(**run, env, report, [&](const WorkflowEvent& e) {
-    if (e.kind == EventKind::kWorkflowError && error.ok()) error = e.error;
-    if (e.kind == EventKind::kRequestInfo) {
-      if (e.message->body.value("operation_id", std::string()) != op) {
-        error = Status::FailedPrecondition("unexpected pending operation");
+  ApprovalOutcome Run() {
+    report_->command = "start";
+    if (std::optional<ApprovalOutcome> failed = Open()) return *failed;
+    if (std::optional<ApprovalOutcome> failed = RunToRequest()) return *failed;
+    return Publish();
+  }
+
+ private:
+  // Validates the draft, takes the lease, refuses a directory that already holds an operation and
+  // opens both stores; an outcome when the life ends here.
+  std::optional<ApprovalOutcome> Open() {
+    Status valid = ValidateDraft(draft_);
+    if (!valid.ok()) return Fail(valid, kExitUsage, report_);
+    auto lease = AcquireLease(env_.env, env_.dir);
+    if (!lease.ok()) return Fail(lease.status(), kExitUsage, report_);
+    lease_ = std::move(lease).value();
+    auto existing = ReadReceipt(env_.env, env_.dir);
+    if (!existing.ok()) return Fail(existing.status(), kExitUsage, report_);
+    if (existing->has_value()) {
+      return Fail(Status::AlreadyExists("directory '" + env_.dir + "' already holds operation " +
+                                        (*existing)->operation_id +
+                                        "; resume it, or start in a fresh directory"),
+                  kExitUsage, report_);
+    }
+    auto checkpoints = OpenCheckpointStore(env_, "checkpoints");
+    if (!checkpoints.ok()) {
+      report_->final = IsDataDamage(checkpoints.status());
+      return Fail(checkpoints.status(), ExitCodeOf(checkpoints.status()), report_);
+    }
+    checkpoints_ = std::move(checkpoints).value();
+    auto business = OpenApprovalBusiness(env_);
+    if (!business.ok()) return Fail(business.status(), ExitCodeOf(business.status()), report_);
+    business_ = std::move(business).value();
+    return std::nullopt;
+  }
+
+  // Registers the proposal and runs until RequestInfo; keeps the checkpoint of the
+  // SuperStepCompleted after the request (never an earlier one: it may lack the request).
+  std::optional<ApprovalOutcome> RunToRequest() {
+    StoreCheckpointManager manager(checkpoints_.get());
+    op_ = DeriveId(env_.root_seed, "operation|" + draft_);
+    auto wf = ApprovalSpec(business_.get(), false).Build();
+    SF_CHECK(wf.ok());
+    auto run = StreamingRun::Start(
+        *wf, Message{"BacklogDraft", Json{{"operation_id", op_}, {"draft", draft_}}},
+        LifeRunOptions(env_, &manager));
+    if (!run.ok()) return Fail(run.status(), kExitViolation, report_);
+    std::optional<CheckpointInfo> before_request;
+    Status error;
+    Drive(**run, env_, report_, [&](const WorkflowEvent& e) {
+      if (e.kind == EventKind::kWorkflowError && error.ok()) error = e.error;
+      if (e.kind == EventKind::kRequestInfo) {
+        if (e.message->body.value("operation_id", std::string()) != op_) {
+          error = Status::FailedPrecondition("unexpected pending operation");
+        }
+        request_id_ = e.request_id;
       }
-      request_id = e.request_id;
+      if (e.kind == EventKind::kSuperStepCompleted && e.checkpoint) {
+        if (!request_id_.empty() && !captured_) captured_ = e.checkpoint;
+        if (request_id_.empty()) before_request = e.checkpoint;
+      }
+    });
+    if (!error.ok()) return Fail(error, kExitViolation, report_);
+    if (env_.hazards.count(kHazardReceiptBeforeRequest) > 0) captured_ = before_request;
+    if (!captured_ || request_id_.empty()) {
+      return Fail(
+          Status::FailedPrecondition("no checkpoint containing the pending request was observed"),
+          1, report_);
     }
-    if (e.kind == EventKind::kSuperStepCompleted && e.checkpoint) {
-      // The checkpoint of the SuperStepCompleted after the request, never an earlier one.
-      if (!request_id.empty() && !captured) captured = e.checkpoint;
-      if (request_id.empty()) before_request = e.checkpoint;
-    }
-  });
-  if (!error.ok()) return Fail(error, kExitViolation, report);
-  if (env.hazards.count(kHazardReceiptBeforeRequest) > 0) captured = before_request;
-  if (!captured || request_id.empty()) {
-    return Fail(
-        Status::FailedPrecondition("no checkpoint containing the pending request was observed"), 1,
-        report);
+    return std::nullopt;
   }
-  WaitingReceipt receipt{kApprovalGraphVersion, captured->session_id, captured->checkpoint_id, op,
-                         request_id};
-  ReceiptOptions ro;
-  ro.probe = env.probe;
-  ro.hazard_in_place = env.hazards.count(kHazardReceiptInPlace) > 0;
-  ro.hazard_no_dir_sync = env.hazards.count(kHazardReceiptNoDirSync) > 0;
-  Status published = PublishReceipt(env.env, env.dir, receipt, ro);
-  if (!published.ok()) return Fail(published, kExitViolation, report);
-  auto bytes = env.env->ReadFile(JoinPath(env.dir, std::string(kReceiptFileName)));
-  report->facts["receipt"] = bytes.ok() ? *bytes : std::string();
-  report->facts["operation_id"] = op;
-  report->facts["request_id"] = request_id;
-  report->facts["session_id"] = captured->session_id;
-  report->trace.push_back("host: waiting on " + request_id);
-  ApprovalOutcome out;
-  out.operation_id = op;
-  out.request_id = request_id;
-  out.state = "Waiting";
-  return out;
+
+  // Publishes waiting.json (temp file, fsync, rename, directory fsync) and reports it.
+  ApprovalOutcome Publish() {
+    WaitingReceipt receipt{kApprovalGraphVersion, captured_->session_id, captured_->checkpoint_id,
+                           op_, request_id_};
+    ReceiptOptions ro;
+    ro.probe = env_.probe;
+    ro.hazard_in_place = env_.hazards.count(kHazardReceiptInPlace) > 0;
+    ro.hazard_no_dir_sync = env_.hazards.count(kHazardReceiptNoDirSync) > 0;
+    Status published = PublishReceipt(env_.env, env_.dir, receipt, ro);
+    if (!published.ok()) return Fail(published, kExitViolation, report_);
+    auto bytes = env_.env->ReadFile(JoinPath(env_.dir, std::string(kReceiptFileName)));
+    report_->facts["receipt"] = bytes.ok() ? *bytes : std::string();
+    report_->facts["operation_id"] = op_;
+    report_->facts["request_id"] = request_id_;
+    report_->facts["session_id"] = captured_->session_id;
+    report_->trace.push_back("host: waiting on " + request_id_);
+    ApprovalOutcome out;
+    out.operation_id = op_;
+    out.request_id = request_id_;
+    out.state = "Waiting";
+    return out;
+  }
+
+  HostEnv& env_;
+  const std::string draft_;
+  LifeReport* const report_;
+  std::unique_ptr<HostLease> lease_;
+  std::unique_ptr<CheckpointStore> checkpoints_;
+  std::unique_ptr<ApprovalStore> business_;
+  std::string op_, request_id_;
+  std::optional<CheckpointInfo> captured_;
+};
+
+}  // namespace
+
+ApprovalOutcome ApprovalStart(HostEnv& env, const std::string& draft, LifeReport* report) {
+  return StartLife(env, draft, report).Run();
 }
 
 namespace {
@@ -252,7 +299,7 @@ class ResumeLife {
     business_ = std::move(business).value();
     auto row = business_->Read(receipt_.operation_id);
     if (!row.ok()) return Fail(row.status(), ExitCodeOf(row.status()), report_);
-    if (row->decision && (*row->decision != choice_ || row->comment.value_or("") != comment_)) {
+    if (row->decision && !SameDecision(*row->decision, row->comment.value_or(""))) {
       return Fail(Status::FailedPrecondition("operation " + receipt_.operation_id +
                                              " was already decided '" + *row->decision +
                                              "' with comment '" + row->comment.value_or("") +
@@ -307,6 +354,37 @@ class ResumeLife {
     return out;
   }
 
+  // The host's replay rule (faithful: both fields equal; a test seam may replace it).
+  bool SameDecision(const std::string& stored_choice, const std::string& stored_comment) const {
+    if (env_.seams && env_.seams->same_decision) {
+      return env_.seams->same_decision(stored_choice, stored_comment, choice_, comment_);
+    }
+    return stored_choice == choice_ && stored_comment == comment_;
+  }
+
+  // The conflicting-response variation: a second decision that differs from the first in the
+  // field(s) the plan names, offered to the business store after the first was recorded. The
+  // request-id field is a response to a request id that is not pending, offered to the engine.
+  void Conflict(StreamingRun& target, const Message& decision) {
+    using faults::ConflictField;
+    const ConflictField field = ConflictFieldOf(env_);
+    report_->facts["conflict_field"] = std::string(faults::ConflictFieldName(field));
+    if (field == ConflictField::kRequestId) {
+      forged_request_id_ = DeriveId(env_.root_seed, "forged|" + receipt_.request_id);
+      report_->facts["mismatched_request_id"] = forged_request_id_;
+      report_->facts["mismatched_rejected"] = false;
+      SF_CHECK(target.SendResponse({forged_request_id_, kPort, decision}).ok());
+      return;
+    }
+    const bool change_choice = field == ConflictField::kAll || field == ConflictField::kChoice;
+    const bool change_comment = field == ConflictField::kAll || field == ConflictField::kComment;
+    Status conflicting = business_->RecordDecision(
+        receipt_.operation_id,
+        change_choice ? (choice_ == "approve" ? "reject" : "approve") : choice_,
+        change_comment ? comment_ + " (edited)" : comment_);
+    report_->facts["conflicting_rejected"] = !conflicting.ok();
+  }
+
   // Persists the decision (first), then sends it, applying the misuse variations of this life.
   void Respond(StreamingRun& target, const std::string& request_id) {
     const Message decision{
@@ -319,13 +397,10 @@ class ResumeLife {
         return;
       }
     }
-    if (env_.variation.kind == faults::FaultActionKind::kConflictingResponse) {
-      Status conflicting = business_->RecordDecision(receipt_.operation_id,
-                                                     choice_ == "approve" ? "reject" : "approve",
-                                                     comment_ + " (edited)");
-      report_->facts["conflicting_rejected"] = !conflicting.ok();
-    }
     SF_CHECK(target.SendResponse({request_id, kPort, decision}).ok());
+    if (env_.variation.kind == faults::FaultActionKind::kConflictingResponse) {
+      Conflict(target, decision);
+    }
     if (env_.variation.kind == faults::FaultActionKind::kDuplicateResponse) {
       SF_CHECK(target.SendResponse({request_id, kPort, decision}).ok());
     }
@@ -346,7 +421,10 @@ class ResumeLife {
       }
       if (e.kind == EventKind::kExecutorInvoked && e.executor_id == kApply) ++apply_invocations_;
       if (e.kind == EventKind::kWorkflowError) {
-        if (e.error_kind == ErrorKind::kResponseRejected) {
+        if (e.error_kind == ErrorKind::kResponseRejected && !forged_request_id_.empty() &&
+            e.request_id == forged_request_id_) {
+          report_->facts["mismatched_rejected"] = true;
+        } else if (e.error_kind == ErrorKind::kResponseRejected) {
           rejected_duplicate_ = true;
         } else if (error_.ok()) {
           error_ = e.error;
@@ -408,6 +486,7 @@ class ResumeLife {
   CheckpointManager* manager_ = nullptr;
   WorkflowSpec spec_;
   bool seen_request_ = false, responded_ = false, rejected_duplicate_ = false;
+  std::string forged_request_id_;  // conflicting-response:request-id
   int apply_invocations_ = 0;
   Status error_;
 };

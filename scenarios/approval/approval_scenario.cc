@@ -81,7 +81,11 @@ class ApprovalScenario final : public Scenario {
             FaultAction::Topology(TopologyMutation::kRemoveEdge),
             FaultAction::Topology(TopologyMutation::kChangePortType),
             FaultAction::Of(FaultActionKind::kDuplicateResponse),
-            FaultAction::Of(FaultActionKind::kConflictingResponse),
+            // One field at a time too, so a replay rule comparing only one field is caught.
+            FaultAction::Conflicting(faults::ConflictField::kAll),
+            FaultAction::Conflicting(faults::ConflictField::kChoice),
+            FaultAction::Conflicting(faults::ConflictField::kComment),
+            FaultAction::Conflicting(faults::ConflictField::kRequestId),
             FaultAction::Of(FaultActionKind::kObserverCancel)};
   }
   std::string BusinessWindowAfter(const std::string& command, const std::string& point,
@@ -149,7 +153,15 @@ class ApprovalScenario final : public Scenario {
         out->push_back({kInvReqid, life + ": a duplicate response resumed the effect twice"});
       }
       if (f.contains("conflicting_rejected") && !f["conflicting_rejected"].get<bool>()) {
-        out->push_back({kInvDecision, life + ": a conflicting decision was accepted"});
+        out->push_back({kInvDecision, life + ": a conflicting decision (differing in " +
+                                          f.value("conflict_field", std::string("all")) +
+                                          ") was accepted"});
+      }
+      if (f.contains("mismatched_rejected") && !f["mismatched_rejected"].get<bool>() &&
+          !lives[i].died) {
+        out->push_back({kInvReqid, life + ": a response to request " +
+                                       f["mismatched_request_id"].get<std::string>() +
+                                       ", which is not pending, was not rejected"});
       }
       if (f.contains("item_id")) {
         const int64_t item = f["item_id"].get<int64_t>();

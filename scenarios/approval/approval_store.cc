@@ -179,7 +179,10 @@ Status ApprovalStore::RecordDecisionLocked(const std::string& op_id, const std::
     std::optional<std::string> decided = select.OptionalText(0);
     if (decided.has_value()) {
       std::string decided_comment = select.Text(1);
-      if (*decided == choice && decided_comment == comment) return Status::Ok();  // exact replay
+      const bool same = options_.same_decision
+                            ? options_.same_decision(*decided, decided_comment, choice, comment)
+                            : *decided == choice && decided_comment == comment;
+      if (same) return Status::Ok();  // exact replay
       return Status::FailedPrecondition(
           "operation " + op_id + " was already decided " + Quote(*decided) + " with comment " +
           Quote(decided_comment) + "; a replay must repeat it exactly (got " + Quote(choice) +

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -94,6 +95,10 @@ struct ApprovalStoreOptions {
   // makes the database, its journal and their directory durable (MakeInheritedDurable, the recovery
   // rule of engine/env.h). Null: a read-only look (the oracles), which must change nothing.
   Env* durable_env = nullptr;
+  // Test seam (HostSeams::same_decision): the replay rule; null = both fields must be equal.
+  std::function<bool(const std::string&, const std::string&, const std::string&,
+                     const std::string&)>
+      same_decision;
 };
 
 // Fault points (probe names) the store hits.

@@ -151,6 +151,9 @@ class FanInScenario final : public Scenario {
             FaultAction::Topology(TopologyMutation::kRenameExecutor),
             FaultAction::Topology(TopologyMutation::kRemoveEdge),
             FaultAction::Topology(TopologyMutation::kChangePortType),
+            // dispatch has a fan-out and a direct edge: {fan-out, fan-out} tells a bijective
+            // edge matcher from a non-bijective one.
+            FaultAction::Topology(TopologyMutation::kDuplicateEdge),
             FaultAction::Of(faults::FaultActionKind::kObserverCancel)};
   }
   std::string BusinessWindow(const std::string& command, const std::string& point) const override {

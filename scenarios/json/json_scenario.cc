@@ -9,6 +9,7 @@
 #include "engine/checkpoint_manager.h"
 #include "engine/random.h"
 #include "faults/topology_mutator.h"
+#include "scenarios/durable_checkpoints.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
 #include "scenarios/invariants.h"
@@ -89,8 +90,26 @@ class JsonScenario final : public Scenario {
   // the requests the resumed checkpoint holds, which the run must re-emit (INV-REQID).
   void Answer(StreamingRun& run, const WorkflowEvent& e, LifeReport* report) const;
 
+  // INV-REQID after a resume, from durable bytes only: the resumed checkpoint's outstanding
+  // requests (decoded from the store's bytes) and the request ledger the host wrote when it
+  // reported each request, never the engine's pending list or events of the same restore.
+  void CheckReemitted(HostEnv& env, const std::vector<LifeReport>& lives,
+                      std::vector<Violation>* out) const;
+
   JsonScenarioDef def_;
 };
+
+// The request ledger: every request id the host reported to the outside, with the step and the
+// life (its seed) that created it, written with WriteFileAtomically before the request is answered.
+constexpr const char* kRequestLedgerFile = "requests.json";
+
+// The ledger of `dir` (empty when missing or unreadable; read-only).
+Json ReadRequestLedger(Env* env, const std::string& dir) {
+  auto bytes = env->ReadFile(JoinPath(dir, kRequestLedgerFile));
+  if (!bytes.ok()) return Json::object();
+  Json j = Json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : Json::object();
+}
 
 void JsonScenario::Answer(StreamingRun& run, const WorkflowEvent& e, LifeReport* report) const {
   report->facts["requests_seen"].push_back(e.request_id);
@@ -132,18 +151,23 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
       StartOrResume(env, spec, store->get(), &manager, Session(env.root_seed), def_.input, report);
   if (!started.ok()) return;
   std::unique_ptr<StreamingRun> run = std::move(started).value();
-  if (report->command == "resume") {
-    // The requests the resumed checkpoint holds: each must be re-emitted with its id (INV-REQID).
-    Json outstanding = Json::array();
-    for (const PendingRequest& r : run->pending_requests()) outstanding.push_back(r.request_id);
-    report->facts["outstanding_at_resume"] = outstanding;
-  }
   report->facts["outputs"] = Json::array();
   report->facts["requests_seen"] = Json::array();
+  report->facts["life_tag"] = std::to_string(env.seed);
+  Json ledger = ReadRequestLedger(env.env, env.dir);
   Status error;
   std::string last_invoked;
+  bool in_step = false;  // re-emitted requests come before the first step of a resume
   Drive(*run, env, report, [&](const WorkflowEvent& e) {
+    if (e.kind == EventKind::kSuperStepStarted) in_step = true;
     if (e.kind == EventKind::kExecutorInvoked) last_invoked = e.executor_id;
+    if (e.kind == EventKind::kRequestInfo && in_step && !ledger.contains(e.request_id)) {
+      // Reported to the outside: recorded durably before it is answered (INV-REQID's witness).
+      ledger[e.request_id] = Json{{"step", e.step}, {"life", std::to_string(env.seed)}};
+      Status recorded =
+          WriteFileAtomically(env.env, env.dir, kRequestLedgerFile, ledger.dump() + "\n");
+      if (!recorded.ok() && error.ok()) error = recorded;
+    }
     if (e.kind == EventKind::kWorkflowError && e.error_kind == ErrorKind::kStepLimit) {
       // Tell the author which executor loops and what to change, not the engine's wording.
       error = Status::FailedPrecondition(
@@ -218,24 +242,59 @@ void JsonScenario::Check(HostEnv& env, const std::vector<LifeReport>& lives, boo
       out->push_back({kInvExpect, "output " + o.dump() + " is not one of expect.outputs"});
     }
   }
-  // Check runs after every life, so the newest life is the only one not yet judged.
-  const Json facts = lives.empty() ? Json::object() : lives.back().facts;
-  if (facts.contains("outstanding_at_resume") && facts.value("drive_done", false)) {
-    const Json seen = facts.value("requests_seen", Json::array());
-    for (const Json& id : facts["outstanding_at_resume"]) {
-      if (std::find(seen.begin(), seen.end(), id) == seen.end()) {
-        out->push_back(
-            {kInvReqid, "life " + std::to_string(lives.size()) + ": pending request " + id.dump() +
-                            " of the resumed checkpoint was not re-emitted with its id"});
-      }
-    }
-  }
+  CheckReemitted(env, lives, out);
   CheckAncestry(env, "checkpoints", Session(env.root_seed), lives, /*check_deletions=*/true, out);
   CheckGiveUp(env, "checkpoints", Session(env.root_seed), lives, out);
   CheckHostFacts(lives, out);
 }
 
 }  // namespace
+
+void JsonScenario::CheckReemitted(HostEnv& env, const std::vector<LifeReport>& lives,
+                                  std::vector<Violation>* out) const {
+  // Check runs after every life, so the newest life is the only one not yet judged.
+  if (lives.empty()) return;
+  const Json& facts = lives.back().facts;
+  if (!facts.value("drive_done", false) || !facts.contains("resumed_from")) return;
+  const std::string resumed = facts["resumed_from"].back().get<std::string>();
+  auto stored = ReadDurableCheckpoints(env, "checkpoints");
+  if (!stored.ok()) return;
+  const DurableCheckpoint* c = stored->Find(resumed);
+  if (c == nullptr) return;
+  auto cp = DecodeCheckpoint(c->document);
+  if (!cp.ok()) return;
+  const std::string life = "life " + std::to_string(lives.size());
+  std::set<std::string> expected;
+  for (const PendingRequest& r : cp->outstanding) expected.insert(r.request_id);
+  // The requests the life that committed `resumed` reported in that step: the checkpoint of a
+  // step holds every request created in it (a response is accepted at a later step at the
+  // earliest), so each must be there and come back with its id.
+  std::string writer;
+  for (size_t i = 0; i + 1 < lives.size(); ++i) {
+    const Json written = lives[i].facts.value("checkpoints_written", Json::array());
+    if (std::find(written.begin(), written.end(), Json(resumed)) != written.end()) {
+      writer = lives[i].facts.value("life_tag", std::string());
+    }
+  }
+  const Json ledger = ReadRequestLedger(env.env, env.dir);
+  for (const auto& [id, entry] : ledger.items()) {
+    if (writer.empty() || entry.value("life", std::string()) != writer ||
+        entry.value("step", int64_t{-1}) != cp->step_number || expected.count(id) > 0) {
+      continue;
+    }
+    out->push_back({kInvReqid, life + ": request " + id + ", reported at step " +
+                                   std::to_string(cp->step_number) + " before the crash, is not " +
+                                   "pending in checkpoint " + resumed + " of that step"});
+    expected.insert(id);
+  }
+  const Json seen = facts.value("requests_seen", Json::array());
+  for (const std::string& id : expected) {
+    if (std::find(seen.begin(), seen.end(), Json(id)) == seen.end()) {
+      out->push_back({kInvReqid, life + ": pending request " + id + " of the resumed checkpoint " +
+                                     resumed + " was not re-emitted with its id"});
+    }
+  }
+}
 
 Result<std::shared_ptr<const Scenario>> ParseJsonScenario(std::string_view text,
                                                           const std::string& source_name) {

@@ -24,6 +24,29 @@ std::string SessionId(const HostEnv& env) {
   return DeriveId(env.root_seed, "restore-pruning|session");
 }
 
+// INV-ATOMIC: the checkpoints a live run committed after a failed restore (decoded from their
+// bytes) against those a fresh resume of the same checkpoint committed; "" when equal, else the
+// first difference.
+std::string SnapshotDiff(const Json& before, const Json& after) {
+  if (before.size() != after.size()) {
+    return "it committed " + std::to_string(after.size()) + " checkpoints to its halt where an " +
+           "untouched run commits " + std::to_string(before.size());
+  }
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (before[i] == after[i]) continue;
+    std::string fields;
+    if (before[i].is_object() && after[i].is_object()) {
+      for (const auto& [key, value] : before[i].items()) {
+        if (!after[i].contains(key) || after[i][key] != value) fields += " " + key;
+      }
+    }
+    return "its checkpoint " + std::to_string(i + 1) + " after the attempt differs from an " +
+           "untouched run's in:" + (fields.empty() ? std::string(" its shape") : fields) +
+           " (untouched " + before[i].dump() + ", after the attempt " + after[i].dump() + ")";
+  }
+  return "";
+}
+
 // The rules over one life's facts.
 void CheckLifeFacts(const Json& facts, const std::string& life, const std::string& session_id,
                     std::vector<Violation>* out) {
@@ -43,9 +66,11 @@ void CheckLifeFacts(const Json& facts, const std::string& life, const std::strin
     if (!diff.empty()) {
       out->push_back({kInvAncestry, what + " failed but changed the checkpoint store: " + diff});
     }
-    if (a.contains("run_before") && a["run_before"] != a["run_after"]) {
-      out->push_back({kInvAtomic, what + " failed but left the live run changed: before " +
-                                      a["run_before"].dump() + ", after " + a["run_after"].dump()});
+    if (a.contains("snapshot_before")) {
+      const std::string diff = SnapshotDiff(a["snapshot_before"], a["snapshot_after"]);
+      if (!diff.empty()) {
+        out->push_back({kInvAtomic, what + " failed but left the live run changed: " + diff});
+      }
     }
   }
   for (const Json& r : facts.value("restores", Json::array())) {

@@ -2,10 +2,14 @@
 #include "scenarios/restore_pruning/restore_pruning_host.h"
 
 #include <functional>
+#include <map>
 
 #include "engine/crc32c.h"
 #include "engine/probe_points.h"
+#include "engine/random.h"
+#include "faults/sim_fs.h"
 #include "faults/topology_mutator.h"
+#include "scenarios/durable_checkpoints.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/invariants.h"
 
@@ -59,15 +63,77 @@ Result<RestorePruningView> View(const RestorePruningLife& life,
   return ReadRestorePruningView(*life.env, kRestorePruningStoreDir, depth);
 }
 
-Json RunShape(const StreamingRun& run) {
-  Json pending = Json::array();
-  for (const PendingRequest& r : run.pending_requests())
-    pending.push_back(r.request_id + "@" + r.port_id);
-  return Json{
-      {"next_step", run.next_step_number()},
-      {"last_checkpoint", run.last_checkpoint() ? run.last_checkpoint()->checkpoint_id : ""},
-      {"pending", pending},
-      {"status", std::string(RunStatusName(run.status()))}};
+// INV-ATOMIC's witness, read from checkpoint bytes rather than the run's objects: a manager that
+// finds checkpoints in the life's store but commits into a private, unprobed world of its own, so
+// what a run would go on to commit can be recorded without touching the world under test.
+class SnapshotManager final : public CheckpointManager {
+ public:
+  SnapshotManager(CheckpointManager* main, uint64_t seed) : main_(main) {
+    FileStoreOptions options;
+    options.seed = seed;
+    auto store = FileCheckpointStore::Open(&world_, "/snapshots", options);
+    SF_CHECK(store.ok());
+    store_ = std::move(store).value();
+    commits_ = std::make_unique<StoreCheckpointManager>(store_.get());
+  }
+  Result<CheckpointInfo> Commit(const Checkpoint& checkpoint) override {
+    return commits_->Commit(checkpoint);
+  }
+  Result<std::shared_ptr<const Checkpoint>> Lookup(const CheckpointInfo& info) override {
+    return main_->Lookup(info);
+  }
+  Result<std::vector<CheckpointInfo>> Index(const std::string& session_id) override {
+    return main_->Index(session_id);
+  }
+  // Never prunes: the life's store is not this manager's to change.
+  bool NotifyRestored(const CheckpointInfo&, Status* observer_status) override {
+    *observer_status = Status::Ok();
+    return false;
+  }
+
+  // Every checkpoint committed so far, decoded from the private world's bytes with the store's own
+  // decoder (DurableCheckpoints), as body JSON; parent ids inside the private store are replaced
+  // by their position, since only the link to the life's store (`first`) is meaningful.
+  Json Snapshot() {
+    HostEnv reader;
+    reader.env = &world_;
+    reader.dir = "/";
+    auto stored = ReadDurableCheckpoints(reader, "snapshots");
+    SF_CHECK(stored.ok());
+    Json out = Json::array();
+    std::map<std::string, size_t> position;
+    for (const DurableCheckpoint& c : stored->items) {
+      auto cp = DecodeCheckpoint(c.document);
+      if (!c.intact || !cp.ok()) {
+        out.push_back("undecodable: " + c.name);
+        continue;
+      }
+      Json body = CheckpointBodyToJson(*cp);
+      if (cp->parent && position.count(cp->parent->checkpoint_id) > 0) {
+        body["parent"] = "#" + std::to_string(position[cp->parent->checkpoint_id]);
+      }
+      position[c.entry.info.checkpoint_id] = out.size();
+      out.push_back(std::move(body));
+    }
+    return out;
+  }
+
+ private:
+  CheckpointManager* main_;
+  faults::SimFs world_;
+  std::unique_ptr<FileCheckpointStore> store_;
+  std::unique_ptr<StoreCheckpointManager> commits_;
+};
+
+uint64_t SnapshotSeed(const RestorePruningLife& life) {
+  return DeriveSeed(life.env->root_seed, "restore-pruning|snapshots");
+}
+
+// A fresh run resumed from `from` that commits into `snapshots`.
+Result<std::unique_ptr<StreamingRun>> SnapshotRun(RestorePruningLife& life, const std::string& from,
+                                                  SnapshotManager* snapshots) {
+  SF_ASSIGN_OR_RETURN(std::shared_ptr<Workflow> wf, life.spec.Build());
+  return StreamingRun::Resume(wf, Info(life, from), LifeRunOptions(*life.env, snapshots));
 }
 
 Status ResumeStatus(Result<std::unique_ptr<StreamingRun>> run) {
@@ -77,11 +143,26 @@ Status ResumeStatus(Result<std::unique_ptr<StreamingRun>> run) {
 // Runs `attempt`, a restore or resume that must be rejected, between two views of the checkpoint
 // directory (and two shapes of `live`, when the attempt is a live restore), and records them.
 // `invariant` names what an accepted attempt violates. Fails only when a view cannot be read.
+// A live run under a restore attempt, and what it must commit if the attempt changes nothing:
+// the checkpoints a fresh resume of the same checkpoint, driven to its halt, committed (`before`).
+struct LiveRun {
+  StreamingRun* run = nullptr;
+  SnapshotManager* commits = nullptr;  // the live run's manager
+  Json before;
+};
+
+// The reference for a live run resumed from `from`: a fresh resume driven to its halt.
+Result<Json> ReferenceSnapshot(RestorePruningLife& life, const std::string& from) {
+  SnapshotManager reference(life.manager, SnapshotSeed(life));
+  SF_ASSIGN_OR_RETURN(std::unique_ptr<StreamingRun> run, SnapshotRun(life, from, &reference));
+  run->RunUntilHalt();
+  return reference.Snapshot();
+}
+
 Status Attempt(RestorePruningLife& life, int case_no, const std::string& what,
-               const char* invariant, const StreamingRun* live,
-               const std::function<Status()>& attempt, bool* rejected = nullptr) {
+               const char* invariant, LiveRun* live, const std::function<Status()>& attempt,
+               bool* rejected = nullptr) {
   SF_ASSIGN_OR_RETURN(RestorePruningView before, View(life, RestorePruningDepth::kBytes));
-  const Json run_before = live != nullptr ? RunShape(*live) : Json();
   const Status s = attempt();
   SF_ASSIGN_OR_RETURN(RestorePruningView after, View(life, RestorePruningDepth::kBytes));
   Json fact{{"case", case_no},
@@ -92,8 +173,11 @@ Status Attempt(RestorePruningLife& life, int case_no, const std::string& what,
             {"before", before.ToJson()},
             {"after", after.ToJson()}};
   if (live != nullptr) {
-    fact["run_before"] = run_before;
-    fact["run_after"] = RunShape(*live);
+    // What the run commits from here, from checkpoint bytes: the full snapshot (state scopes,
+    // queued messages, fan-in buffers, outstanding requests, step, parent link) of every step.
+    live->run->RunUntilHalt();
+    fact["snapshot_before"] = live->before;
+    fact["snapshot_after"] = live->commits->Snapshot();
   }
   life.report->facts["attempts"].push_back(std::move(fact));
   Note(life, "case " + std::to_string(case_no) + ": " + what + " -> " +
@@ -247,13 +331,18 @@ Status ExecutorFailsDuringRestore(RestorePruningLife& life) {
     life.progress.restore_hook_fails = false;
     SF_RETURN_IF_ERROR(WriteRestorePruningProgress(life.env->env, life.env->dir, life.progress));
   }
+  LiveRun snapshots;
+  SF_ASSIGN_OR_RETURN(snapshots.before, ReferenceSnapshot(life, life.progress.first_id));
+  SnapshotManager commits(life.manager, SnapshotSeed(life));
   SF_ASSIGN_OR_RETURN(std::unique_ptr<StreamingRun> live,
                       ResumeAsHost(*life.env, life.spec, Info(life, life.progress.first_id),
-                                   life.manager, life.report));
+                                   &commits, life.report));
+  snapshots.run = live.get();
+  snapshots.commits = &commits;
   life.progress.restore_hook_fails = true;
   SF_RETURN_IF_ERROR(WriteRestorePruningProgress(life.env->env, life.env->dir, life.progress));
   SF_RETURN_IF_ERROR(Attempt(life, 3, "live restore while review's restore hook fails", kInvAtomic,
-                             live.get(),
+                             &snapshots,
                              [&] { return live->Restore(Info(life, life.progress.pending_id)); }));
   life.progress.restore_hook_fails = false;  // published with the case's completion
   return Status::Ok();
@@ -275,10 +364,15 @@ Status StateImportFails(RestorePruningLife& life) {
         auto wf = life.spec.Build();
         return wf.ok() ? ResumeStatus(StreamingRun::Resume(*wf, info, Options(life))) : wf.status();
       }));
+  LiveRun snapshots;
+  SF_ASSIGN_OR_RETURN(snapshots.before, ReferenceSnapshot(life, life.progress.first_id));
+  SnapshotManager commits(life.manager, SnapshotSeed(life));
   SF_ASSIGN_OR_RETURN(std::unique_ptr<StreamingRun> live,
                       ResumeAsHost(*life.env, life.spec, Info(life, life.progress.first_id),
-                                   life.manager, life.report));
-  return Attempt(life, 4, "live restore of that checkpoint", kInvAtomic, live.get(),
+                                   &commits, life.report));
+  snapshots.run = live.get();
+  snapshots.commits = &commits;
+  return Attempt(life, 4, "live restore of that checkpoint", kInvAtomic, &snapshots,
                  [&] { return live->Restore(info); });
 }
 

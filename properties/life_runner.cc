@@ -369,6 +369,7 @@ class PlanRunner {
       if (record.fault && faults::IsRecoverySide(record.fault->action)) {
         env.variation.kind = record.fault->action.kind;
         env.variation.mutation = record.fault->action.mutation;
+        env.variation.conflict = record.fault->action.conflict;
       }
       try {
         scenario_.RunLife(env, s_.reports, &record.report);

@@ -6,7 +6,6 @@
 #include <set>
 
 #include "engine/checkpoint.h"
-#include "faults/injector.h"
 #include "scenarios/durable_checkpoints.h"
 #include "scenarios/invariants.h"
 
@@ -223,15 +222,7 @@ void CheckGiveUp(HostEnv& env, const std::string& subdir, const std::string& ses
                         ") is intact: the fallback to an intact ancestor was not taken"});
 }
 
-faults::ConflictField ConflictFieldOf(const HostEnv& env) {
-  if (env.variation.conflict != faults::ConflictField::kAll) return env.variation.conflict;
-  const auto* injector = dynamic_cast<const faults::Injector*>(env.probe);
-  if (env.variation.kind == faults::FaultActionKind::kConflictingResponse && injector != nullptr &&
-      injector->fault() && injector->fault()->action.kind == env.variation.kind) {
-    return injector->fault()->action.conflict;
-  }
-  return faults::ConflictField::kAll;
-}
+faults::ConflictField ConflictFieldOf(const HostEnv& env) { return env.variation.conflict; }
 
 void CheckHostFacts(const std::vector<LifeReport>& lives, std::vector<Violation>* out) {
   for (size_t i = 0; i < lives.size(); ++i) {

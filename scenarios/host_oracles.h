@@ -36,9 +36,8 @@ std::vector<std::string> ExpectedPruned(const std::vector<StoreEntry>& index,
 // (ResumeLatestIntact): when the newest life gave up (`final`), the store must hold no intact
 // checkpoint of the session that decodes; a give-up while one exists means the fallback was not
 // taken. Reads durable bytes through DurableCheckpoints.
-// The field a conflicting-response variation of this life changes: env.variation.conflict, or,
-// when the harness copied only the kind and mutation of the life's action into env.variation, the
-// field of the conflicting-response fault the life's injector (env.probe) carries.
+// The field a conflicting-response variation of this life changes (env.variation.conflict, set by
+// the life runner from the plan's action).
 faults::ConflictField ConflictFieldOf(const HostEnv& env);
 
 void CheckGiveUp(HostEnv& env, const std::string& subdir, const std::string& session_id,

@@ -53,8 +53,7 @@ struct RecoveryVariation {
       faults::FaultActionKind::kNone;  // topology / duplicate / conflicting / observer-cancel
   faults::TopologyMutation mutation = faults::TopologyMutation::kPermuteEdges;
   // conflicting-response: the one field the conflicting response changes (kAll: every field).
-  // Read it through ConflictFieldOf(env) (host_oracles.h), which also finds it in the life's plan
-  // when the harness set only kind and mutation.
+  // The life runner copies it from the plan's action (properties/life_runner.cc).
   faults::ConflictField conflict = faults::ConflictField::kAll;
 };
 

@@ -91,7 +91,8 @@ bool ActorScheduler::actor_finished(int actor) const { return actors_[actor]->fi
 std::string ActorScheduler::PositionsKey() const {
   std::string key;
   for (const auto& actor : actors_) {
-    key += actor->finished ? std::string("done") : std::to_string(actor->steps) + "@" + actor->point;
+    key +=
+        actor->finished ? std::string("done") : std::to_string(actor->steps) + "@" + actor->point;
     key += actor->blocked ? "!;" : ";";
   }
   return key;
@@ -169,7 +170,8 @@ int ActorScheduler::ChooseNextLocked(int self) {
   const int pick = strategy_->Pick(choice);
   SF_CHECK(std::find(enabled.begin(), enabled.end(), pick) != enabled.end());
   result_.choices.push_back(pick);
-  if (self >= 0 && pick != self && std::find(enabled.begin(), enabled.end(), self) != enabled.end()) {
+  if (self >= 0 && pick != self &&
+      std::find(enabled.begin(), enabled.end(), self) != enabled.end()) {
     ++result_.context_switches;
   }
   return pick;

@@ -43,9 +43,9 @@ namespace stepfault::faults {
 
 // What a strategy sees at a choice: at least two enabled actors.
 struct ScheduleChoice {
-  uint64_t step = 0;         // scheduling points so far in this run (all of them, not only choices)
-  uint64_t choice = 0;       // choices so far in this run
-  int current = -1;          // the actor that gave the baton back (-1 at the start or after it ended)
+  uint64_t step = 0;    // scheduling points so far in this run (all of them, not only choices)
+  uint64_t choice = 0;  // choices so far in this run
+  int current = -1;     // the actor that gave the baton back (-1 at the start or after it ended)
   std::vector<int> enabled;  // ascending actor indices, size >= 2
 };
 
@@ -62,10 +62,10 @@ struct RunResult {
   uint64_t steps = 0;             // scheduling points
   uint64_t context_switches = 0;  // the baton left an actor that was still enabled
   uint64_t busy_yields = 0;
-  bool cut_off = false;                      // max_steps reached
-  std::vector<std::string> deaths;           // "<actor>: <kind> at <point>"
-  std::vector<std::string> errors;           // harness errors (unexpected exceptions)
-  std::vector<std::string> trace;            // "<actor>@<point>" per scheduling point
+  bool cut_off = false;             // max_steps reached
+  std::vector<std::string> deaths;  // "<actor>: <kind> at <point>"
+  std::vector<std::string> errors;  // harness errors (unexpected exceptions)
+  std::vector<std::string> trace;   // "<actor>@<point>" per scheduling point
 };
 
 // "a3b1a2" from {0,0,0,1,0,0}; the letter is 'a' + actor index (at most 26 actors).

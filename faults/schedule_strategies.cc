@@ -41,14 +41,18 @@ int PctStrategy::Pick(const ScheduleChoice& choice) {
 }
 
 int ReplayStrategy::Pick(const ScheduleChoice& choice) {
+  const auto enabled = [&](int actor) {
+    return std::find(choice.enabled.begin(), choice.enabled.end(), actor) != choice.enabled.end();
+  };
   if (next_ < choices_.size()) {
     const int wanted = choices_[next_++];
-    if (std::find(choice.enabled.begin(), choice.enabled.end(), wanted) != choice.enabled.end()) {
-      return wanted;
-    }
+    if (enabled(wanted)) return wanted;
+    ++divergences_;
+  } else {
+    ++past_end_;
   }
-  ++divergences_;
-  return choice.enabled[0];
+  // No preemption: the running actor goes on while it can.
+  return enabled(choice.current) ? choice.current : choice.enabled[0];
 }
 
 ScheduleStrategy* DfsExplorer::BeginRun(std::function<std::string()> state_key) {

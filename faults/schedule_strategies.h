@@ -8,8 +8,10 @@
 //    probability at least 1/(n k^(d-1)); depth 1 is "some actor runs to a point before another
 //    moves at all", which a random walk finds with probability exponentially small in the steps.
 //  - ReplayStrategy: the choices of a printed schedule, in order; a choice that names an actor
-//    that is not enabled there (or a schedule that ran out) is a divergence: it is counted and
-//    the lowest enabled actor runs, so a replay never hangs.
+//    that is not enabled there is a divergence (counted). Where the schedule diverges or runs
+//    out, the running actor goes on while it is enabled, else the lowest enabled actor runs (no
+//    preemption), so a replay never hangs and a prefix of a schedule is a schedule too (what
+//    shrinking tries).
 //  - DfsExplorer: bounded exhaustive exploration, depth first over the choices, one run per leaf,
 //    with state-hash deduplication: at a choice whose state key (the caller's: e.g. the world's
 //    SimFs::Digest plus its actors' memory) and actor positions were seen before, the other
@@ -46,22 +48,25 @@ class PctStrategy final : public ScheduleStrategy {
   int Pick(const ScheduleChoice& choice) override;
 
  private:
-  std::vector<int> priority_;                    // by actor index
-  std::map<uint64_t, int> change_points_;        // step -> i (1-based), not yet applied
+  std::vector<int> priority_;              // by actor index
+  std::map<uint64_t, int> change_points_;  // step -> i (1-based), not yet applied
 };
 
 class ReplayStrategy final : public ScheduleStrategy {
  public:
   explicit ReplayStrategy(std::vector<int> choices) : choices_(std::move(choices)) {}
   int Pick(const ScheduleChoice& choice) override;
-  // Choices that could not be followed, and choices of the schedule left unused.
+  // Choices that could not be followed, choices made after the schedule ran out, and choices of
+  // the schedule left unused.
   uint64_t divergences() const { return divergences_; }
+  uint64_t past_end() const { return past_end_; }
   uint64_t unused() const { return next_ < choices_.size() ? choices_.size() - next_ : 0; }
 
  private:
   std::vector<int> choices_;
   size_t next_ = 0;
   uint64_t divergences_ = 0;
+  uint64_t past_end_ = 0;
 };
 
 class DfsExplorer {

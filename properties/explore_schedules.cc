@@ -51,8 +51,8 @@ bool Breaks(const FlowRunResult& r, const std::string& invariant) {
 std::string ReplayCommand(const ScheduleExploreOptions& o, const ScheduleCounterexample& c) {
   std::string hazards;
   for (const std::string& h : o.flow.hazards) hazards += " --hazard host:" + h;
-  return "stepfault replay interactive-flow --schedule '" + c.schedule + "' --fault " + c.fault +
-         hazards + (o.flow.force_purge ? " --force-purge" : "");
+  return "stepfault replay interactive-flow --plan " + c.fault + " --schedule '" + c.schedule +
+         "'" + hazards + (o.flow.force_purge ? " --params '{\"force_purge\":true}'" : "");
 }
 
 // Shrinks a counterexample: drop the fault if the invariant still breaks without it, then the
@@ -70,6 +70,9 @@ ScheduleCounterexample Shrink(const ScheduleExploreOptions& o, const FlowRunResu
     std::vector<int> prefix(choices.begin(), choices.begin() + static_cast<long>(take));
     FlowRunResult r = ReplayFlowSchedule(o.flow, prefix, fault).result;
     if (Breaks(r, c.invariant)) {
+      for (const scenarios::Violation& v : r.violations) {
+        if (v.invariant == c.invariant) c.message = v.message;  // the shrunk run's own words
+      }
       c.schedule = r.run.schedule;
       c.context_switches = r.run.context_switches;
       c.fault = scenarios::flow::FlowFaultText(fault);
@@ -101,10 +104,9 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
     faults::PctStrategy pct(run_seed, o.pct_depth, expected_steps);
     faults::RandomWalkStrategy random(run_seed);
     const FlowFault fault = is_dfs ? FlowFault{} : FaultOfRun(run_seed, i, o.with_faults);
-    CountingStrategy counting(o.strategy == "random" ? static_cast<faults::ScheduleStrategy*>(
-                                                           &random)
-                                                     : &pct,
-                              o.count_states ? &states : nullptr);
+    CountingStrategy counting(
+        o.strategy == "random" ? static_cast<faults::ScheduleStrategy*>(&random) : &pct,
+        o.count_states ? &states : nullptr);
     FlowRunResult r = scenarios::flow::RunFlowWorld(
         [&](std::function<std::string()> key) -> faults::ScheduleStrategy* {
           if (is_dfs) return dfs.BeginRun(std::move(key));
@@ -121,9 +123,13 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
     worlds.insert(r.digest);
     for (const scenarios::Violation& v : r.violations) {
       if (!seen_invariants.insert(v.invariant).second) continue;
-      ScheduleCounterexample c{v.invariant, v.message, r.run.schedule,
-                               scenarios::flow::FlowFaultText(fault), r.run.context_switches,
-                               i + 1, ""};
+      ScheduleCounterexample c{v.invariant,
+                               v.message,
+                               r.run.schedule,
+                               scenarios::flow::FlowFaultText(fault),
+                               r.run.context_switches,
+                               i + 1,
+                               ""};
       if (o.shrink) c = Shrink(o, r, fault, c);
       c.replay = ReplayCommand(o, c);
       out.violations.push_back(c);
@@ -157,6 +163,38 @@ int SchedulesToKill(const ScheduleExploreOptions& options, const std::string& in
     if (c.invariant == invariant) return c.found_at;
   }
   return options.schedules + 1;
+}
+
+namespace {
+
+double Median(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  if (v.empty()) return 0;
+  const size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2.0;
+}
+
+}  // namespace
+
+std::vector<FlowHuntRow> HuntFlowMutants(const ScheduleExploreOptions& options, int seeds) {
+  std::vector<FlowHuntRow> rows;
+  for (const auto& hazard : scenarios::flow::FlowHazards()) {
+    FlowHuntRow row{hazard.name, hazard.expected_invariant, {}, {}, 0, 0};
+    for (int seed = 1; seed <= seeds; ++seed) {
+      ScheduleExploreOptions o = options;
+      o.seed = static_cast<uint64_t>(seed);
+      o.count_states = false;
+      o.flow.hazards = {hazard.name};
+      o.strategy = "pct";
+      row.pct.push_back(SchedulesToKill(o, hazard.expected_invariant));
+      o.strategy = "random";
+      row.random.push_back(SchedulesToKill(o, hazard.expected_invariant));
+    }
+    row.pct_median = Median(row.pct);
+    row.random_median = Median(row.random);
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 }  // namespace stepfault::properties

@@ -25,9 +25,9 @@ struct ScheduleExploreOptions {
   std::string strategy = "pct";  // "pct", "random" or "dfs"
   int pct_depth = 3;
   uint64_t seed = 1;
-  int schedules = 200;         // runs (dfs: at most this many)
-  bool with_faults = true;     // pct/random: two runs in three carry one seeded fault
-  bool stop_at_first = false;  // stop at the first violation
+  int schedules = 200;            // runs (dfs: at most this many)
+  bool with_faults = true;        // pct/random: two runs in three carry one seeded fault
+  bool stop_at_first = false;     // stop at the first violation
   std::string stop_at_invariant;  // stop at the first violation of this invariant ("" none)
   bool shrink = true;
   bool count_states = true;  // pct/random: key every choice (about ten times slower per run)
@@ -40,7 +40,7 @@ struct ScheduleCounterexample {
   std::string schedule;
   std::string fault;  // FlowFaultText
   uint64_t context_switches = 0;
-  int found_at = 0;  // 1-based index of the run that found it (before shrinking)
+  int found_at = 0;    // 1-based index of the run that found it (before shrinking)
   std::string replay;  // the command that replays it
 };
 
@@ -72,8 +72,21 @@ ScheduleReplay ReplayFlowSchedule(const scenarios::flow::FlowOptions& flow,
 // Returns false for an unknown name.
 bool FlowOptionsForMutant(const std::string& name, scenarios::flow::FlowOptions* out);
 
-// Runs up to options.schedules runs, stopping at the first violation of `invariant`; returns how many it took to hit
-// `invariant` (schedules + 1 when none did).
+// Runs up to options.schedules runs, stopping at the first violation of `invariant`; returns how
+// many it took to hit `invariant` (schedules + 1 when none did).
 int SchedulesToKill(const ScheduleExploreOptions& options, const std::string& invariant);
+
+// The mutant hunt of the flow hazards: for each hazard and each seed 1..seeds, how many schedules
+// PCT (depth options.pct_depth) and a random walk need to break the hazard's expected invariant
+// (cap + 1 when none of `options.schedules` did); medians over the seeds.
+struct FlowHuntRow {
+  std::string hazard;
+  std::string invariant;
+  std::vector<int> pct;
+  std::vector<int> random;
+  double pct_median = 0;
+  double random_median = 0;
+};
+std::vector<FlowHuntRow> HuntFlowMutants(const ScheduleExploreOptions& options, int seeds);
 
 }  // namespace stepfault::properties

@@ -4,13 +4,12 @@
 // schedules than random walks (median over seeds), and bounded depth-first exploration counts
 // distinct states. Method: ExploreFlowSchedules over fixed seeds, replays of the printed
 // counterexamples, SchedulesToKill per strategy.
-#include "properties/explore_schedules.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 
+#include "properties/explore_schedules.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
 
 namespace stepfault::properties {
@@ -41,7 +40,8 @@ TEST(FlowScheduleExploration, PctRunsReachManyDistinctStates) {
   EXPECT_GT(e.distinct_states, 1000u);
 }
 
-TEST(FlowScheduleExploration, EveryFlowMutantIsKilledByItsExpectedInvariantWithAReplayableSchedule) {
+TEST(FlowScheduleExploration,
+     EveryFlowMutantIsKilledByItsExpectedInvariantWithAReplayableSchedule) {
   for (const auto& hazard : scenarios::flow::FlowHazards()) {
     ScheduleExploreOptions o;
     o.schedules = 400;
@@ -64,8 +64,9 @@ TEST(FlowScheduleExploration, EveryFlowMutantIsKilledByItsExpectedInvariantWithA
     ScheduleReplay replay = ReplayFlowSchedule(o.flow, *choices, *fault);
     EXPECT_EQ(replay.divergences, 0u);
     EXPECT_EQ(replay.result.run.schedule, kill->schedule);
-    EXPECT_TRUE(std::any_of(replay.result.violations.begin(), replay.result.violations.end(),
-                            [&](const auto& v) { return v.invariant == hazard.expected_invariant; }))
+    EXPECT_TRUE(
+        std::any_of(replay.result.violations.begin(), replay.result.violations.end(),
+                    [&](const auto& v) { return v.invariant == hazard.expected_invariant; }))
         << hazard.name << ": the printed schedule does not replay the kill";
     // The same schedule without the hazard is clean: the kill is the hazard's, not the schedule's.
     ScheduleReplay strict = ReplayFlowSchedule(scenarios::flow::FlowOptions{}, *choices, *fault);

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "scenarios/invariants.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
+#include "scenarios/invariants.h"
 
 namespace stepfault::scenarios::flow {
 namespace {
@@ -78,10 +78,9 @@ void Materialise(const ActorContext& c, const Claim& claim) {
   if (!BeginGuarded(c, claim, "worker.materialise")) return;
   const int64_t now = Now(db);
   // First materialisation resolves the latest revision once and records it; never again.
-  db.Exec(
-      "INSERT OR IGNORE INTO Binding SELECT " + Q(kRun) +
-      ", 'planner', 'agents', 'planner', 1, max(revision), 'deploy-planner', 'standard', "
-      "'model-a' FROM Revision WHERE agent = 'planner' AND purged = 0");
+  db.Exec("INSERT OR IGNORE INTO Binding SELECT " + Q(kRun) +
+          ", 'planner', 'agents', 'planner', 1, max(revision), 'deploy-planner', 'standard', "
+          "'model-a' FROM Revision WHERE agent = 'planner' AND purged = 0");
   db.Exec("INSERT OR IGNORE INTO RuntimeState VALUES(" + Q(kRun) +
           ", 'maf', 'cp-1', '', 'superstep=1;pending=" + kRuntimeRequest + "')");
   db.Exec("INSERT INTO InputRequest SELECT " + Q(fresh_id) + "," + Q(kRun) + "," +
@@ -94,22 +93,23 @@ void Materialise(const ActorContext& c, const Claim& claim) {
   db.Commit();
   if (c.options->has(kHazardProjectionBeforeTruth)) return;
   if (!BeginGuarded(c, claim, "worker.project")) return;
-  db.Exec("INSERT OR IGNORE INTO PendingAction SELECT run, id, 'action-required' FROM "
-          "InputRequest WHERE id = " +
-          std::string(kRequestOf) + " AND state = 'Pending'");
+  db.Exec(
+      "INSERT OR IGNORE INTO PendingAction SELECT run, id, 'action-required' FROM "
+      "InputRequest WHERE id = " +
+      std::string(kRequestOf) + " AND state = 'Pending'");
   db.Commit();
 }
 
 // The revision a resume runs: the recorded binding (or, as the mutant does, the latest one).
 int64_t ResumeRevision(const ActorContext& c) {
   if (c.options->has(kHazardResumeLatestRevision)) {
-    return c.db->QueryInt("SELECT max(revision) FROM Revision WHERE agent = 'planner' AND "
-                          "purged = 0",
-                          0);
+    return c.db->QueryInt(
+        "SELECT max(revision) FROM Revision WHERE agent = 'planner' AND "
+        "purged = 0",
+        0);
   }
-  return c.db->QueryInt("SELECT revision FROM Binding WHERE run = " + Q(kRun) +
-                            " AND participant = 'planner'",
-                        0);
+  return c.db->QueryInt(
+      "SELECT revision FROM Binding WHERE run = " + Q(kRun) + " AND participant = 'planner'", 0);
 }
 
 // Answered -> resumed (once): the runtime's next super-step, checkpointed; the final step (the
@@ -180,8 +180,7 @@ bool TryClaim(const ActorContext& c, int64_t seq, int64_t seen_epoch, Claim* cla
   const bool won = db.Changes() == 1;
   if (won) {
     *claim = Claim{seen_epoch + 1, now};
-    Journal(db, "claim", "", c.name, claim->epoch, now,
-            std::to_string(now + c.options->lease()));
+    Journal(db, "claim", "", c.name, claim->epoch, now, std::to_string(now + c.options->lease()));
   }
   db.Commit();
   return won;
@@ -229,8 +228,8 @@ void ResponderActor(const ActorContext& c) {
     std::vector<Row> request;
     for (int wait = 0; wait < 6 && request.empty(); ++wait) {
       c.Step("responder.wait");
-      request = db.Query(std::string("SELECT version, id FROM InputRequest WHERE id = ") +
-                         kRequestOf);
+      request =
+          db.Query(std::string("SELECT version, id FROM InputRequest WHERE id = ") + kRequestOf);
     }
     if (request.empty()) return;
     const std::string version = request[0][0];
@@ -243,8 +242,7 @@ void ResponderActor(const ActorContext& c) {
                                   : " WHERE version = " + version + " AND state = 'Pending' AND";
     const std::string set = "UPDATE InputRequest SET state = 'Answered', value = " + Q(value) +
                             ", principal = " + Q(principal) +
-                            ", answered_at = " + std::to_string(now) +
-                            ", version = version + 1";
+                            ", answered_at = " + std::to_string(now) + ", version = version + 1";
     db.Exec(c.options->has(kHazardDuplicateResponseResumesTwice)
                 ? set + guard + " WHERE id = " + Q(id)
                 : set + guard + " id = " + Q(id));

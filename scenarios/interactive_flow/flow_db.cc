@@ -14,8 +14,8 @@ std::string Q(const std::string& text) {
 }
 
 FlowDb::FlowDb(const std::string& path, const std::string& vfs) {
-  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                           vfs.c_str());
+  int rc =
+      sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs.c_str());
   if (rc != SQLITE_OK) Fail(rc, "open " + path);
   sqlite3_busy_handler(db_, faults::SqliteBusyYield, nullptr);
   if ((rc = Exec("PRAGMA synchronous=EXTRA")) != SQLITE_OK) Fail(rc, "PRAGMA synchronous");

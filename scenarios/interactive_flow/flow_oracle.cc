@@ -51,8 +51,8 @@ void CheckLease(FlowDb& db, std::vector<Violation>* out) {
     } else if (epoch != cur.epoch || !cur.held || at >= cur.expires) {
       Report(out, kInvFlowLease,
              r[2] + " wrote (" + r[5] + ") to " + r[1] + " at " + r[4] + " under epoch " + r[3] +
-                 ", but the live claim is epoch " + std::to_string(cur.epoch) + " of " +
-                 cur.owner + (cur.held ? " until " + std::to_string(cur.expires) : " (released)"));
+                 ", but the live claim is epoch " + std::to_string(cur.epoch) + " of " + cur.owner +
+                 (cur.held ? " until " + std::to_string(cur.expires) : " (released)"));
     }
   }
 }

@@ -24,16 +24,17 @@ void Journal(FlowDb& db, const std::string& kind, const std::string& request, in
 void ExpireDue(const ActorContext& c) {
   FlowDb& db = *c.db;
   const int64_t seen_now = Now(db);
-  std::vector<Row> due = db.Query("SELECT id FROM InputRequest WHERE state = 'Pending' AND "
-                                  "expires_at <= " +
-                                  std::to_string(seen_now));
+  std::vector<Row> due = db.Query(
+      "SELECT id FROM InputRequest WHERE state = 'Pending' AND "
+      "expires_at <= " +
+      std::to_string(seen_now));
   for (const Row& row : due) {
     c.Step("sweep.expire");
     if (!db.Begin()) continue;
-    const std::string guard = c.options->has(kHazardExpiryIgnoresAcceptance)
-                                  ? ""
-                                  : " AND state = 'Pending' AND expires_at <= " +
-                                        std::to_string(Now(db));
+    const std::string guard =
+        c.options->has(kHazardExpiryIgnoresAcceptance)
+            ? ""
+            : " AND state = 'Pending' AND expires_at <= " + std::to_string(Now(db));
     db.Exec("UPDATE InputRequest SET state = 'Expired', version = version + 1 WHERE id = " +
             Q(row[0]) + guard);
     if (db.Changes() == 1) {
@@ -59,10 +60,10 @@ void RequeueAndRepair(const ActorContext& c) {
                       "AND EXISTS (SELECT 1 FROM InputRequest WHERE run = " +
                       Q(kRun) + " AND state = 'Answered' AND resumed = 0)))",
                   0) > 0;
-  const bool live = db.QueryInt("SELECT count(*) FROM Lease WHERE run = " + Q(kRun) +
-                                    " AND owner IS NOT NULL AND expires_at > " +
-                                    std::to_string(now),
-                                0) > 0;
+  const bool live =
+      db.QueryInt("SELECT count(*) FROM Lease WHERE run = " + Q(kRun) +
+                      " AND owner IS NOT NULL AND expires_at > " + std::to_string(now),
+                  0) > 0;
   const bool queued = db.QueryInt("SELECT count(*) FROM Queue WHERE run = " + Q(kRun), 0) > 0;
   const bool steal = c.options->has(kHazardSweepRequeuesLiveLease);
   if (needs_work && !queued && (!live || steal)) {
@@ -71,10 +72,12 @@ void RequeueAndRepair(const ActorContext& c) {
     db.Exec("INSERT INTO Queue(run, reason) VALUES(" + Q(kRun) + ", 'recovery')");
   }
   if (!c.options->has(kHazardProjectionBeforeTruth)) {
-    db.Exec("DELETE FROM PendingAction WHERE request NOT IN (SELECT id FROM InputRequest WHERE "
-            "state = 'Pending')");
-    db.Exec("INSERT OR IGNORE INTO PendingAction SELECT run, id, 'action-required' FROM "
-            "InputRequest WHERE state = 'Pending'");
+    db.Exec(
+        "DELETE FROM PendingAction WHERE request NOT IN (SELECT id FROM InputRequest WHERE "
+        "state = 'Pending')");
+    db.Exec(
+        "INSERT OR IGNORE INTO PendingAction SELECT run, id, 'action-required' FROM "
+        "InputRequest WHERE state = 'Pending'");
   }
   Journal(db, "sweep", "", now, "");
   db.Commit();
@@ -100,10 +103,11 @@ void Purge(const ActorContext& c) {
     const bool referenced = db.QueryInt(live_refs, 0) > 0;
     if (referenced && !c.options->has(kHazardPurgeIgnoresLiveReferences)) {
       if (!c.options->force_purge) continue;  // blocked by active use
-      db.Exec("UPDATE FlowRun SET status = 'Failed', error = 'terminated: forced purge of "
-              "revision " +
-              row[0] + "' WHERE id IN (SELECT run FROM Binding WHERE revision = " + row[0] +
-              ") AND status NOT IN ('Completed', 'TimedOut', 'Failed')");
+      db.Exec(
+          "UPDATE FlowRun SET status = 'Failed', error = 'terminated: forced purge of "
+          "revision " +
+          row[0] + "' WHERE id IN (SELECT run FROM Binding WHERE revision = " + row[0] +
+          ") AND status NOT IN ('Completed', 'TimedOut', 'Failed')");
       Journal(db, "audit", "", now, "forced purge of planner revision " + row[0]);
     }
     db.Exec("UPDATE Revision SET purged = 1 WHERE agent = 'planner' AND revision = " + row[0]);
@@ -125,8 +129,9 @@ void Publish(const ActorContext& c) {
   c.Step("clock.publish");
   FlowDb& db = *c.db;
   if (!db.Begin()) return;
-  db.Exec("INSERT INTO Revision SELECT 'planner', max(revision) + 1, (SELECT now FROM Clock), 0 "
-          "FROM Revision WHERE agent = 'planner'");
+  db.Exec(
+      "INSERT INTO Revision SELECT 'planner', max(revision) + 1, (SELECT now FROM Clock), 0 "
+      "FROM Revision WHERE agent = 'planner'");
   db.Commit();
 }
 
@@ -156,8 +161,8 @@ void Recover(const ActorContext& c) {
 
 const std::vector<FlowHazard>& FlowHazards() {
   static const auto* list = new std::vector<FlowHazard>{
-      {kHazardLeaseNotCheckedOnClaim, "a worker claims the execution lease without checking it is free",
-       kInvFlowLease},
+      {kHazardLeaseNotCheckedOnClaim,
+       "a worker claims the execution lease without checking it is free", kInvFlowLease},
       {kHazardLeaseShorterThanTimeout,
        "the execution lease is shorter than the orchestration timeout", kInvFlowLease},
       {kHazardDuplicateResponseResumesTwice,

@@ -106,8 +106,8 @@ const std::vector<std::string>& FlowActorNames() {
 
 FlowRunResult RunFlowWorld(faults::ScheduleStrategy* strategy, const FlowOptions& options,
                            const FlowFault& fault, uint64_t max_steps, bool keep_trace) {
-  return RunFlowWorld([strategy](std::function<std::string()>) { return strategy; }, options,
-                      fault, max_steps, keep_trace);
+  return RunFlowWorld([strategy](std::function<std::string()>) { return strategy; }, options, fault,
+                      max_steps, keep_trace);
 }
 
 FlowRunResult RunFlowWorld(const StrategySource& source, const FlowOptions& options,

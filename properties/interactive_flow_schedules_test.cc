@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "properties/explore_schedules.h"
+#include "properties/mutants.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
 
 namespace stepfault::properties {
@@ -71,6 +72,18 @@ TEST(FlowScheduleExploration,
     // The same schedule without the hazard is clean: the kill is the hazard's, not the schedule's.
     ScheduleReplay strict = ReplayFlowSchedule(scenarios::flow::FlowOptions{}, *choices, *fault);
     EXPECT_TRUE(strict.result.violations.empty()) << hazard.name;
+  }
+}
+
+TEST(FlowScheduleExploration, FlowMutantsReportAsMutantResultsKilledAsExpected) {
+  const auto results = RunFlowScheduleMutants(400);
+  EXPECT_EQ(results.size(), scenarios::flow::FlowHazards().size());
+  for (const auto& r : results) {
+    EXPECT_EQ(r.verdict, "killed-as-expected") << r.name << " " << r.invariant;
+    EXPECT_EQ(r.scenario, "interactive-flow");
+    EXPECT_NE(r.replay.find("stepfault replay interactive-flow --plan " + r.plan + " --schedule"),
+              std::string::npos)
+        << r.replay;
   }
 }
 

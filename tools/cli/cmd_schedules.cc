@@ -41,10 +41,11 @@ Status FlowHazardsFrom(const std::vector<std::string>& names, scenarios::flow::F
 
 void PrintViolations(const properties::ScheduleExploration& e) {
   for (const auto& v : e.violations) {
-    std::printf("VIOLATION %s: %s\n  found at schedule %d; shrunk: fault %s, %llu context "
-                "switches\n  replay: %s\n",
-                v.invariant.c_str(), v.message.c_str(), v.found_at, v.fault.c_str(),
-                static_cast<unsigned long long>(v.context_switches), v.replay.c_str());
+    std::printf(
+        "VIOLATION %s: %s\n  found at schedule %d; shrunk: fault %s, %llu context "
+        "switches\n  replay: %s\n",
+        v.invariant.c_str(), v.message.c_str(), v.found_at, v.fault.c_str(),
+        static_cast<unsigned long long>(v.context_switches), v.replay.c_str());
   }
 }
 
@@ -63,12 +64,12 @@ int RunSchedulesExplore(const SchedulesArgs& a) {
   std::printf("scenario interactive-flow: strategy %s%s, seed %llu\n", a.strategy.c_str(),
               a.strategy == "pct" ? (" depth " + std::to_string(a.depth)).c_str() : "",
               static_cast<unsigned long long>(a.seed));
-  std::printf("  schedules explored   %llu%s\n", static_cast<unsigned long long>(e.schedules),
-              a.strategy == "dfs" ? (e.dfs_complete ? " (tree exhausted)" : " (bound reached)")
-                                  : "");
-  std::printf("  distinct states      %s\n",
-              a.count_states || a.strategy == "dfs" ? std::to_string(e.distinct_states).c_str()
-                                                    : "(not counted: --no-count-states)");
+  std::printf(
+      "  schedules explored   %llu%s\n", static_cast<unsigned long long>(e.schedules),
+      a.strategy == "dfs" ? (e.dfs_complete ? " (tree exhausted)" : " (bound reached)") : "");
+  std::printf("  distinct states      %s\n", a.count_states || a.strategy == "dfs"
+                                                 ? std::to_string(e.distinct_states).c_str()
+                                                 : "(not counted: --no-count-states)");
   std::printf("  distinct end worlds  %llu\n",
               static_cast<unsigned long long>(e.distinct_final_worlds));
   std::printf("  scheduling points    %llu\n", static_cast<unsigned long long>(e.steps));
@@ -84,8 +85,8 @@ int RunSchedulesHunt(const SchedulesArgs& a) {
   o.pct_depth = a.depth;
   o.schedules = a.schedules;
   o.with_faults = !a.no_faults;
-  std::printf("%-42s %-26s %10s %10s  (schedules to kill, median of %d seeds, cap %d)\n",
-              "hazard", "expected invariant", "PCT", "random", a.seeds, a.schedules);
+  std::printf("%-42s %-26s %10s %10s  (schedules to kill, median of %d seeds, cap %d)\n", "hazard",
+              "expected invariant", "PCT", "random", a.seeds, a.schedules);
   int survived = 0;
   for (const auto& row : properties::HuntFlowMutants(o, a.seeds)) {
     std::printf("%-42s %-26s %10.1f %10.1f\n", row.hazard.c_str(), row.invariant.c_str(),
@@ -122,11 +123,12 @@ int RunFlowScheduleReplay(const ReplayArgs& a) {
   for (const std::string& d : r.run.deaths) std::printf("death %s\n", d.c_str());
   for (const auto& v : r.violations)
     std::printf("VIOLATION %s: %s\n", v.invariant.c_str(), v.message.c_str());
-  std::printf("schedule %s\nfault %s, run %s, %llu scheduling points, %llu context switches, "
-              "%zu violation(s)\n",
-              r.run.schedule.c_str(), scenarios::flow::FlowFaultText(*fault).c_str(),
-              r.final_status.c_str(), static_cast<unsigned long long>(r.run.steps),
-              static_cast<unsigned long long>(r.run.context_switches), r.violations.size());
+  std::printf(
+      "schedule %s\nfault %s, run %s, %llu scheduling points, %llu context switches, "
+      "%zu violation(s)\n",
+      r.run.schedule.c_str(), scenarios::flow::FlowFaultText(*fault).c_str(),
+      r.final_status.c_str(), static_cast<unsigned long long>(r.run.steps),
+      static_cast<unsigned long long>(r.run.context_switches), r.violations.size());
   if (replay.divergences() > 0) {
     std::fprintf(stderr, "stepfault: the schedule diverged at %llu choice(s): not this model's\n",
                  static_cast<unsigned long long>(replay.divergences()));

@@ -192,6 +192,7 @@ void ActorScheduler::Yield(std::string_view point) {
   ++me.steps;
   me.point = std::string(point);
   ++result_.steps;
+  result_.windows.insert(me.name + "@" + me.point);
   if (options_.keep_trace) result_.trace.push_back(me.name + "@" + me.point);
   if (result_.cut_off) return;
   if (result_.steps >= options_.max_steps) {
@@ -209,6 +210,7 @@ bool ActorScheduler::YieldBusy(std::string_view point) {
   ++me.steps;
   me.point = "busy:" + std::string(point);
   ++result_.steps;
+  result_.windows.insert(me.name + "@" + me.point);
   ++result_.busy_yields;
   if (options_.keep_trace) result_.trace.push_back(me.name + "@" + me.point);
   if (result_.cut_off) return false;

@@ -32,6 +32,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,7 @@ struct RunResult {
   std::vector<std::string> deaths;  // "<actor>: <kind> at <point>"
   std::vector<std::string> errors;  // harness errors (unexpected exceptions)
   std::vector<std::string> trace;   // "<actor>@<point>" per scheduling point
+  std::set<std::string> windows;    // distinct "<actor>@<point>" reached
 };
 
 // "a3b1a2" from {0,0,0,1,0,0}; the letter is 'a' + actor index (at most 26 actors).

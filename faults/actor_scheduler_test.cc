@@ -85,6 +85,7 @@ TEST(ActorSchedulerTest, OneActorRunsAtATime) {
   RunResult r = s.Run();
   EXPECT_EQ(overlaps, 0);
   EXPECT_EQ(r.steps, 800u);
+  EXPECT_EQ(r.windows, (std::set<std::string>{"x@p"}));
   EXPECT_GT(r.context_switches, 100u);
   EXPECT_TRUE(r.errors.empty());
 }

@@ -95,7 +95,7 @@ ScheduleReplay ReplayFlowSchedule(const scenarios::flow::FlowOptions& flow,
 
 ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
   ScheduleExploration out;
-  std::set<std::string> states, worlds, seen_invariants;
+  std::set<std::string> states, worlds, seen_invariants, windows;
   faults::DfsExplorer dfs(static_cast<uint64_t>(o.schedules));
   uint64_t expected_steps = 120;  // PCT's k: refined from the runs seen
   const bool is_dfs = o.strategy == "dfs";
@@ -121,6 +121,7 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
     out.faults_fired += r.fault_fired;
     expected_steps = std::max<uint64_t>(expected_steps, r.run.steps);
     worlds.insert(r.digest);
+    windows.insert(r.run.windows.begin(), r.run.windows.end());
     for (const scenarios::Violation& v : r.violations) {
       if (!seen_invariants.insert(v.invariant).second) continue;
       ScheduleCounterexample c{v.invariant,
@@ -140,6 +141,7 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
   }
   out.distinct_states = is_dfs ? dfs.distinct_states() : states.size();
   out.distinct_final_worlds = worlds.size();
+  out.windows = windows.size();
   out.dfs_complete = dfs.complete();
   return out;
 }

@@ -52,6 +52,7 @@ struct ScheduleExploration {
   uint64_t context_switches = 0;
   uint64_t steps = 0;
   uint64_t faults_fired = 0;
+  uint64_t windows = 0;  // distinct "<actor>@<point>" scheduling points reached under interleaving
   bool dfs_complete = false;
   std::vector<ScheduleCounterexample> violations;  // first per invariant
 };

@@ -72,7 +72,8 @@ int RunSchedulesExplore(const SchedulesArgs& a) {
                                                  : "(not counted: --no-count-states)");
   std::printf("  distinct end worlds  %llu\n",
               static_cast<unsigned long long>(e.distinct_final_worlds));
-  std::printf("  scheduling points    %llu\n", static_cast<unsigned long long>(e.steps));
+  std::printf("  scheduling points    %llu (distinct windows: %llu actor@point)\n",
+              static_cast<unsigned long long>(e.steps), static_cast<unsigned long long>(e.windows));
   std::printf("  context switches     %llu\n", static_cast<unsigned long long>(e.context_switches));
   std::printf("  faults fired         %llu\n", static_cast<unsigned long long>(e.faults_fired));
   std::printf("  violations           %zu\n", e.violations.size());

@@ -113,8 +113,8 @@ FlowRunResult RunFlowWorld(faults::ScheduleStrategy* strategy, const FlowOptions
 FlowRunResult RunFlowWorld(const StrategySource& source, const FlowOptions& options,
                            const FlowFault& fault, uint64_t max_steps, bool keep_trace) {
   const std::string prefix = UniqueVfsPrefix();
+  faults::SeedSqliteRandomness(1);  // SQLite's PRNG is process-wide: every run starts alike
   std::unique_ptr<faults::SimFs> fs = NewFlowWorld(prefix + "setup");
-  faults::SeedSqliteRandomness(1);
   faults::YieldingHook hook;
   fs->SetHook(&hook);
   FlowRunResult out;

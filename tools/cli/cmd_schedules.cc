@@ -124,6 +124,7 @@ int RunFlowScheduleReplay(const ReplayArgs& a) {
   for (const std::string& d : r.run.deaths) std::printf("death %s\n", d.c_str());
   for (const auto& v : r.violations)
     std::printf("VIOLATION %s: %s\n", v.invariant.c_str(), v.message.c_str());
+  std::printf("world %s\n", r.digest.c_str());
   std::printf(
       "schedule %s\nfault %s, run %s, %llu scheduling points, %llu context switches, "
       "%zu violation(s)\n",
@@ -131,7 +132,9 @@ int RunFlowScheduleReplay(const ReplayArgs& a) {
       r.final_status.c_str(), static_cast<unsigned long long>(r.run.steps),
       static_cast<unsigned long long>(r.run.context_switches), r.violations.size());
   if (replay.divergences() > 0) {
-    std::fprintf(stderr, "stepfault: the schedule diverged at %llu choice(s): not this model's\n",
+    std::fprintf(stderr,
+                 "stepfault: the schedule diverged at %llu choice(s): it was printed for another "
+                 "fault, hazards or build\n",
                  static_cast<unsigned long long>(replay.divergences()));
     return kExitUsage;
   }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <set>
 
 #include "engine/clock.h"
 #include "engine/random.h"
@@ -19,23 +20,46 @@
 namespace stepfault::faults {
 namespace {
 
-// SQLite's per-path lock state, shared by every connection on one VFS.
+// SQLite's per-file lock state (what os_unix.c keeps per inode), shared by every connection to
+// the file in one simulated world, whichever VFS name (simulated process) opened it.
 struct LockState {
   int shared_holders = 0;
   const void* writer = nullptr;  // holder of RESERVED, PENDING or EXCLUSIVE
   int writer_level = SQLITE_LOCK_NONE;
 };
 
+// The lock table of one world (one SimFs): memory state of the machine, so a CrashClone (a crash
+// or power loss) starts with none. Counted by the VFS registrations that use it.
+struct WorldLocks {
+  int registrations = 0;
+  std::map<std::string, LockState> locks;  // by normalized path
+};
+
+struct FileImpl;
+
 struct VfsState {
   sqlite3_vfs vfs{};
   std::string name;
   SimFs* fs = nullptr;
+  WorldLocks* world_locks = nullptr;  // owned by WorldLockTables()
   Rng rng{0};
   LogicalClock clock;
   std::optional<CrashSignal> death;
-  std::map<std::string, LockState> locks;
+  bool killed = false;             // KillSimVfsProcess: the simulated process is gone
+  std::set<FileImpl*> open_files;  // for KillSimVfsProcess
   uint64_t anonymous_files = 0;
 };
+
+// Every world's lock table, keyed by its SimFs. Guarded by LockMutex(): the actors of one world
+// run on different threads (one at a time, handing a baton over), so the table is shared memory.
+std::mutex& LockMutex() {
+  static std::mutex* mu = new std::mutex();
+  return *mu;
+}
+std::map<const SimFs*, WorldLocks>& WorldLockTables() {
+  static auto* tables = new std::map<const SimFs*, WorldLocks>();
+  return *tables;
+}
 
 struct FileImpl {
   VfsState* vfs = nullptr;
@@ -60,6 +84,7 @@ FileImpl* ImplOf(sqlite3_file* file) { return reinterpret_cast<SimSqliteFile*>(f
 // exception ever unwinds through SQLite's C frames.
 template <typename Body>
 int Guard(VfsState* vfs, int error_code, Body&& body) {
+  if (vfs->killed) return error_code;  // a dead process does no I/O
   try {
     return body();
   } catch (const CrashSignal& signal) {
@@ -127,11 +152,9 @@ int FileSize(sqlite3_file* file, sqlite3_int64* size) {
 
 // SQLite's lock protocol (as os_unix.c keeps it per inode): many SHARED, one RESERVED writer that
 // readers may join, PENDING that lets no new SHARED in, EXCLUSIVE once the other readers are gone.
-int Lock(sqlite3_file* file, int level) {
-  FileImpl* f = ImplOf(file);
-  if (f->vfs->fs->frozen()) return SQLITE_IOERR_LOCK;
-  if (f->lock >= level) return SQLITE_OK;
-  LockState& s = f->vfs->locks[f->lock_key];
+// A failed EXCLUSIVE leaves the caller at PENDING (as unixLock does), so new readers stay out while
+// it retries. SQLite never asks for PENDING itself.
+int LockLocked(FileImpl* f, LockState& s, int level) {
   if (level == SQLITE_LOCK_SHARED) {
     if (s.writer != nullptr && s.writer != f && s.writer_level >= SQLITE_LOCK_PENDING) {
       return SQLITE_BUSY;
@@ -153,10 +176,19 @@ int Lock(sqlite3_file* file, int level) {
   s.writer_level = f->lock = SQLITE_LOCK_EXCLUSIVE;
   return SQLITE_OK;
 }
-int Unlock(sqlite3_file* file, int level) {
+int Lock(sqlite3_file* file, int level) {
   FileImpl* f = ImplOf(file);
-  if (f->lock <= level) return SQLITE_OK;
-  LockState& s = f->vfs->locks[f->lock_key];
+  if (f->vfs->killed || f->vfs->fs->frozen()) return SQLITE_IOERR_LOCK;
+  if (f->lock >= level) return SQLITE_OK;
+  std::lock_guard<std::mutex> guard(LockMutex());
+  return LockLocked(f, f->vfs->world_locks->locks[f->lock_key], level);
+}
+// Lowers f's lock to level (SHARED or NONE); the caller holds LockMutex(). Works on a killed
+// process too: that is how its locks are released.
+void UnlockLocked(FileImpl* f, int level) {
+  if (f->lock <= level) return;
+  auto& locks = f->vfs->world_locks->locks;
+  LockState& s = locks[f->lock_key];
   if (f->lock > SQLITE_LOCK_SHARED) {
     s.writer = nullptr;
     s.writer_level = SQLITE_LOCK_NONE;
@@ -166,14 +198,22 @@ int Unlock(sqlite3_file* file, int level) {
     --s.shared_holders;
   }
   f->lock = level;
-  if (s.shared_holders == 0 && s.writer == nullptr) f->vfs->locks.erase(f->lock_key);
+  if (s.shared_holders == 0 && s.writer == nullptr) locks.erase(f->lock_key);
+}
+int Unlock(sqlite3_file* file, int level) {
+  std::lock_guard<std::mutex> guard(LockMutex());
+  UnlockLocked(ImplOf(file), level);
   return SQLITE_OK;
 }
+// As unixCheckReservedLock: true when any connection (this one included) holds RESERVED or more.
+// A journal with no such holder is hot, and the next reader rolls it back.
 int CheckReservedLock(sqlite3_file* file, int* out) {
   FileImpl* f = ImplOf(file);
-  if (f->vfs->fs->frozen()) return SQLITE_IOERR_CHECKRESERVEDLOCK;
-  auto it = f->vfs->locks.find(f->lock_key);
-  *out = it != f->vfs->locks.end() && it->second.writer_level >= SQLITE_LOCK_RESERVED;
+  if (f->vfs->killed || f->vfs->fs->frozen()) return SQLITE_IOERR_CHECKRESERVEDLOCK;
+  std::lock_guard<std::mutex> guard(LockMutex());
+  const auto& locks = f->vfs->world_locks->locks;
+  auto it = locks.find(f->lock_key);
+  *out = it != locks.end() && it->second.writer_level >= SQLITE_LOCK_RESERVED;
   return SQLITE_OK;
 }
 int FileControl(sqlite3_file*, int, void*) { return SQLITE_NOTFOUND; }
@@ -197,6 +237,7 @@ const sqlite3_io_methods kIoMethods = {1,
 int Close(sqlite3_file* file) {
   FileImpl* f = ImplOf(file);
   Unlock(file, SQLITE_LOCK_NONE);
+  f->vfs->open_files.erase(f);
   delete f;
   file->pMethods = nullptr;
   return SQLITE_OK;
@@ -212,10 +253,13 @@ int Open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, int*
       Result<std::unique_ptr<SimFile>> opened = state->fs->OpenAnonymousFile();
       if (!opened.ok()) return SQLITE_CANTOPEN;
       impl->file = std::move(*opened);
-      impl->lock_key = "<anonymous " + std::to_string(++state->anonymous_files) + ">";
+      impl->lock_key =
+          "<anonymous " + state->name + " " + std::to_string(++state->anonymous_files) + ">";
     } else {
       impl->path = name;
-      impl->lock_key = name;
+      Result<std::string> key = NormalizeSimPath(name);
+      if (!key.ok()) return SQLITE_CANTOPEN;
+      impl->lock_key = *key;
       const bool create = (flags & SQLITE_OPEN_CREATE) != 0;
       Result<bool> existed = state->fs->FileExists(impl->path);
       if (!existed.ok()) return SQLITE_CANTOPEN;
@@ -229,6 +273,7 @@ int Open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, int*
       impl->dirsync_on_sync = create;
     }
     if (out_flags != nullptr) *out_flags = flags;
+    state->open_files.insert(impl.get());
     reinterpret_cast<SimSqliteFile*>(file)->impl = impl.release();
     file->pMethods = &kIoMethods;
     return SQLITE_OK;
@@ -304,6 +349,14 @@ std::map<std::string, std::unique_ptr<VfsState>>& Registry() {
   return *registry;
 }
 
+// Drops one registration's reference to fs's lock table (the last one frees it).
+void ReleaseWorldLocks(const SimFs* fs) {
+  std::lock_guard<std::mutex> guard(LockMutex());
+  auto it = WorldLockTables().find(fs);
+  if (it == WorldLockTables().end()) return;
+  if (--it->second.registrations == 0) WorldLockTables().erase(it);
+}
+
 }  // namespace
 
 Status RegisterSimVfs(const std::string& vfs_name, SimFs* fs, uint64_t seed) {
@@ -317,6 +370,11 @@ Status RegisterSimVfs(const std::string& vfs_name, SimFs* fs, uint64_t seed) {
   state->name = vfs_name;
   state->fs = fs;
   state->rng = Rng(DeriveSeed(seed, "sqlite.randomness"));
+  {
+    std::lock_guard<std::mutex> guard(LockMutex());
+    state->world_locks = &WorldLockTables()[fs];
+    ++state->world_locks->registrations;
+  }
   sqlite3_vfs& v = state->vfs;
   v.iVersion = 2;
   v.szOsFile = static_cast<int>(sizeof(SimSqliteFile));
@@ -338,6 +396,7 @@ Status RegisterSimVfs(const std::string& vfs_name, SimFs* fs, uint64_t seed) {
   v.xCurrentTimeInt64 = CurrentTimeInt64;
   int rc = sqlite3_vfs_register(&v, /*makeDflt=*/0);
   if (rc != SQLITE_OK) {
+    ReleaseWorldLocks(fs);
     return Status::Internal("sqlite3_vfs_register('" + vfs_name +
                             "') failed: " + sqlite3_errstr(rc));
   }
@@ -350,7 +409,21 @@ void UnregisterSimVfs(const std::string& vfs_name) {
   auto it = Registry().find(vfs_name);
   if (it == Registry().end()) return;
   sqlite3_vfs_unregister(&it->second->vfs);
+  ReleaseWorldLocks(it->second->fs);
   Registry().erase(it);
+}
+
+Status KillSimVfsProcess(const std::string& vfs_name) {
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  auto it = Registry().find(vfs_name);
+  if (it == Registry().end()) {
+    return Status::NotFound("no simulated SQLite VFS named '" + vfs_name + "' to kill");
+  }
+  VfsState& state = *it->second;
+  state.killed = true;
+  std::lock_guard<std::mutex> guard(LockMutex());
+  for (FileImpl* f : state.open_files) UnlockLocked(f, SQLITE_LOCK_NONE);
+  return Status::Ok();
 }
 
 std::optional<CrashSignal> SimVfsDeath(const std::string& vfs_name) {

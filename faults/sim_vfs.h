@@ -16,16 +16,23 @@
 //  - No OS randomness, no sleeping, no wall clock: xRandomness draws from a seeded Rng, xSleep
 //  returns
 //    at once, xCurrentTime reads a LogicalClock.
-//  - Locks: a correct single-process model of SQLite's SHARED/RESERVED/PENDING/EXCLUSIVE locks per
-//    path, shared by every connection on the same VFS name.
+//  - Locks: SQLite's SHARED/RESERVED/PENDING/EXCLUSIVE locks per file, as os_unix.c grants them
+//    (SQLITE_BUSY where it would refuse; a failed EXCLUSIVE stays PENDING), shared by every
+//    connection to the file in one world (one SimFs), whichever VFS name opened it. One VFS name
+//    is one simulated process: several actors of a world each register their own name over the
+//    same SimFs and contend for the same locks. Locks are memory state of the machine: a
+//    CrashClone (crash or power loss) starts with none, and KillSimVfsProcess releases the locks of
+//    one process that died while the machine lives on (as the kernel drops a dead process's fcntl
+//    locks), leaving its journal hot for the next connection to roll back.
 //  - Journal modes: rollback journals (DELETE, TRUNCATE, PERSIST) work. There is no xShm, so
 //    "PRAGMA journal_mode=WAL" leaves the mode unchanged (SQLite's rule for VFSes without shared
 //    memory) unless locking_mode=EXCLUSIVE, where SQLite keeps the WAL index in heap memory and WAL
 //    works over xRead/xWrite.
 //  - Files SQLite opens with DELETEONCLOSE or without a name (temp files) are anonymous SimFs files
 //    (role "temp"): never linked, gone on close.
-// Thread-safety: registration is guarded by a mutex; a registered VFS is driven by the one thread
-// that drives its SimFs (SQLite itself must not share one VFS across threads here).
+// Thread-safety: registration and the lock tables are guarded by mutexes, so the actors of one
+// world may run on different threads as long as only one drives the SimFs at a time (a baton, as
+// the schedule explorer hands over); one connection is used by one thread at a time.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +58,12 @@ void UnregisterSimVfs(const std::string& vfs_name);
 // that sees an SQLite error checks this (or fs->frozen()) and rethrows the CrashSignal to end the
 // life.
 std::optional<CrashSignal> SimVfsDeath(const std::string& vfs_name);
+
+// The process behind vfs_name dies while the machine lives: every lock its files hold is released
+// at once, and every later call through it (reads, writes, locks, open, delete, close's clean-up)
+// does nothing and fails, so closing its connections afterwards changes no byte. The caller still
+// closes them (sqlite3_close_v2) and then unregisters the name. kNotFound for an unknown name.
+Status KillSimVfsProcess(const std::string& vfs_name);
 
 // SQLite draws its randomness (journal nonces, randomblob, temp names) from one process-wide PRNG
 // seeded by the DEFAULT VFS's xRandomness, not by the VFS a connection opened. This reseeds that

@@ -13,7 +13,9 @@
 #include <set>
 
 #include "faults/plan.h"
+#include "properties/explore_schedules.h"
 #include "properties/life_runner.h"
+#include "scenarios/interactive_flow/flow_hazards.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
 
@@ -303,6 +305,30 @@ std::vector<reports::MutantResult> RunMutants(
     if (progress) progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(chosen.size()));
   }
   return results;
+}
+
+std::vector<reports::MutantResult> RunFlowScheduleMutants(int schedules) {
+  std::vector<reports::MutantResult> out;
+  for (const auto& hazard : scenarios::flow::FlowHazards()) {
+    ScheduleExploreOptions o;
+    o.schedules = schedules;
+    o.count_states = false;
+    o.flow.hazards = {hazard.name};
+    o.stop_at_invariant = hazard.expected_invariant;
+    reports::MutantResult r{std::string("host:") + hazard.name, hazard.meaning, "interactive-flow"};
+    r.expected = {hazard.expected_invariant};
+    for (const ScheduleCounterexample& c : ExploreFlowSchedules(o).violations) {
+      if (r.killed && c.invariant != hazard.expected_invariant) continue;
+      r.killed = true;
+      r.invariant = c.invariant;
+      r.plan = c.fault;
+      r.replay = c.replay;
+    }
+    const bool as_expected = r.invariant == hazard.expected_invariant;
+    r.verdict = !r.killed ? "survived" : as_expected ? "killed-as-expected" : "killed-by-another";
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace stepfault::properties

@@ -36,4 +36,10 @@ std::vector<reports::MutantResult> RunMutants(
     const ExploreOptions& base, const std::vector<std::string>& only,
     const std::function<void(int64_t, int64_t)>& progress);
 
+// The interactive-flow hazards (scenarios/interactive_flow/flow_hazards.h), hunted by schedule
+// exploration (properties/explore_schedules.h: PCT with faults, up to `schedules` runs of seed 1)
+// instead of plans: plan is the shrunk fault, replay the `stepfault replay interactive-flow`
+// command with the shrunk schedule.
+std::vector<reports::MutantResult> RunFlowScheduleMutants(int schedules);
+
 }  // namespace stepfault::properties

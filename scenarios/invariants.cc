@@ -47,6 +47,29 @@ const std::vector<InvariantInfo>& AllInvariants() {
       {kInvHarness,
        "no run throws an exception, fails an assertion or dies of a signal: whatever a plan does, "
        "the code under test and its oracles end every life normally"},
+      {kInvFlowOneRequest, "interactive flow: a runtime request creates exactly one InputRequest"},
+      {kInvFlowOneAccept, "interactive flow: at most one response per InputRequest is accepted"},
+      {kInvFlowNoDoubleResume,
+       "interactive flow: an answered request resumes its run at most once"},
+      {kInvFlowLease,
+       "interactive flow: a worker writes only under the run's newest, unexpired lease claim: "
+       "never "
+       "two live lease holders at one logical instant"},
+      {kInvFlowExpiry,
+       "interactive flow: no request is both accepted and expired (expiry and acceptance exclude "
+       "each other)"},
+      {kInvFlowAnsweredResumed,
+       "interactive flow: an answered request is resumed within a bounded number of recovery "
+       "sweeps (unless its run was terminated)"},
+      {kInvFlowProjection,
+       "interactive flow: after repair, the PendingAction projection equals the pending "
+       "InputRequests"},
+      {kInvFlowBinding,
+       "interactive flow: a resume runs the recorded binding's revision, never the "
+       "latest"},
+      {kInvFlowPurge,
+       "interactive flow: a purged revision never resumes a run, and every run a purge ended has "
+       "the forced purge's audit event"},
   };
   return *list;
 }

@@ -30,6 +30,16 @@ inline constexpr char kInvBbSql[] = "INV-BB-SQL";
 inline constexpr char kInvBbIntegrity[] = "INV-BB-INTEGRITY";
 inline constexpr char kInvBbStray[] = "INV-BB-STRAY";
 inline constexpr char kInvHarness[] = "INV-HARNESS";
+// Interactive flow (ADR-0054; scenarios/interactive_flow/): several actors in one world.
+inline constexpr char kInvFlowOneRequest[] = "INV-FLOW-ONE-REQUEST";
+inline constexpr char kInvFlowOneAccept[] = "INV-FLOW-ONE-ACCEPT";
+inline constexpr char kInvFlowNoDoubleResume[] = "INV-FLOW-NO-DOUBLE-RESUME";
+inline constexpr char kInvFlowLease[] = "INV-FLOW-LEASE";
+inline constexpr char kInvFlowExpiry[] = "INV-FLOW-EXPIRY";
+inline constexpr char kInvFlowAnsweredResumed[] = "INV-FLOW-ANSWERED-RESUMED";
+inline constexpr char kInvFlowProjection[] = "INV-FLOW-PROJECTION";
+inline constexpr char kInvFlowBinding[] = "INV-FLOW-BINDING";
+inline constexpr char kInvFlowPurge[] = "INV-FLOW-PURGE";
 
 struct InvariantInfo {
   std::string id;

@@ -78,6 +78,7 @@ int RunCli(int argc, char** argv) {
     AddApprovalCommand(app, state);
     AddDemoCommand(app, state);
     AddBlackboxCommand(app, state);
+    AddSchedulesCommand(app, state);
     return Dispatch(app, state, argc, argv);
   });
 }

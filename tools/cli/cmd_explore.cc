@@ -225,6 +225,7 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("--store", o->store, "checkpoint store the hosts open: file or sqlite")
       ->check(CLI::IsMember({"file", "sqlite"}));
   cmd->add_flag("--trace", o->trace, "print the full trace of every life");
+  cmd->add_option("--schedule", o->schedule, "interactive-flow: the actor schedule (a3b1...)");
   std::string footer = "Scenario parameters (--params):\n";
   for (const auto& s : scenarios::BuiltinScenarios())
     footer += "  " + s->name() + "\n" + scenarios::DescribeParams(s->params(), "    ");
@@ -232,6 +233,7 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
   cmd->callback([&state] {
     state.run = [&state] {
       const ReplayArgs& a = state.replay;
+      if (a.scenario == "interactive-flow") return RunFlowScheduleReplay(a);
       auto scenario = ResolveScenario(a.scenario);
       if (!scenario.ok()) return UsageError(scenario.status().message());
       auto plan = faults::ParsePlan(a.plan);

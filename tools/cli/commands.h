@@ -42,6 +42,7 @@ struct ReplayArgs {
   std::string params;
   std::string store = "file";  // the checkpoint store every host opens: file or sqlite
   bool trace = false;
+  std::string schedule;  // interactive-flow only: the actor schedule (cmd_schedules.cc)
 };
 
 struct CheckArgs {
@@ -89,7 +90,9 @@ void AddListCommand(CLI::App& app, CommandState& state);
 void AddReportCommand(CLI::App& app, CommandState& state);
 void AddApprovalCommand(CLI::App& app, CommandState& state);
 void AddDemoCommand(CLI::App& app, CommandState& state);
-void AddBlackboxCommand(CLI::App& app, CommandState& state);  // cmd_blackbox.cc
+void AddBlackboxCommand(CLI::App& app, CommandState& state);   // cmd_blackbox.cc
+void AddSchedulesCommand(CLI::App& app, CommandState& state);  // cmd_schedules.cc
+int RunFlowScheduleReplay(const ReplayArgs& args);             // cmd_schedules.cc
 
 int RunExplore(const ExploreArgs& args);
 

@@ -1,0 +1,196 @@
+// The interactive-flow world runner (see flow_world.h).
+#include "scenarios/interactive_flow/flow_world.h"
+
+#include <atomic>
+#include <memory>
+
+#include "engine/random.h"
+#include "faults/sim_fs.h"
+#include "faults/sim_vfs.h"
+#include "scenarios/interactive_flow/flow_oracle.h"
+#include "scenarios/invariants.h"
+
+namespace stepfault::scenarios::flow {
+namespace {
+
+constexpr char kDbPath[] = "/flow/flow.db";
+
+std::string UniqueVfsPrefix() {
+  static std::atomic<uint64_t> next{0};
+  return "flow-" + std::to_string(next.fetch_add(1)) + "-";
+}
+
+std::unique_ptr<faults::SimFs> NewFlowWorld(const std::string& vfs) {
+  auto fs = std::make_unique<faults::SimFs>();
+  fs->SetRoleClassifier(faults::SqliteRoleOf);
+  SF_CHECK(fs->CreateDirIfMissing("/flow").ok());
+  SF_CHECK(fs->SyncDir("/").ok());
+  SF_CHECK(faults::RegisterSimVfs(vfs, fs.get(), 1).ok());
+  {
+    FlowDb db(kDbPath, vfs);
+    CreateFlowDatabase(db);
+  }
+  faults::UnregisterSimVfs(vfs);
+  return fs;
+}
+
+// The world part of a state key: the current bytes of flow.db and its journal (hashed). Cheaper
+// than SimFs::Digest by a factor of about forty here, and coarser: it ignores what a power loss
+// would keep (durable images, the pending write), which no fault-free choice depends on.
+std::string StateKey(faults::SimFs* fs) {
+  std::string key;
+  for (const std::string& path : {std::string(kDbPath), std::string(kDbPath) + "-journal"}) {
+    Result<std::string> bytes = fs->ReadFile(path);
+    key += std::to_string(bytes.ok() ? Hash64(*bytes) : 0) + ",";
+  }
+  return key;
+}
+
+// Runs `body` as one simulated process on fs (its own VFS name); `single` code outside actors.
+template <typename Body>
+void AsProcess(faults::SimFs* fs, const std::string& vfs, Body&& body) {
+  SF_CHECK(faults::RegisterSimVfs(vfs, fs, 1).ok());
+  {
+    FlowDb db(kDbPath, vfs);
+    body(db);
+  }
+  faults::UnregisterSimVfs(vfs);
+}
+
+// The actor bodies with their fault: the step hook yields, then kills the actor or the machine
+// when the fault says so.
+void AddActors(faults::ActorScheduler& scheduler, faults::SimFs* fs, const std::string& prefix,
+               const FlowOptions& options, const FlowFault& fault, bool* fired) {
+  const auto& names = FlowActorNames();
+  for (int a = 0; a < static_cast<int>(names.size()); ++a) {
+    const std::string vfs = prefix + names[a];
+    SF_CHECK(faults::RegisterSimVfs(vfs, fs, 1 + a).ok());
+    scheduler.AddActor(names[a], [=, &options] {
+      int steps = 0;
+      ActorContext c;
+      c.name = names[a];
+      c.options = &options;
+      c.step = [&, a](const char* what) {
+        faults::ActorScheduler::Current()->Yield(what);
+        if (fault.kind == FlowFault::Kind::kNone || fault.actor != a || ++steps != fault.at_step)
+          return;
+        *fired = true;
+        if (fault.kind == FlowFault::Kind::kCrashActor) {
+          SF_CHECK(faults::KillSimVfsProcess(vfs).ok());
+          throw faults::CrashSignal{faults::DeathKind::kCrash, what};
+        }
+        fs->Freeze(faults::DeathKind::kPowerLoss, what);
+        throw faults::CrashSignal{faults::DeathKind::kPowerLoss, what};
+      };
+      try {
+        FlowDb db(kDbPath, vfs);
+        c.db = &db;
+        if (a <= 1) WorkerActor(c);
+        if (a == 2) SweeperActor(c, 3);
+        if (a == 3) ResponderActor(c);
+        if (a == 4) ClockActor(c);
+      } catch (const ActorGone&) {
+        throw faults::CrashSignal{faults::DeathKind::kCrash, "gone"};  // killed or frozen world
+      }
+    });
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& FlowActorNames() {
+  static const auto* names =
+      new std::vector<std::string>{"worker-a", "worker-b", "sweeper", "responder", "clock"};
+  return *names;
+}
+
+FlowRunResult RunFlowWorld(faults::ScheduleStrategy* strategy, const FlowOptions& options,
+                           const FlowFault& fault, uint64_t max_steps, bool keep_trace) {
+  return RunFlowWorld([strategy](std::function<std::string()>) { return strategy; }, options, fault,
+                      max_steps, keep_trace);
+}
+
+FlowRunResult RunFlowWorld(const StrategySource& source, const FlowOptions& options,
+                           const FlowFault& fault, uint64_t max_steps, bool keep_trace) {
+  const std::string prefix = UniqueVfsPrefix();
+  faults::SeedSqliteRandomness(1);  // SQLite's PRNG is process-wide: every run starts alike
+  std::unique_ptr<faults::SimFs> fs = NewFlowWorld(prefix + "setup");
+  faults::YieldingHook hook;
+  fs->SetHook(&hook);
+  FlowRunResult out;
+  {
+    faults::ActorScheduler* current = nullptr;
+    faults::ScheduleStrategy* strategy =
+        source([&] { return StateKey(fs.get()) + "|" + current->PositionsKey(); });
+    faults::ActorScheduler scheduler(strategy, {max_steps, keep_trace});
+    current = &scheduler;
+    AddActors(scheduler, fs.get(), prefix, options, fault, &out.fault_fired);
+    out.run = scheduler.Run();
+  }
+  for (const std::string& name : FlowActorNames()) faults::UnregisterSimVfs(prefix + name);
+  fs->SetHook(nullptr);
+  if (fs->frozen()) fs = fs->CrashClone(faults::DeathKind::kPowerLoss, 1);
+  ActorContext recovery;
+  recovery.name = "recovery";
+  recovery.options = &options;
+  AsProcess(fs.get(), prefix + "recovery", [&](FlowDb& db) {
+    recovery.db = &db;
+    Recover(recovery);
+  });
+  out.digest = fs->Digest();
+  // The oracles read a copy of the durable bytes, through a connection of their own.
+  std::unique_ptr<faults::SimFs> copy = fs->CrashClone(faults::DeathKind::kCrash, 1);
+  AsProcess(copy.get(), prefix + "oracle", [&](FlowDb& db) {
+    CheckFlow(db, &out.violations);
+    out.final_status = db.Query("SELECT status FROM FlowRun WHERE id = 'run-1'")[0][0];
+  });
+  for (const std::string& error : out.run.errors) {
+    out.violations.push_back(Violation{kInvHarness, "actor failed: " + error});
+  }
+  return out;
+}
+
+std::string FlowFaultText(const FlowFault& fault) {
+  if (fault.kind == FlowFault::Kind::kNone) return "none";
+  return std::string(fault.kind == FlowFault::Kind::kCrashActor ? "crash:" : "powerloss:") +
+         static_cast<char>('a' + fault.actor) + "@" + std::to_string(fault.at_step);
+}
+
+std::optional<FlowFault> ParseFlowFault(std::string_view text, std::string* error) {
+  FlowFault fault;
+  if (text == "none" || text.empty()) return fault;
+  std::string_view rest;
+  if (text.starts_with("crash:")) {
+    fault.kind = FlowFault::Kind::kCrashActor;
+    rest = text.substr(6);
+  } else if (text.starts_with("powerloss:")) {
+    fault.kind = FlowFault::Kind::kPowerLoss;
+    rest = text.substr(10);
+  } else {
+    *error = "flow fault '" + std::string(text) +
+             "': expected none, crash:<actor>@<step> or powerloss:<actor>@<step>";
+    return std::nullopt;
+  }
+  const int actors = static_cast<int>(FlowActorNames().size());
+  if (rest.size() < 3 || rest[0] < 'a' || rest[0] >= 'a' + actors || rest[1] != '@') {
+    *error = "flow fault '" + std::string(text) + "': the actor is a letter a-" +
+             std::string(1, static_cast<char>('a' + actors - 1)) + ", then @ and a step";
+    return std::nullopt;
+  }
+  fault.actor = rest[0] - 'a';
+  fault.at_step = 0;
+  for (char ch : rest.substr(2)) {
+    if (ch < '0' || ch > '9' || fault.at_step > 100000) {
+      *error = "flow fault '" + std::string(text) + "': the step is a number from 1";
+      return std::nullopt;
+    }
+    fault.at_step = fault.at_step * 10 + (ch - '0');
+  }
+  if (fault.at_step < 1) {
+    *error = "flow fault '" + std::string(text) + "': the step is a number from 1";
+    return std::nullopt;
+  }
+  return fault;
+}
+
+}  // namespace stepfault::scenarios::flow

@@ -169,7 +169,7 @@ Json BodyToJson(const Checkpoint& c, Framer* framer) {
   for (const auto& [scope, kv] : c.state) {
     Json values = Json::object();
     auto& obj = values.get_ref<Json::object_t&>();
-    for (const auto& [k, v] : kv) obj.emplace_hint(obj.end(), k, framer ? framer->Frame(v) : v);
+    for (const auto& [k, v] : kv) obj.emplace_hint(obj.end(), k, framer ? framer->Frame(*v) : *v);
     state[scope] = std::move(values);
   }
   Json edges = Json::object();
@@ -182,7 +182,7 @@ Json BodyToJson(const Checkpoint& c, Framer* framer) {
   }
   Json j{{"session_id", c.session_id},
          {"step", c.step_number},
-         {"workflow", c.workflow},
+         {"workflow", *c.workflow},
          {"instantiated", c.instantiated},
          {"queued", std::move(queued)},
          {"outstanding", std::move(outstanding)},

@@ -35,6 +35,7 @@
 
 #include "engine/checkpoint_store.h"
 #include "engine/message.h"
+#include "engine/shared_json.h"
 #include "engine/status.h"
 
 namespace stepfault {
@@ -61,14 +62,18 @@ struct FanInState {
   friend bool operator==(const FanInState&, const FanInState&) = default;
 };
 
+// Scope -> key -> value. Values are shared, immutable (shared_json.h): copying a StateMap copies
+// its keys and pointers, never a value.
+using StateMap = std::map<std::string, std::map<std::string, SharedJson>>;
+
 struct Checkpoint {
   std::string session_id;
   int64_t step_number = 0;
-  Json workflow;                          // the topology signature (Workflow::signature())
+  SharedJson workflow;                    // the topology signature (Workflow::signature())
   std::vector<std::string> instantiated;  // sorted executor ids
   std::map<std::string, std::vector<Envelope>> queued;          // receiver -> FIFO
   std::vector<PendingRequest> outstanding;                      // in registration order
-  std::map<std::string, std::map<std::string, Json>> state;     // scope -> key -> value
+  StateMap state;                                               // scope -> key -> value
   std::map<int, std::shared_ptr<const FanInState>> edge_state;  // EdgeId -> fan-in state
   std::optional<CheckpointInfo> parent;
 };

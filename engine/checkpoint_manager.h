@@ -2,10 +2,12 @@
 // CheckpointManager facade, docs/engine-semantics.md §4).
 //
 // InMemoryCheckpointManager keeps Checkpoint objects. Commit stores a copy (CommitOwned takes the
-// run's fresh export, which nothing else holds), so later changes to the run never reach a stored
-// checkpoint; the only sharing left is the immutable FanInState, which the
-// strict engine exports as fresh copies (with the fan-in-aliasing hazard the engine exports its
-// live objects and the stored checkpoint changes under it, as MAF's did before #6574).
+// run's fresh export, which nothing else holds). Both copies are shallow: state values and fan-in
+// buffers are immutable shared objects (copy on write, shared_json.h), so a stored checkpoint
+// shares what did not change with its parent and with the live run, and later changes to the run
+// never reach it: the run replaces a value it writes and copies a shared fan-in buffer before
+// changing it (with the fan-in-aliasing hazard it changes the buffer in place and the stored
+// checkpoint changes under it, as MAF's did before #6574).
 // StoreCheckpointManager encodes checkpoints (checkpoint.h) into any CheckpointStore and decodes
 // them on lookup; it forwards restoration notices to a store that is a RestorationObserver.
 // Thread-safety: both managers are safe for concurrent use.

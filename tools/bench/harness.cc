@@ -203,7 +203,7 @@ size_t StepHarness::LastCheckpointBytes() {
     size_t state_bytes = 0;
     for (const auto& [scope, values] : (*c)->state) {
       for (const auto& [key, value] : values)
-        state_bytes += value.get_ref<const std::string&>().size();
+        state_bytes += value->get_ref<const std::string&>().size();
     }
     SF_CHECK(state_bytes == TotalStateBytes(config_));
   }

@@ -1,7 +1,7 @@
 // Goal: checkpoints in memory share every unchanged part with their parent and with the live run
-// (copy-on-write state, README "Deliberate deviations from MAF"), and sharing never lets a later change of
-// the run reach a stored checkpoint. Method: a chain whose executors each write their own scope
-// once, and the fan-in shape with a pending request, inspected through the in-memory manager:
+// (copy-on-write state, README "Deliberate deviations from MAF"), and sharing never lets a later
+// change of the run reach a stored checkpoint. Method: a chain whose executors each write their own
+// scope once, and the fan-in shape with a pending request, inspected through the in-memory manager:
 // object identity (SharesWith, pointer equality) for sharing, values for isolation.
 #include <gtest/gtest.h>
 
@@ -14,11 +14,12 @@ using testing::Drain;
 using testing::Msg;
 
 ExecutorBinding Writer(const std::string& id, const char* out_type) {
-  return FunctionExecutor(id, "Writer", {"*"}, [id, out_type](const Message&, WorkflowContext& ctx) {
-    ctx.QueueStateUpdate("v", Json(id + "@" + std::to_string(ctx.step_number())));
-    if (out_type != nullptr) ctx.SendMessage(Msg(out_type));
-    return Status::Ok();
-  });
+  return FunctionExecutor(
+      id, "Writer", {"*"}, [id, out_type](const Message&, WorkflowContext& ctx) {
+        ctx.QueueStateUpdate("v", Json(id + "@" + std::to_string(ctx.step_number())));
+        if (out_type != nullptr) ctx.SendMessage(Msg(out_type));
+        return Status::Ok();
+      });
 }
 
 std::shared_ptr<Workflow> Chain() {
@@ -68,9 +69,8 @@ TEST(CopyOnWriteTest, ALaterStepNeverChangesAStoredFanInBufferUnderStrict) {
   const FanInState buffered = *before->edge_state.begin()->second;
   ASSERT_EQ(buffered.pending.size(), 2u);  // both workers contributed, the answer has not
   // The live run shares that buffer until it changes it: answering releases the barrier.
-  ASSERT_TRUE((*run)
-                  ->SendResponse({requests[0].request_id, "ask", Msg("Reply", Json("yes"))})
-                  .ok());
+  ASSERT_TRUE(
+      (*run)->SendResponse({requests[0].request_id, "ask", Msg("Reply", Json("yes"))}).ok());
   Drain(**run);
   auto after = *manager.Lookup(waiting);
   EXPECT_EQ(*after->edge_state.begin()->second, buffered);
@@ -90,9 +90,8 @@ TEST(CopyOnWriteTest, TheFanInAliasingHazardStillWritesThroughToTheStoredCheckpo
   ASSERT_EQ(requests.size(), 1u);
   const CheckpointInfo waiting = (*run)->checkpoints().back();
   ASSERT_EQ((*manager.Lookup(waiting))->edge_state.begin()->second->pending.size(), 2u);
-  ASSERT_TRUE((*run)
-                  ->SendResponse({requests[0].request_id, "ask", Msg("Reply", Json("yes"))})
-                  .ok());
+  ASSERT_TRUE(
+      (*run)->SendResponse({requests[0].request_id, "ask", Msg("Reply", Json("yes"))}).ok());
   Drain(**run);
   // MAF before #6574: the release emptied the buffer the stored checkpoint points at.
   EXPECT_TRUE((*manager.Lookup(waiting))->edge_state.begin()->second->pending.empty());

@@ -18,6 +18,11 @@ const std::vector<Mode>& Modes() {
     m->push_back(Mode{"bytes", ManagerKind::kStore,
                       [](const std::string&) { return std::make_unique<BytesStore>(); },
                       LimitKind::kMemcpy, false});
+    // The same with every checkpoint full (full_every = 1): the bytes written before incremental
+    // checkpoints, measured beside them.
+    m->push_back(Mode{"bytes_full", ManagerKind::kStore,
+                      [](const std::string&) { return std::make_unique<BytesStore>(); },
+                      LimitKind::kMemcpy, false, 1});
     AddDurableStoreModes(m);
     return m;
   }();

@@ -1,9 +1,10 @@
 // Shared pieces of every checkpoint store: input validation, the id rule, and pruning after a
 // successful restore (docs/engine-semantics.md §4.4, the #7796 fix).
 //
-// Pruning deletes ObsoleteBeforeRestored(index, restored) oldest first. Deleting oldest first keeps
-// the parent chain nearest `restored` intact, so a prune interrupted by a crash or an error is
-// finished by simply pruning again. A delete of an entry that is already gone is not an error.
+// Pruning deletes PrunableBeforeRestored(index, restored, base_of) oldest first: MAF's
+// ObsoleteBeforeRestored minus the bases kept incremental checkpoints need. Deleting oldest first
+// keeps the parent chain nearest `restored` intact, so a prune interrupted by a crash or an error
+// is finished by simply pruning again. A delete of an entry that is already gone is not an error.
 // Thread-safety: pure functions; callers hold their store's lock.
 #pragma once
 

@@ -104,8 +104,8 @@ TEST_P(StoreConformanceTest, PruningAfterRestoringADeltaKeepsEveryBaseItResolves
   // The rule itself, over the index before any prune.
   std::vector<StoreEntry> index;
   for (size_t i = 0; i < c.size(); ++i) {
-    index.push_back(StoreEntry{c[i], i == 0 ? std::nullopt
-                                            : std::optional<std::string>(c[i - 1].checkpoint_id)});
+    index.push_back(StoreEntry{
+        c[i], i == 0 ? std::nullopt : std::optional<std::string>(c[i - 1].checkpoint_id)});
   }
   auto base_of = [&](const CheckpointInfo& info) -> std::optional<std::string> {
     for (size_t i = 0; i < c.size(); ++i) {

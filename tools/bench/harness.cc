@@ -229,17 +229,28 @@ namespace stepfault::bench {
 double StepHarness::StoredBytesPerStep() {
   const size_t full = LastCheckpointBytes();  // checks what the manager resolves, first
   if (store_ == nullptr || full == 0) return static_cast<double>(full);
-  // The mean over the last 2 * full_every checkpoints: whole cycles of full snapshot + deltas.
+  // Amortised over one cycle of a full snapshot and full_every - 1 deltas, from the mean sizes of
+  // the full and the delta checkpoints this run stored (a run is reset before it completes a
+  // cycle of 128 when the state is large, so a plain mean would overweight the first snapshot).
+  double full_bytes = 0, delta_bytes = 0;
+  int fulls = 0, deltas = 0;
   const std::vector<CheckpointInfo>& all = run_->checkpoints();
-  const size_t n = std::min<size_t>(all.size(), 2 * static_cast<size_t>(mode_.full_every));
-  SF_CHECK(n > 0);
-  double total = 0;
-  for (size_t i = all.size() - n; i < all.size(); ++i) {
+  for (size_t i = 0; i < all.size(); ++i) {
     Result<std::string> stored = store_->Retrieve(all[i]);
     SF_CHECK(stored.ok());
-    total += static_cast<double>(stored->size());
+    Result<std::optional<std::string>> base = CheckpointDeltaBase(*stored);
+    SF_CHECK(base.ok());
+    // Static state: the warm-up's deltas carry the first writes, not the steady state.
+    if (*base && config_.static_state && i <= static_cast<size_t>(kStaticStateSteps)) continue;
+    (*base ? delta_bytes : full_bytes) += static_cast<double>(stored->size());
+    ++(*base ? deltas : fulls);
   }
-  return total / static_cast<double>(n);
+  SF_CHECK(fulls > 0);
+  if (deltas == 0) return full_bytes / fulls;
+  // The full snapshot of the steady state is the last checkpoint encoded in full (the run's
+  // first snapshot may predate some executors' first write).
+  const double k = mode_.full_every;
+  return (static_cast<double>(full) + (k - 1) * (delta_bytes / deltas)) / k;
 }
 
 }  // namespace stepfault::bench

@@ -70,8 +70,9 @@ class StepHarness {
   // and checked: its step, and (once warm) that it carries exactly TotalStateBytes. Not for timed
   // regions.
   size_t LastCheckpointBytes();
-  // What the store holds per checkpoint (deltas when incremental), the mean over the last two
-  // full-snapshot cycles; LastCheckpointBytes without a store. Not for timed regions.
+  // What the store holds per checkpoint (deltas when incremental), amortised over one cycle of
+  // a full snapshot and full_every - 1 deltas; LastCheckpointBytes without a store. Not for timed
+  // regions.
   double StoredBytesPerStep();
   StreamingRun& run() { return *run_; }
   CheckpointManager* manager() { return manager_.get(); }

@@ -77,8 +77,10 @@ void RunStep(benchmark::State& state, const Mode& mode, const StepConfig& config
         benchmark::Counter(checkpoint_bytes * iterations, benchmark::Counter::kIsRate);
   }
   state.counters["changed_bytes"] = static_cast<double>(ChangedBytes(config));
-  state.counters["changed_memcpy_ns"] =
-      Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config)) * 1e9;
+  if (ChangedBytes(config) > 0) {
+    state.counters["changed_memcpy_ns"] =
+        Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config)) * 1e9;
+  }
   if (mode.limit != LimitKind::kNone) {
     const double limit_s = Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
     state.counters["limit_ns"] = limit_s * 1e9;
@@ -116,7 +118,8 @@ void RegisterStepFamily() {
       if (config.static_state) labels.insert(labels.begin(), {"changes", "none"});
       const std::string name = BenchName("BM_Step", labels);
       auto prepare = [mode, config] {
-        Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config));
+        if (ChangedBytes(config) > 0)
+          Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config));
         if (mode.limit != LimitKind::kNone)
           Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
       };

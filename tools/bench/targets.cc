@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "engine/checkpoint_manager.h"
+#include "tools/bench/modes.h"
 #include "tools/bench/summary.h"
 
 namespace stepfault::bench {
@@ -190,7 +190,7 @@ void BytesRow(const std::map<std::string, BenchResult>& results, std::FILE* out)
                "  %-30s %.2f%% of the %.0f B state per checkpoint (%.0f B/step, a full "
                "snapshot every %d)",
                row, pct, CounterOf(*inc, "state_bytes"), CounterOf(*inc, "stored_bytes_per_step"),
-               kDefaultFullSnapshotEvery);
+               kBenchFullSnapshotEvery);
   if (const BenchResult* full = Find(results, "BM_Step", full_labels)) {
     std::fprintf(out, "; every checkpoint full: %.0f%%",
                  100 * CounterOf(*full, "stored_bytes_per_step") / CounterOf(*full, "state_bytes"));

@@ -169,7 +169,7 @@ Json BodyToJson(const Checkpoint& c, Framer* framer) {
   for (const auto& [scope, kv] : c.state) {
     Json values = Json::object();
     auto& obj = values.get_ref<Json::object_t&>();
-    for (const auto& [k, v] : kv) obj.emplace_hint(obj.end(), k, framer ? framer->Frame(v) : v);
+    for (const auto& [k, v] : kv) obj.emplace_hint(obj.end(), k, framer ? framer->Frame(*v) : *v);
     state[scope] = std::move(values);
   }
   Json edges = Json::object();
@@ -182,7 +182,7 @@ Json BodyToJson(const Checkpoint& c, Framer* framer) {
   }
   Json j{{"session_id", c.session_id},
          {"step", c.step_number},
-         {"workflow", c.workflow},
+         {"workflow", *c.workflow},
          {"instantiated", c.instantiated},
          {"queued", std::move(queued)},
          {"outstanding", std::move(outstanding)},
@@ -274,10 +274,14 @@ std::string EncodeCheckpointJson(const Checkpoint& c) {
   return doc.dump();
 }
 
-std::string EncodeCheckpoint(const Checkpoint& c) {
+namespace {
+
+// The framed encoding; `delta` (version 3) names the base and the removed keys.
+std::string EncodeFramed(const Checkpoint& c, Json* delta) {
   Framer framer;
   Json meta = Json::object();
   meta["body"] = BodyToJson(c, &framer);
+  if (delta != nullptr) meta["delta"] = std::move(*delta);
   Json lengths = Json::array();
   size_t blob_bytes = 0;
   for (std::string_view b : framer.blobs()) {
@@ -286,7 +290,8 @@ std::string EncodeCheckpoint(const Checkpoint& c) {
   }
   meta["blobs"] = std::move(lengths);
   const std::string meta_text = meta.dump();
-  std::string header = std::string(kMagic) + std::to_string(kCheckpointVersion) + " " +
+  const int version = delta != nullptr ? kCheckpointDeltaVersion : kCheckpointVersion;
+  std::string header = std::string(kMagic) + std::to_string(version) + " " +
                        std::to_string(meta_text.size()) + " " + std::to_string(blob_bytes) + "\n";
   std::string out;
   out.reserve(header.size() + meta_text.size() + 1 + blob_bytes + kTrailerBytes);
@@ -297,6 +302,45 @@ std::string EncodeCheckpoint(const Checkpoint& c) {
   out += Crc32cTagOf(Crc32c(out));
   out += '\n';
   return out;
+}
+
+}  // namespace
+
+std::string EncodeCheckpoint(const Checkpoint& c) { return EncodeFramed(c, nullptr); }
+
+std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
+                                  const std::string& base_checkpoint_id) {
+  // Only what changed: with copy-on-write state an unchanged value is the base's very object, so
+  // the comparison is a pointer compare for everything the step did not write.
+  Checkpoint d;
+  d.session_id = c.session_id;
+  d.step_number = c.step_number;
+  d.workflow = c.workflow;
+  d.instantiated = c.instantiated;
+  d.queued = c.queued;
+  d.outstanding = c.outstanding;
+  d.edge_state = c.edge_state;
+  d.parent = c.parent;
+  Json removed = Json::array();
+  for (const auto& [scope, kv] : c.state) {
+    auto b = base.state.find(scope);
+    for (const auto& [k, v] : kv) {
+      if (b != base.state.end()) {
+        auto bv = b->second.find(k);
+        if (bv != b->second.end() && bv->second == v) continue;
+      }
+      d.state[scope].emplace(k, v);
+    }
+  }
+  for (const auto& [scope, kv] : base.state) {
+    auto cs = c.state.find(scope);
+    for (const auto& [k, v] : kv) {
+      if (cs == c.state.end() || cs->second.count(k) == 0)
+        removed.push_back(Json::array({scope, k}));
+    }
+  }
+  Json delta{{"base", base_checkpoint_id}, {"removed", std::move(removed)}};
+  return EncodeFramed(d, &delta);
 }
 
 bool LooksLikeFramedCheckpoint(std::string_view bytes) { return bytes.starts_with(kMagic); }
@@ -440,18 +484,46 @@ Status UnframeBody(Json& body, Unframer& u) {
   return u.CheckAllUsed();
 }
 
-Result<Checkpoint> DecodeFramed(std::string_view bytes) {
+// A decoded framed checkpoint: a full one (version 2), or a delta (version 3) whose state holds
+// only the changed values, with its base and the keys it removed.
+struct FramedParts {
+  Checkpoint checkpoint;
+  std::optional<std::string> base;
+  std::vector<std::pair<std::string, std::string>> removed;
+};
+
+Status ReadDelta(const Json& meta, FramedParts* out) {
+  SF_ASSIGN_OR_RETURN(const Json* delta, JsonField(meta, "delta", Json::value_t::object, ""));
+  SF_ASSIGN_OR_RETURN(std::string base, JsonString(*delta, "base", "/delta"));
+  if (base.empty()) return Status::Corruption("/delta/base: empty checkpoint id");
+  SF_ASSIGN_OR_RETURN(const Json* removed,
+                      JsonField(*delta, "removed", Json::value_t::array, "/delta"));
+  if (delta->size() != 2) return Status::Corruption("/delta has unexpected fields");
+  for (const Json& r : *removed) {
+    if (!r.is_array() || r.size() != 2 || !r[0].is_string() || !r[1].is_string()) {
+      return Status::Corruption("/delta/removed: expected [scope, key] pairs");
+    }
+    out->removed.emplace_back(r[0].get<std::string>(), r[1].get<std::string>());
+  }
+  out->base = std::move(base);
+  return Status::Ok();
+}
+
+Result<FramedParts> DecodeFramed(std::string_view bytes) {
   // Header line: version first, so a newer writer's document is kIncompatible, not damaged.
   size_t pos = kMagic.size();
   uint64_t version = 0, meta_bytes = 0, blob_bytes = 0;
   if (!ReadNumber(bytes, &pos, ' ', &version)) {
     return Status::Corruption("checkpoint header line is truncated or malformed");
   }
-  if (version != static_cast<uint64_t>(kCheckpointVersion)) {
+  if (version != static_cast<uint64_t>(kCheckpointVersion) &&
+      version != static_cast<uint64_t>(kCheckpointDeltaVersion)) {
     return Status::Incompatible("checkpoint format version " + std::to_string(version) +
-                                " is not supported (this build reads version " +
-                                std::to_string(kCheckpointVersion) + ")");
+                                " is not supported (this build reads versions " +
+                                std::to_string(kCheckpointVersion) + " and " +
+                                std::to_string(kCheckpointDeltaVersion) + ")");
   }
+  const bool is_delta = version == static_cast<uint64_t>(kCheckpointDeltaVersion);
   if (!ReadNumber(bytes, &pos, ' ', &meta_bytes) || !ReadNumber(bytes, &pos, '\n', &blob_bytes)) {
     return Status::Corruption("checkpoint header line is truncated or malformed");
   }
@@ -479,7 +551,11 @@ Result<Checkpoint> DecodeFramed(std::string_view bytes) {
   }
   SF_ASSIGN_OR_RETURN(const Json* lengths, JsonField(meta, "blobs", Json::value_t::array, ""));
   SF_ASSIGN_OR_RETURN(const Json* body_field, JsonField(meta, "body", Json::value_t::object, ""));
-  if (meta.size() != 2) return Status::Corruption("checkpoint metadata has unexpected fields");
+  FramedParts parts;
+  if (is_delta) SF_RETURN_IF_ERROR(ReadDelta(meta, &parts));
+  if (meta.size() != (is_delta ? 3u : 2u)) {
+    return Status::Corruption("checkpoint metadata has unexpected fields");
+  }
   std::vector<std::string_view> blobs;
   blobs.reserve(lengths->size());
   size_t offset = pos + meta_bytes + 1;
@@ -495,19 +571,88 @@ Result<Checkpoint> DecodeFramed(std::string_view bytes) {
   Json& body = const_cast<Json&>(*body_field);
   Unframer unframer(std::move(blobs));
   SF_RETURN_IF_ERROR(UnframeBody(body, unframer));
-  return BodyFromJson(body);
+  SF_ASSIGN_OR_RETURN(parts.checkpoint, BodyFromJson(body));
+  return parts;
+}
+
+Result<FramedParts> DecodeAny(std::string_view bytes) {
+  if (bytes.empty()) return Status::Corruption("checkpoint is empty (0 bytes)");
+  if (bytes.size() > kMaxCheckpointBytes) return TooBig(bytes.size());
+  if (bytes.starts_with(kMagic)) return DecodeFramed(bytes);
+  if (bytes[0] == '{') {
+    SF_ASSIGN_OR_RETURN(Checkpoint c, DecodeJsonDocument(bytes));
+    return FramedParts{std::move(c), std::nullopt, {}};
+  }
+  return Status::Corruption("checkpoint starts with neither '" + std::string(kMagic) +
+                            "' nor '{' (" + std::to_string(bytes.size()) +
+                            " bytes); it is not a checkpoint or it was damaged");
 }
 
 }  // namespace
 
 Result<Checkpoint> DecodeCheckpoint(std::string_view bytes) {
-  if (bytes.empty()) return Status::Corruption("checkpoint is empty (0 bytes)");
-  if (bytes.size() > kMaxCheckpointBytes) return TooBig(bytes.size());
-  if (bytes.starts_with(kMagic)) return DecodeFramed(bytes);
-  if (bytes[0] == '{') return DecodeJsonDocument(bytes);
-  return Status::Corruption("checkpoint starts with neither '" + std::string(kMagic) +
-                            "' nor '{' (" + std::to_string(bytes.size()) +
-                            " bytes); it is not a checkpoint or it was damaged");
+  SF_ASSIGN_OR_RETURN(FramedParts parts, DecodeAny(bytes));
+  if (parts.base) {
+    return Status::Incompatible(
+        "checkpoint is incremental (version " + std::to_string(kCheckpointDeltaVersion) +
+        ", based on " + *parts.base + "): read it with ResolveCheckpoint, which follows its chain");
+  }
+  return std::move(parts.checkpoint);
+}
+
+Result<std::optional<std::string>> CheckpointDeltaBase(std::string_view bytes) {
+  SF_ASSIGN_OR_RETURN(FramedParts parts, DecodeAny(bytes));
+  return parts.base;
+}
+
+Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFetch& fetch) {
+  SF_ASSIGN_OR_RETURN(FramedParts head, DecodeAny(bytes));
+  std::vector<FramedParts> chain;  // newest first; the last one is full
+  chain.push_back(std::move(head));
+  std::set<std::string> seen;
+  while (chain.back().base) {
+    const std::string base = *chain.back().base;
+    if (!seen.insert(base).second || chain.size() > kMaxCheckpointChain) {
+      return Status::Corruption("incremental checkpoint chain loops or is longer than " +
+                                std::to_string(kMaxCheckpointChain) + " links at " + base);
+    }
+    const std::string where = "base checkpoint " + base + " of an incremental checkpoint (step " +
+                              std::to_string(chain.back().checkpoint.step_number) + ")";
+    Result<std::string> base_bytes = fetch(base);
+    if (!base_bytes.ok()) {
+      // A missing or unreadable link damages every checkpoint that depends on it.
+      return Status::Corruption(where + " cannot be read: " + base_bytes.status().ToString());
+    }
+    Result<FramedParts> parts = DecodeAny(*base_bytes);
+    if (!parts.ok()) return Status::Corruption(where + ": " + parts.status().ToString());
+    if (parts->checkpoint.session_id != chain.back().checkpoint.session_id) {
+      return Status::Corruption(where + " belongs to session '" + parts->checkpoint.session_id +
+                                "'");
+    }
+    chain.push_back(std::move(parts).value());
+  }
+  StateMap state = std::move(chain.back().checkpoint.state);
+  for (size_t i = chain.size() - 1; i-- > 0;) {
+    for (const auto& [scope, key] : chain[i].removed) {
+      auto s = state.find(scope);
+      if (s == state.end()) continue;
+      s->second.erase(key);
+      if (s->second.empty()) state.erase(s);
+    }
+    for (auto& [scope, kv] : chain[i].checkpoint.state) {
+      for (auto& [k, v] : kv) state[scope][k] = std::move(v);
+    }
+  }
+  Checkpoint out = std::move(chain.front().checkpoint);
+  out.state = std::move(state);
+  return out;
+}
+
+Result<std::string> ResolveCheckpointBytes(std::string_view bytes, const CheckpointFetch& fetch) {
+  SF_ASSIGN_OR_RETURN(std::optional<std::string> base, CheckpointDeltaBase(bytes));
+  if (!base) return std::string(bytes);
+  SF_ASSIGN_OR_RETURN(Checkpoint full, ResolveCheckpoint(bytes, fetch));
+  return EncodeCheckpoint(full);
 }
 
 }  // namespace stepfault

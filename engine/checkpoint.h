@@ -26,6 +26,7 @@
 // Thread-safety: values; FanInState is shared immutably between checkpoints.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -35,12 +36,16 @@
 
 #include "engine/checkpoint_store.h"
 #include "engine/message.h"
+#include "engine/shared_json.h"
 #include "engine/status.h"
 
 namespace stepfault {
 
-inline constexpr int kCheckpointVersion = 2;      // what EncodeCheckpoint writes
-inline constexpr int kCheckpointJsonVersion = 1;  // the all-JSON form, still decoded
+inline constexpr int kCheckpointVersion = 2;       // what EncodeCheckpoint writes
+inline constexpr int kCheckpointJsonVersion = 1;   // the all-JSON form, still decoded
+inline constexpr int kCheckpointDeltaVersion = 3;  // an incremental checkpoint (a delta)
+// The longest chain of deltas ResolveCheckpoint follows before calling the chain damaged.
+inline constexpr size_t kMaxCheckpointChain = 100000;
 // Strings at least this long inside state values and message bodies are framed as blobs.
 inline constexpr size_t kFrameMinBytes = 128;
 inline constexpr size_t kMaxCheckpointBytes = 256u << 20;
@@ -61,14 +66,18 @@ struct FanInState {
   friend bool operator==(const FanInState&, const FanInState&) = default;
 };
 
+// Scope -> key -> value. Values are shared, immutable (shared_json.h): copying a StateMap copies
+// its keys and pointers, never a value.
+using StateMap = std::map<std::string, std::map<std::string, SharedJson>>;
+
 struct Checkpoint {
   std::string session_id;
   int64_t step_number = 0;
-  Json workflow;                          // the topology signature (Workflow::signature())
+  SharedJson workflow;                    // the topology signature (Workflow::signature())
   std::vector<std::string> instantiated;  // sorted executor ids
   std::map<std::string, std::vector<Envelope>> queued;          // receiver -> FIFO
   std::vector<PendingRequest> outstanding;                      // in registration order
-  std::map<std::string, std::map<std::string, Json>> state;     // scope -> key -> value
+  StateMap state;                                               // scope -> key -> value
   std::map<int, std::shared_ptr<const FanInState>> edge_state;  // EdgeId -> fan-in state
   std::optional<CheckpointInfo> parent;
 };
@@ -88,8 +97,30 @@ Result<Checkpoint> CheckpointBodyFromJson(const Json& j);
 std::string EncodeCheckpoint(const Checkpoint& c);
 // The version-1 all-JSON encoding, for readers that want one JSON document.
 std::string EncodeCheckpointJson(const Checkpoint& c);
-// Decodes either version.
+// Decodes version 1 or 2 (a full checkpoint); a delta (version 3) is kIncompatible, naming
+// ResolveCheckpoint.
 Result<Checkpoint> DecodeCheckpoint(std::string_view bytes);
+
+// Incremental checkpoints (version 3; a deliberate deviation from MAF, which stores every
+// checkpoint in full). A delta is framed and sealed like version 2, with a third metadata field
+//   "delta":{"base":"<checkpoint id>","removed":[[scope,key],...]}
+// and a body whose state holds only the values that differ from the base's (everything else,
+// queues, requests, fan-in, instantiated, step, parent, is in full: a step replaces it anyway).
+// The base is always the checkpoint's parent in the same session.
+std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
+                                  const std::string& base_checkpoint_id);
+// The base id when `bytes` are a delta, nullopt for a full checkpoint, an error when they do not
+// decode.
+Result<std::optional<std::string>> CheckpointDeltaBase(std::string_view bytes);
+// Reads the stored bytes of a checkpoint of the same session by id.
+using CheckpointFetch = std::function<Result<std::string>(const std::string& checkpoint_id)>;
+// The full checkpoint `bytes` stand for: decoded as is when full, or by following the chain of
+// bases through `fetch` to the nearest full snapshot and applying the deltas oldest first. A link
+// that is missing, damaged, from another session, or a loop is kCorruption naming the link.
+Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFetch& fetch);
+// The same as bytes: `bytes` unchanged when full, else EncodeCheckpoint of the resolved chain
+// (for readers that decode one document with DecodeCheckpoint, such as the oracles).
+Result<std::string> ResolveCheckpointBytes(std::string_view bytes, const CheckpointFetch& fetch);
 // True when `bytes` starts like a version-2 (or later) framed checkpoint; says nothing about
 // whether the rest is intact.
 bool LooksLikeFramedCheckpoint(std::string_view bytes);

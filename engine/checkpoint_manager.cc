@@ -42,14 +42,58 @@ Result<std::vector<CheckpointInfo>> InMemoryCheckpointManager::Index(
   return it->second;
 }
 
+StoreCheckpointManager::StoreCheckpointManager(CheckpointStore* store,
+                                               StoreCheckpointOptions options)
+    : store_(store), options_(options) {
+  SF_CHECK(options_.full_every >= 1);
+}
+
 Result<CheckpointInfo> StoreCheckpointManager::Commit(const Checkpoint& checkpoint) {
-  return store_->Commit(checkpoint.session_id, EncodeCheckpoint(checkpoint), checkpoint.parent);
+  // A shallow copy: values are shared (copy on write), so keeping it as the next base is cheap.
+  return CommitShared(std::make_shared<const Checkpoint>(checkpoint));
+}
+
+Result<CheckpointInfo> StoreCheckpointManager::CommitOwned(Checkpoint&& checkpoint) {
+  return CommitShared(std::make_shared<const Checkpoint>(std::move(checkpoint)));
+}
+
+void StoreCheckpointManager::RequestFullSnapshot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  previous_.clear();
+}
+
+Result<CheckpointInfo> StoreCheckpointManager::CommitShared(
+    std::shared_ptr<const Checkpoint> checkpoint) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string& session = checkpoint->session_id;
+  auto prev = previous_.find(session);
+  // A delta only against the previous commit of this manager, which is known to be stored: the
+  // base of a delta is always its parent.
+  const bool delta = options_.full_every > 1 && prev != previous_.end() && checkpoint->parent &&
+                     *checkpoint->parent == prev->second.info &&
+                     prev->second.chain + 1 < options_.full_every;
+  const std::string bytes = delta ? EncodeCheckpointDelta(*checkpoint, *prev->second.checkpoint,
+                                                          prev->second.info.checkpoint_id)
+                                  : EncodeCheckpoint(*checkpoint);
+  Result<CheckpointInfo> info = store_->Commit(session, bytes, checkpoint->parent);
+  if (!info.ok()) {
+    previous_.erase(session);  // whatever happened, the next checkpoint is full
+    return info;
+  }
+  if (options_.full_every > 1) {
+    const int chain = delta ? prev->second.chain + 1 : 0;
+    previous_[session] = Previous{*info, std::move(checkpoint), chain};
+  }
+  return info;
 }
 
 Result<std::shared_ptr<const Checkpoint>> StoreCheckpointManager::Lookup(
     const CheckpointInfo& info) {
   SF_ASSIGN_OR_RETURN(std::string bytes, store_->Retrieve(info));
-  Result<Checkpoint> decoded = DecodeCheckpoint(bytes);
+  Result<Checkpoint> decoded =
+      ResolveCheckpoint(bytes, [&](const std::string& id) -> Result<std::string> {
+        return store_->Retrieve(CheckpointInfo{info.session_id, id});
+      });
   if (!decoded.ok()) return decoded.status().WithContext("checkpoint " + info.ToString());
   if (decoded->session_id != info.session_id) {
     return Status::Corruption("checkpoint " + info.ToString() + " belongs to session '" +

@@ -2,10 +2,12 @@
 // CheckpointManager facade, docs/engine-semantics.md §4).
 //
 // InMemoryCheckpointManager keeps Checkpoint objects. Commit stores a copy (CommitOwned takes the
-// run's fresh export, which nothing else holds), so later changes to the run never reach a stored
-// checkpoint; the only sharing left is the immutable FanInState, which the
-// strict engine exports as fresh copies (with the fan-in-aliasing hazard the engine exports its
-// live objects and the stored checkpoint changes under it, as MAF's did before #6574).
+// run's fresh export, which nothing else holds). Both copies are shallow: state values and fan-in
+// buffers are immutable shared objects (copy on write, shared_json.h), so a stored checkpoint
+// shares what did not change with its parent and with the live run, and later changes to the run
+// never reach it: the run replaces a value it writes and copies a shared fan-in buffer before
+// changing it (with the fan-in-aliasing hazard it changes the buffer in place and the stored
+// checkpoint changes under it, as MAF's did before #6574).
 // StoreCheckpointManager encodes checkpoints (checkpoint.h) into any CheckpointStore and decodes
 // them on lookup; it forwards restoration notices to a store that is a RestorationObserver.
 // Thread-safety: both managers are safe for concurrent use.
@@ -63,17 +65,43 @@ class InMemoryCheckpointManager final : public CheckpointManager {
   Result<CheckpointInfo> Keep(std::shared_ptr<const Checkpoint> checkpoint);
 };
 
+inline constexpr int kDefaultFullSnapshotEvery = 1;
+
+struct StoreCheckpointOptions {
+  // Incremental checkpoints: a full snapshot every `full_every` commits of a chain, deltas
+  // against the parent in between (checkpoint.h). 1: every checkpoint is full (MAF's behaviour).
+  // A checkpoint is full as well when its parent is not the manager's previous commit in that
+  // session (the first commit, after a restore or resume, or after a failed commit), and after
+  // RequestFullSnapshot. Default 1: with deltas on by default, the fixed-seed random-schedule
+  // mutant search (properties/random_schedules_test.cc) stopped finding its mutant; see README.
+  int full_every = kDefaultFullSnapshotEvery;
+};
+
 class StoreCheckpointManager final : public CheckpointManager {
  public:
-  // REQUIRES: store outlives the manager.
-  explicit StoreCheckpointManager(CheckpointStore* store) : store_(store) {}
+  // REQUIRES: store outlives the manager; options.full_every >= 1.
+  explicit StoreCheckpointManager(CheckpointStore* store, StoreCheckpointOptions options = {});
   Result<CheckpointInfo> Commit(const Checkpoint& checkpoint) override;
+  Result<CheckpointInfo> CommitOwned(Checkpoint&& checkpoint) override;
+  // Resolves a delta's chain (ResolveCheckpoint): a damaged or missing link is kCorruption.
   Result<std::shared_ptr<const Checkpoint>> Lookup(const CheckpointInfo& info) override;
   Result<std::vector<CheckpointInfo>> Index(const std::string& session_id) override;
   bool NotifyRestored(const CheckpointInfo& info, Status* observer_status) override;
+  // The next commit of every session is a full snapshot (a snapshot on demand).
+  void RequestFullSnapshot();
 
  private:
+  struct Previous {  // the last commit of a session, the base of the next delta
+    CheckpointInfo info;
+    std::shared_ptr<const Checkpoint> checkpoint;
+    int chain = 0;  // deltas since the last full snapshot
+  };
+  Result<CheckpointInfo> CommitShared(std::shared_ptr<const Checkpoint> checkpoint);
+
   CheckpointStore* store_;
+  StoreCheckpointOptions options_;
+  std::mutex mu_;
+  std::map<std::string, Previous> previous_;  // by session
 };
 
 }  // namespace stepfault

@@ -223,7 +223,7 @@ TEST(CheckpointDamageTest, SealedButMalformedFramesNameWhatIsWrong) {
   const Json meta = Json::parse(bytes.substr(header_end + 1, meta_end - header_end - 1));
   const std::string blobs = bytes.substr(meta_end + 1, bytes.size() - 16 - meta_end - 1);
   ASSERT_TRUE(DecodeCheckpoint(Reseal(meta, blobs)).ok());
-  EXPECT_EQ(DecodeCheckpoint(Reseal(meta, blobs, 3)).status().code(), StatusCode::kIncompatible);
+  EXPECT_EQ(DecodeCheckpoint(Reseal(meta, blobs, 4)).status().code(), StatusCode::kIncompatible);
   auto message = [](const std::string& b) { return DecodeCheckpoint(b).status().message(); };
   Json m = meta;
   m["blobs"].push_back(0);  // a blob nobody references

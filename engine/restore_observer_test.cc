@@ -44,7 +44,7 @@ std::shared_ptr<Workflow> Chain(const bool* fail, bool mutated = false) {
 
 struct Fixture {
   explicit Fixture(bool prune_on_read)
-      : store(MemoryStoreOptions{0, prune_on_read}), manager(&store) {
+      : store(MemoryStoreOptions{0, prune_on_read}), manager(&store, StoreCheckpointOptions{1}) {
     RunOptions o = Options();
     auto run = StreamingRun::Start(Chain(&fail), Msg("Tick", Json{{"n", 0}}), o);
     Drain(**run);
@@ -59,6 +59,7 @@ struct Fixture {
   std::vector<StoreEntry> Index() { return *store.Index(session); }
   bool fail = false;
   MemoryCheckpointStore store;
+  // Full checkpoints (MAF's rule as it is); pruning around deltas is in the conformance suite.
   StoreCheckpointManager manager;
   std::vector<CheckpointInfo> chain;
   std::string session;
@@ -153,7 +154,7 @@ class DeletesThenFails : public CheckpointStore, public RestorationObserver {
 
 TEST(RestoreObserverTest, AnObserverFailureNeverFailsTheRestoreAndTheListIsReread) {
   DeletesThenFails store;
-  StoreCheckpointManager manager(&store);
+  StoreCheckpointManager manager(&store, StoreCheckpointOptions{1});  // full checkpoints
   bool fail = false;
   RunOptions o;
   o.checkpoints = &manager;

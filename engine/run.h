@@ -135,7 +135,7 @@ class StreamingRun {
   struct Snapshot {
     std::map<std::string, std::deque<Envelope>> next_queue;
     std::vector<PendingRequest> outstanding;
-    std::map<std::string, std::map<std::string, Json>> state;
+    StateMap state;
     std::map<int, std::shared_ptr<FanInState>> fan_in;
     std::set<std::string> instantiated_ids;
     int64_t step_number = 0;
@@ -193,7 +193,7 @@ class StreamingRun {
   // Durable-by-checkpoint state (see Snapshot).
   std::map<std::string, std::deque<Envelope>> next_queue_;
   std::vector<PendingRequest> outstanding_;
-  std::map<std::string, std::map<std::string, Json>> state_;
+  StateMap state_;
   std::map<int, std::shared_ptr<FanInState>> fan_in_;
   std::set<std::string> instantiated_ids_;
   int64_t step_number_ = 0;

@@ -41,7 +41,7 @@ class StepContext final : public WorkflowContext {
     if (s == run_->state_.end()) return std::nullopt;
     auto v = s->second.find(key);
     if (v == s->second.end()) return std::nullopt;
-    return v->second;
+    return v->second.get();
   }
   void QueueStateUpdate(const std::string& key, std::optional<Json> value,
                         const std::string& scope) override {

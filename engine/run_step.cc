@@ -81,8 +81,14 @@ void StreamingRun::RouteUnchecked(const std::string& sender, const Message& mess
         const std::string& sink = edge->sinks[0];
         if (target && *target != sink) break;  // targeted elsewhere: dropped, not buffered
         std::shared_ptr<FanInState>& state = fan_in_[edge->id];
-        if (!state)
+        if (!state) {
           state = std::make_shared<FanInState>(FanInState{edge->sources, edge->sources, {}});
+        } else if (state.use_count() > 1 && !options_.profile.fan_in_aliasing) {
+          // Copy on write: a checkpoint shares this buffer, so this step changes a copy of it.
+          // The fan-in-aliasing hazard writes through to the checkpoint's object instead (MAF
+          // before #6574). use_count() == 1 means nothing else can reach the object at all.
+          state = std::make_shared<FanInState>(*state);
+        }
         state->pending.push_back(Envelope{message, sender, target, ""});
         state->unseen.erase(std::remove(state->unseen.begin(), state->unseen.end(), sender),
                             state->unseen.end());
@@ -187,16 +193,17 @@ Checkpoint StreamingRun::ExportCheckpoint() const {
   Checkpoint c;
   c.session_id = session_id_;
   c.step_number = current_step_;
-  c.workflow = workflow_->signature();
+  c.workflow = workflow_->shared_signature();
   c.instantiated.assign(instantiated_ids_.begin(), instantiated_ids_.end());
   for (const auto& [receiver, q] : next_queue_) c.queued[receiver].assign(q.begin(), q.end());
   c.outstanding = outstanding_;
+  // Copy on write: the values and fan-in buffers are shared with the checkpoint, not copied.
+  // The run never writes a shared object (Publish replaces values; RouteUnchecked copies a
+  // shared buffer before changing it), except under the fan-in-aliasing hazard.
   c.state = state_;
   for (const auto& [id, s] : fan_in_) {
     if (options_.profile.fan_in_state_not_checkpointed) break;
-    // Strict: a snapshot. The aliasing hazard exports the live object itself.
-    c.edge_state[id] = options_.profile.fan_in_aliasing ? std::shared_ptr<const FanInState>(s)
-                                                        : std::make_shared<const FanInState>(*s);
+    c.edge_state[id] = s;
   }
   if (!options_.profile.parent_link_empty) c.parent = last_checkpoint_;
   return c;

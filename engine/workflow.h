@@ -22,6 +22,7 @@
 
 #include "engine/executor.h"
 #include "engine/message.h"
+#include "engine/shared_json.h"
 #include "engine/status.h"
 
 namespace stepfault {
@@ -62,7 +63,9 @@ class Workflow {
   bool IsOutput(const std::string& id) const;
 
   // The topology signature stored in every checkpoint (canonical JSON).
-  const Json& signature() const { return signature_; }
+  const Json& signature() const { return *signature_; }
+  // The same, shared: every checkpoint of every run of this workflow points to this one object.
+  const SharedJson& shared_signature() const { return signature_; }
 
   // Ownership: one run at a time.
   bool TryAcquire() { return !owned_.exchange(true); }
@@ -80,7 +83,7 @@ class Workflow {
   std::map<std::string, std::vector<const Edge*>> outgoing_;
   std::map<std::string, RequestPortSpec> ports_;
   std::vector<std::string> outputs_;
-  Json signature_;
+  SharedJson signature_;
   std::atomic<bool> owned_{false};
 };
 

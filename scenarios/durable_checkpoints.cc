@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "engine/checkpoint.h"
 #include "engine/crc32c.h"
 #include "engine/stores/file_store.h"
 #include "engine/stores/sqlite_store.h"
@@ -94,6 +95,29 @@ Result<DurableCheckpoints> ReadSqliteStore(Env* env, const std::string& dir) {
   return out;
 }
 
+// Incremental checkpoints: every intact delta's document becomes the full checkpoint its chain
+// resolves to, through the stored bytes of this same read (the engine's one chain resolver).
+void ResolveDeltas(DurableCheckpoints* out) {
+  std::map<std::string, std::string> stored;  // session/id -> stored bytes, intact items only
+  for (const DurableCheckpoint& c : out->items) {
+    if (c.intact) stored[c.entry.info.ToString()] = c.document;
+  }
+  for (DurableCheckpoint& c : out->items) {
+    if (!c.intact) continue;
+    Result<std::optional<std::string>> base = CheckpointDeltaBase(c.document);
+    if (!base.ok() || !*base) continue;
+    c.delta_base = *base;
+    const std::string session = c.entry.info.session_id;
+    Result<std::string> full =
+        ResolveCheckpointBytes(c.document, [&](const std::string& id) -> Result<std::string> {
+          auto it = stored.find(CheckpointInfo{session, id}.ToString());
+          if (it == stored.end()) return Status::NotFound("no intact checkpoint " + id);
+          return it->second;
+        });
+    if (full.ok()) c.document = std::move(full).value();
+  }
+}
+
 }  // namespace
 
 std::vector<StoreEntry> DurableCheckpoints::Index(const std::string& session_id) const {
@@ -113,8 +137,11 @@ const DurableCheckpoint* DurableCheckpoints::Find(const std::string& checkpoint_
 
 Result<DurableCheckpoints> ReadDurableCheckpoints(const HostEnv& env, const std::string& subdir) {
   const std::string dir = JoinPath(env.dir, subdir);
-  if (env.checkpoint_store == "sqlite") return ReadSqliteStore(env.env, dir);
-  return ReadFileStore(env.env, dir);
+  SF_ASSIGN_OR_RETURN(DurableCheckpoints out, env.checkpoint_store == "sqlite"
+                                                  ? ReadSqliteStore(env.env, dir)
+                                                  : ReadFileStore(env.env, dir));
+  ResolveDeltas(&out);
+  return out;
 }
 
 }  // namespace stepfault::scenarios

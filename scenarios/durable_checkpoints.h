@@ -11,6 +11,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,12 @@ struct DurableCheckpoint {
   uint64_t seq = 0;      // commit order
   std::string filed_id;  // the checkpoint id the store filed it under, damaged or not
   StoreEntry entry;      // when intact
-  std::string document;  // when intact: the encoded checkpoint
+  std::string document;  // when intact: the encoded checkpoint, a full one (see below)
+  // When the stored bytes are an incremental checkpoint (a delta, engine/checkpoint.h): its base.
+  // `document` is then the full checkpoint its chain resolves to (ResolveCheckpointBytes over the
+  // stored bytes of this read), or the stored delta itself when a link is missing or damaged, which
+  // DecodeCheckpoint rejects like any checkpoint that cannot be loaded.
+  std::optional<std::string> delta_base;
 };
 
 struct DurableCheckpoints {

@@ -443,6 +443,12 @@ Result<std::string> FileCheckpointStore::ReadDocumentLocked(const Entry& entry) 
 
 Result<std::string> FileCheckpointStore::Retrieve(const CheckpointInfo& info) {
   std::lock_guard<std::mutex> lock(mu_);
+  SF_ASSIGN_OR_RETURN(std::string document, RetrieveLocked(info));
+  if (options_.hazard_prune_on_read) SF_RETURN_IF_ERROR(PruneLocked(info));
+  return document;
+}
+
+Result<std::string> FileCheckpointStore::RetrieveLocked(const CheckpointInfo& info) {
   auto it = seq_by_info_.find(info);
   if (it == seq_by_info_.end()) {
     auto damaged = damaged_ids_.find(info.checkpoint_id);
@@ -452,9 +458,7 @@ Result<std::string> FileCheckpointStore::Retrieve(const CheckpointInfo& info) {
     }
     return Status::NotFound("no checkpoint " + info.ToString() + " in " + dir_);
   }
-  SF_ASSIGN_OR_RETURN(std::string document, ReadDocumentLocked(entries_.at(it->second)));
-  if (options_.hazard_prune_on_read) SF_RETURN_IF_ERROR(PruneLocked(info));
-  return document;
+  return ReadDocumentLocked(entries_.at(it->second));
 }
 
 Result<std::vector<StoreEntry>> FileCheckpointStore::Index(
@@ -505,7 +509,10 @@ Status FileCheckpointStore::RewriteIndexFileLocked(const std::vector<CheckpointI
 
 Status FileCheckpointStore::PruneLocked(const CheckpointInfo& restored) {
   const std::vector<StoreEntry> index = SessionIndexLocked(restored.session_id);
-  const std::vector<CheckpointInfo> victims = ObsoleteBeforeRestored(index, restored);
+  // Incremental checkpoints: a base a kept delta needs is never a victim.
+  const DeltaBaseOf base_of =
+      DeltaBaseFromBytes([this](const CheckpointInfo& info) { return RetrieveLocked(info); });
+  const std::vector<CheckpointInfo> victims = PrunableBeforeRestored(index, restored, base_of);
   if (victims.empty()) return Status::Ok();
   // In hazard mode the index is the source of truth: rewrite it first (as Foundry does), so a
   // crash leaves at worst unlisted files, never listed-but-missing ones.
@@ -522,7 +529,7 @@ Status FileCheckpointStore::PruneLocked(const CheckpointInfo& restored) {
         entries_.erase(seq);
         return Status::Ok();
       },
-      options_.probe);
+      options_.probe, base_of);
   SF_RETURN_IF_ERROR(s);
   return env_->SyncDir(dir_);
 }

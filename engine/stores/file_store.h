@@ -124,6 +124,7 @@ class FileCheckpointStore final : public CheckpointStore, public RestorationObse
   Result<std::string> ReadDocumentLocked(const Entry& entry);
   std::vector<StoreEntry> SessionIndexLocked(const std::string& session_id) const;
   Status RewriteIndexFileLocked(const std::vector<CheckpointInfo>& without);
+  Result<std::string> RetrieveLocked(const CheckpointInfo& info);
   Status PruneLocked(const CheckpointInfo& restored);
 
   Env* const env_;

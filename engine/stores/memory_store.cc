@@ -55,10 +55,17 @@ std::vector<StoreEntry> MemoryCheckpointStore::SessionIndexLocked(
 
 Status MemoryCheckpointStore::PruneLocked(const CheckpointInfo& restored) {
   return PruneObsolete(
-      SessionIndexLocked(restored.session_id), restored, [&](const CheckpointInfo& victim) {
+      SessionIndexLocked(restored.session_id), restored,
+      [&](const CheckpointInfo& victim) {
         std::erase_if(records_, [&](const Record& r) { return r.entry.info == victim; });
         return Status::Ok();
-      });
+      },
+      nullptr, DeltaBaseFromBytes([&](const CheckpointInfo& info) -> Result<std::string> {
+        for (const Record& r : records_) {
+          if (r.entry.info == info) return r.document;
+        }
+        return Status::NotFound(info.ToString());
+      }));
 }
 
 }  // namespace stepfault

@@ -311,6 +311,12 @@ Result<CheckpointInfo> SqliteCheckpointStore::Commit(const std::string& session_
 
 Result<std::string> SqliteCheckpointStore::Retrieve(const CheckpointInfo& info) {
   std::lock_guard<std::mutex> lock(mu_);
+  SF_ASSIGN_OR_RETURN(std::string body, RetrieveLocked(info));
+  if (options_.hazard_prune_on_read) SF_RETURN_IF_ERROR(PruneLocked(info));
+  return body;
+}
+
+Result<std::string> SqliteCheckpointStore::RetrieveLocked(const CheckpointInfo& info) {
   std::string body;
   {
     SF_ASSIGN_OR_RETURN(sqlite3_stmt * select, Prepare(kSelectOne));
@@ -334,7 +340,6 @@ Result<std::string> SqliteCheckpointStore::Retrieve(const CheckpointInfo& info) 
                                 ")");
     }
   }
-  if (options_.hazard_prune_on_read) SF_RETURN_IF_ERROR(PruneLocked(info));
   return body;
 }
 
@@ -377,17 +382,23 @@ Status SqliteCheckpointStore::OnRestorationCompleted(const CheckpointInfo& resto
 
 Status SqliteCheckpointStore::PruneLocked(const CheckpointInfo& restored) {
   SF_ASSIGN_OR_RETURN(std::vector<StoreEntry> index, SessionIndexLocked(restored.session_id));
-  if (ObsoleteBeforeRestored(index, restored).empty()) return Status::Ok();
+  // Incremental checkpoints: a base a kept delta needs is never a victim.
+  const DeltaBaseOf base_of =
+      DeltaBaseFromBytes([this](const CheckpointInfo& info) { return RetrieveLocked(info); });
+  if (PrunableBeforeRestored(index, restored, base_of).empty()) return Status::Ok();
   // One transaction: a crash or error deletes all obsolete rows or none.
   SF_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-  Status s = PruneObsolete(index, restored, [&](const CheckpointInfo& victim) -> Status {
-    SF_ASSIGN_OR_RETURN(sqlite3_stmt * del, Prepare(kDelete));
-    ResetOnExit reset{del};
-    BindText(del, 1, victim.session_id);
-    BindText(del, 2, victim.checkpoint_id);
-    int rc = sqlite3_step(del);
-    return rc == SQLITE_DONE ? Status::Ok() : Error(rc, "deleting " + victim.ToString());
-  });
+  Status s = PruneObsolete(
+      index, restored,
+      [&](const CheckpointInfo& victim) -> Status {
+        SF_ASSIGN_OR_RETURN(sqlite3_stmt * del, Prepare(kDelete));
+        ResetOnExit reset{del};
+        BindText(del, 1, victim.session_id);
+        BindText(del, 2, victim.checkpoint_id);
+        int rc = sqlite3_step(del);
+        return rc == SQLITE_DONE ? Status::Ok() : Error(rc, "deleting " + victim.ToString());
+      },
+      nullptr, base_of);
   if (s.ok()) s = Exec("COMMIT");
   if (!s.ok()) {
     if (!sqlite3_get_autocommit(db_)) (void)Exec("ROLLBACK");

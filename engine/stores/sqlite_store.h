@@ -87,6 +87,7 @@ class SqliteCheckpointStore final : public CheckpointStore, public RestorationOb
   // A cached statement for `sql`, reset and with bindings cleared.
   Result<sqlite3_stmt*> Prepare(const char* sql);
   Result<std::vector<StoreEntry>> SessionIndexLocked(const std::string& session_id);
+  Result<std::string> RetrieveLocked(const CheckpointInfo& info);
   Status PruneLocked(const CheckpointInfo& restored);
 
   const std::string db_path_;

@@ -23,7 +23,7 @@ std::atomic<int> g_dir_counter{0};
 }  // namespace
 
 int LinkStoreConformanceTests() {
-  return ContractTestsAnchor() + PruneTestsAnchor() + ModelTestsAnchor();
+  return ContractTestsAnchor() + PruneTestsAnchor() + ModelTestsAnchor() + IncrementalTestsAnchor();
 }
 
 void PrintTo(const StoreUnderTest& store, std::ostream* os) { *os << store.name; }

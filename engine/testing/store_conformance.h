@@ -5,7 +5,9 @@
 // Retrieve the exact committed bytes; Index lists a session in commit order and filters by parent;
 // Latest; reopening a durable store keeps everything; bad ids ("", "../x", unknown, very long)
 // give kNotFound; concurrent readers only ever see legitimate results; OnRestorationCompleted
-// prunes exactly ObsoleteBeforeRestored (#7796) and Retrieve never deletes; the prune-on-read
+// prunes exactly ObsoleteBeforeRestored (#7796) for full checkpoints, and never a base a kept
+// incremental checkpoint needs (StoreCheckpointManager with full_every = 1, 2, 3, 5 round-trips
+// every checkpoint, also after a reopen); Retrieve never deletes; the prune-on-read
 // hazard visibly deletes ancestry; and a RapidCheck model-based test (rc::state) drives random
 // Commit / Retrieve / Index / RestoreNotify / Reopen sequences against a std::map model.
 //

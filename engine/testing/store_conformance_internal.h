@@ -18,6 +18,7 @@ namespace stepfault::testing {
 int ContractTestsAnchor();
 int PruneTestsAnchor();
 int ModelTestsAnchor();
+int IncrementalTestsAnchor();
 
 // The canonical JSON document number `n` of `session`: nested, escaped and non-ASCII content.
 std::string Doc(int n, std::string_view session);

@@ -2,6 +2,7 @@
 #include "scenarios/restore_pruning/restore_pruning_view.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "engine/crc32c.h"
@@ -43,6 +44,7 @@ Result<RestorePruningView> ReadRestorePruningView(const HostEnv& env, const std:
     file.crc = c.tag;
     file.envelope_ok = c.intact;
     file.entry = c.entry;
+    file.delta_base = c.delta_base;
     if (c.intact && depth == RestorePruningDepth::kCheckpoints) {
       auto decoded = DecodeCheckpoint(c.document);
       if (decoded.ok()) file.checkpoint = std::move(decoded).value();
@@ -59,7 +61,8 @@ Json RestorePruningIndexJson(const RestorePruningView& view, const std::string& 
     out.push_back({{"name", f.name},
                    {"id", f.entry.info.checkpoint_id},
                    {"parent", f.entry.parent_checkpoint_id ? Json(*f.entry.parent_checkpoint_id)
-                                                           : Json(nullptr)}});
+                                                           : Json(nullptr)},
+                   {"base", f.delta_base ? Json(*f.delta_base) : Json(nullptr)}});
   }
   return out;
 }
@@ -126,8 +129,26 @@ std::string RestorePruningPrunedExactly(const Json& before_index, const Json& be
     name_by_id[entry.info.checkpoint_id] = e["name"].get<std::string>();
     index.push_back(std::move(entry));
   }
+  // Incremental checkpoints: a base that a kept checkpoint's chain of deltas reaches stays.
+  std::set<std::string> doomed;
+  for (const std::string& id : ExpectedPruned(index, target)) doomed.insert(id);
+  std::map<std::string, std::string> base_by_id;
+  for (const Json& e : before_index) {
+    if (e.value("base", Json()).is_string()) base_by_id[e["id"]] = e["base"].get<std::string>();
+  }
+  std::set<std::string> needed;
+  for (const StoreEntry& e : index) {
+    if (doomed.count(e.info.checkpoint_id) > 0) continue;
+    std::string cursor = e.info.checkpoint_id;
+    for (size_t hops = 0; hops <= index.size() && base_by_id.count(cursor) > 0; ++hops) {
+      cursor = base_by_id[cursor];
+      needed.insert(cursor);
+    }
+  }
   std::vector<std::string> victims;
-  for (const std::string& id : ExpectedPruned(index, target)) victims.push_back(name_by_id[id]);
+  for (const std::string& id : ExpectedPruned(index, target)) {
+    if (needed.count(id) == 0) victims.push_back(name_by_id[id]);
+  }
   std::string out;
   std::set<std::string> removed;
   for (const auto& [name, crc] : before.items()) {

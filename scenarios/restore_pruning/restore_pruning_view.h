@@ -29,7 +29,8 @@ struct RestorePruningFile {
   std::string crc;           // Crc32cTag of the whole file
   bool envelope_ok = false;  // the store's envelope parsed (else the file counts as damaged)
   StoreEntry entry;          // when envelope_ok
-  std::optional<Checkpoint> checkpoint;  // when the document inside decodes
+  std::optional<Checkpoint> checkpoint;   // when the document inside decodes
+  std::optional<std::string> delta_base;  // the base of an incremental checkpoint
 };
 
 struct RestorePruningView {

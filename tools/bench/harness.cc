@@ -32,7 +32,10 @@ class CopyingManager final : public CheckpointManager {
 };
 
 // Rewrites the executor's private "blob" with a fresh slice for this step.
-void WriteState(WorkflowContext& ctx, size_t bytes, uint64_t id_hash) {
+void WriteState(WorkflowContext& ctx, size_t bytes, uint64_t id_hash, bool static_state) {
+  // Static: written in the warm-up only (every executor has run by step 2 of the fan-in and by
+  // step width-1 of a ring; StepHarness warms up at least that many steps).
+  if (static_state && ctx.step_number() >= kStaticStateSteps) return;
   const uint64_t salt = id_hash ^ Mix64(static_cast<uint64_t>(ctx.step_number()));
   ctx.QueueStateUpdate("blob", Json(std::string(PoolSlice(bytes, salt))));
 }
@@ -42,33 +45,36 @@ Message Msg(const char* type) { return Message{type, Json::object()}; }
 // The fan-in hub: answers every step's deliveries with one Go, and writes its state once per step.
 class Hub final : public Executor {
  public:
-  explicit Hub(size_t bytes)
+  Hub(size_t bytes, bool static_state)
       : Executor("hub", "BenchHub", {"Start", "Kick", "Part"}),
         bytes_(bytes),
+        static_state_(static_state),
         id_hash_(Hash64("hub")) {}
   Status Handle(const Message& m, WorkflowContext& ctx) override {
     if (m.type == "Start") ctx.SendMessage(Msg("Kick"));
     return Status::Ok();
   }
   void OnDeliveryFinished(WorkflowContext& ctx) override {
-    WriteState(ctx, bytes_, id_hash_);
+    WriteState(ctx, bytes_, id_hash_, static_state_);
     ctx.SendMessage(Msg("Go"));
   }
 
  private:
   size_t bytes_;
+  bool static_state_;
   uint64_t id_hash_;
 };
 
 ExecutorBinding StatefulForwarder(const std::string& id, std::vector<std::string> types,
-                                  const char* out_type, size_t bytes) {
+                                  const char* out_type, size_t bytes, bool static_state) {
   const uint64_t id_hash = Hash64(id);
-  return FunctionExecutor(id, "BenchNode", std::move(types),
-                          [bytes, id_hash, out_type](const Message&, WorkflowContext& ctx) {
-                            WriteState(ctx, bytes, id_hash);
-                            ctx.SendMessage(Msg(out_type));
-                            return Status::Ok();
-                          });
+  return FunctionExecutor(
+      id, "BenchNode", std::move(types),
+      [bytes, id_hash, out_type, static_state](const Message&, WorkflowContext& ctx) {
+        WriteState(ctx, bytes, id_hash, static_state);
+        ctx.SendMessage(Msg(out_type));
+        return Status::Ok();
+      });
 }
 
 }  // namespace
@@ -83,26 +89,31 @@ size_t TotalStateBytes(const StepConfig& config) {
 
 std::shared_ptr<Workflow> BuildWorkflow(const StepConfig& config) {
   SF_CHECK(config.width >= 1);
+  SF_CHECK(!config.static_state || config.shape == Shape::kFanIn);  // see kStaticStateSteps
   Result<std::shared_ptr<Workflow>> wf = Status::Internal("unbuilt");
   if (config.shape == Shape::kLinear) {
     auto id = [](int i) { return "e" + std::to_string(i); };
-    WorkflowBuilder b(StatefulForwarder(id(0), {"Start", "Token"}, "Token", config.state_bytes));
+    WorkflowBuilder b(StatefulForwarder(id(0), {"Start", "Token"}, "Token", config.state_bytes,
+                                        config.static_state));
     for (int i = 1; i < config.width; ++i) {
-      b.AddExecutor(StatefulForwarder(id(i), {"Token"}, "Token", config.state_bytes));
+      b.AddExecutor(
+          StatefulForwarder(id(i), {"Token"}, "Token", config.state_bytes, config.static_state));
     }
     for (int i = 0; i < config.width; ++i) b.AddEdge(id(i), id((i + 1) % config.width));
     wf = b.Build();
   } else {
     const size_t bytes = config.state_bytes;
-    WorkflowBuilder b(ExecutorBinding{"hub", "BenchHub", {"Start", "Kick", "Part"}, [bytes] {
-                                        return std::make_unique<Hub>(bytes);
-                                      }});
+    const bool static_state = config.static_state;
+    WorkflowBuilder b(
+        ExecutorBinding{"hub", "BenchHub", {"Start", "Kick", "Part"}, [bytes, static_state] {
+                          return std::make_unique<Hub>(bytes, static_state);
+                        }});
     std::vector<std::string> workers;
     for (int i = 0; i < config.width; ++i) {
       char id[16];
       std::snprintf(id, sizeof(id), "w%03d", i);
       workers.push_back(id);
-      b.AddExecutor(StatefulForwarder(id, {"Go"}, "Part", bytes));
+      b.AddExecutor(StatefulForwarder(id, {"Go"}, "Part", bytes, static_state));
     }
     b.AddFanOutEdge("hub", workers);
     b.AddEdge("hub", "hub", [](const Message& m) { return m.type == "Kick"; });
@@ -152,7 +163,8 @@ void StepHarness::Reset() {
       dir_ = mode_.on_disk ? MakeScratchDir(mode_.name) : std::string();
       store_ = mode_.factory(mode_.on_disk ? dir_ : "/bench/" + mode_.name);
       SF_CHECK(store_ != nullptr);
-      manager_ = std::make_unique<StoreCheckpointManager>(store_.get());
+      manager_ = std::make_unique<StoreCheckpointManager>(store_.get(),
+                                                          StoreCheckpointOptions{mode_.full_every});
       break;
   }
   RunOptions options;
@@ -203,11 +215,42 @@ size_t StepHarness::LastCheckpointBytes() {
     size_t state_bytes = 0;
     for (const auto& [scope, values] : (*c)->state) {
       for (const auto& [key, value] : values)
-        state_bytes += value.get_ref<const std::string&>().size();
+        state_bytes += value->get_ref<const std::string&>().size();
     }
     SF_CHECK(state_bytes == TotalStateBytes(config_));
   }
   return EncodeCheckpoint(**c).size();
+}
+
+}  // namespace stepfault::bench
+
+namespace stepfault::bench {
+
+double StepHarness::StoredBytesPerStep() {
+  const size_t full = LastCheckpointBytes();  // checks what the manager resolves, first
+  if (store_ == nullptr || full == 0) return static_cast<double>(full);
+  // Amortised over one cycle of a full snapshot and full_every - 1 deltas, from the mean sizes of
+  // the full and the delta checkpoints this run stored (a run is reset before it completes a
+  // cycle of 128 when the state is large, so a plain mean would overweight the first snapshot).
+  double full_bytes = 0, delta_bytes = 0;
+  int fulls = 0, deltas = 0;
+  const std::vector<CheckpointInfo>& all = run_->checkpoints();
+  for (size_t i = 0; i < all.size(); ++i) {
+    Result<std::string> stored = store_->Retrieve(all[i]);
+    SF_CHECK(stored.ok());
+    Result<std::optional<std::string>> base = CheckpointDeltaBase(*stored);
+    SF_CHECK(base.ok());
+    // Static state: the warm-up's deltas carry the first writes, not the steady state.
+    if (*base && config_.static_state && i <= static_cast<size_t>(kStaticStateSteps)) continue;
+    (*base ? delta_bytes : full_bytes) += static_cast<double>(stored->size());
+    ++(*base ? deltas : fulls);
+  }
+  SF_CHECK(fulls > 0);
+  if (deltas == 0) return full_bytes / fulls;
+  // The full snapshot of the steady state is the last checkpoint encoded in full (the run's
+  // first snapshot may predate some executors' first write).
+  const double k = mode_.full_every;
+  return (static_cast<double>(full) + (k - 1) * (delta_bytes / deltas)) / k;
 }
 
 }  // namespace stepfault::bench

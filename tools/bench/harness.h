@@ -31,10 +31,16 @@ namespace stepfault::bench {
 
 enum class Shape { kLinear, kFanIn };
 
+// With StepConfig::static_state, executors write their state in steps below this only.
+inline constexpr int64_t kStaticStateSteps = 3;
+
 struct StepConfig {
   Shape shape = Shape::kFanIn;
   int width = 1;             // ring length (linear) or worker count (fanin)
   size_t state_bytes = 100;  // per executor
+  // Every executor writes its state in its first steps only and never changes it afterwards
+  // (steady state: a step that changes nothing): what incremental checkpoints save.
+  bool static_state = false;
 };
 
 // Executors that hold state, and the state bytes a checkpoint carries in steady state.
@@ -64,6 +70,10 @@ class StepHarness {
   // and checked: its step, and (once warm) that it carries exactly TotalStateBytes. Not for timed
   // regions.
   size_t LastCheckpointBytes();
+  // What the store holds per checkpoint (deltas when incremental), amortised over one cycle of
+  // a full snapshot and full_every - 1 deltas; LastCheckpointBytes without a store. Not for timed
+  // regions.
+  double StoredBytesPerStep();
   StreamingRun& run() { return *run_; }
   CheckpointManager* manager() { return manager_.get(); }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/checkpoint_manager.h"
 #include "engine/checkpoint_store.h"
 #include "tools/bench/limits.h"
 
@@ -28,12 +29,17 @@ using StoreFactory = std::function<std::unique_ptr<CheckpointStore>(const std::s
 // the run's export), kept as the "before" of that change, measured in the same run.
 enum class ManagerKind { kNone, kInMemory, kInMemoryCopying, kStore };
 
+// The full-snapshot interval of the incremental `bytes` mode.
+inline constexpr int kBenchFullSnapshotEvery = 128;
+
 struct Mode {
   std::string name;
   ManagerKind manager = ManagerKind::kNone;
   StoreFactory factory;                // kStore only
   LimitKind limit = LimitKind::kNone;  // what `ratio` divides by
   bool on_disk = false;                // reduced matrix; a scratch dir per harness
+  // kStore: StoreCheckpointOptions::full_every (1: every checkpoint full, as before issue 15).
+  int full_every = kDefaultFullSnapshotEvery;
 };
 
 // A store that keeps alive what its inner store runs on (a simulated file system, an Env), so a

@@ -8,7 +8,10 @@
 // Counters: state_bytes (what a checkpoint carries), checkpoint_bytes (its encoded size, measured
 // on the last checkpoint; 0 without checkpointing), bytes_per_second (checkpoint bytes per second,
 // kIsRate), limit_ns (the mode's limit for this size, limits.h) and ratio = step time / limit_ns;
-// changed_bytes (the state one step rewrites) and changed_memcpy_ns (a memcpy of those bytes).
+// changed_bytes (the state one step rewrites) and changed_memcpy_ns (a memcpy of those bytes);
+// stored_bytes_per_step (what the store holds per checkpoint: deltas between full snapshots).
+// changes:none is the fan-in of width 1 whose state never changes after the warm-up (bytes and
+// bytes_full modes: incremental vs every checkpoint full).
 // The limit is memcpy of state_bytes for memory modes, and the file limits on checkpoint_bytes
 // for disk modes.
 #include <benchmark/benchmark.h>
@@ -46,6 +49,7 @@ size_t ProbeCheckpointBytes(const StepConfig& config) {
 // The state bytes one step rewrites: the token holder's state in the ring; every executor's from
 // step 2 of the fan-in.
 size_t ChangedBytes(const StepConfig& config) {
+  if (config.static_state) return 0;
   return config.shape == Shape::kLinear ? config.state_bytes : TotalStateBytes(config);
 }
 
@@ -64,6 +68,7 @@ void RunStep(benchmark::State& state, const Mode& mode, const StepConfig& config
     harness.Step();
   }
   const double checkpoint_bytes = static_cast<double>(harness.LastCheckpointBytes());
+  state.counters["stored_bytes_per_step"] = harness.StoredBytesPerStep();
   const double iterations = static_cast<double>(state.iterations());
   state.counters["state_bytes"] = static_cast<double>(TotalStateBytes(config));
   state.counters["checkpoint_bytes"] = checkpoint_bytes;
@@ -72,8 +77,10 @@ void RunStep(benchmark::State& state, const Mode& mode, const StepConfig& config
         benchmark::Counter(checkpoint_bytes * iterations, benchmark::Counter::kIsRate);
   }
   state.counters["changed_bytes"] = static_cast<double>(ChangedBytes(config));
-  state.counters["changed_memcpy_ns"] =
-      Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config)) * 1e9;
+  if (ChangedBytes(config) > 0) {
+    state.counters["changed_memcpy_ns"] =
+        Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config)) * 1e9;
+  }
   if (mode.limit != LimitKind::kNone) {
     const double limit_s = Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
     state.counters["limit_ns"] = limit_s * 1e9;
@@ -98,15 +105,21 @@ void RegisterStepFamily() {
         configs.push_back({Shape::kFanIn, width, s});
       }
     }
+    // A step that changes nothing (the bytes-written row): the in-memory store modes.
+    if (mode.name == "bytes" || mode.name == "bytes_full") {
+      configs.push_back({Shape::kFanIn, 1, 1048576, /*static_state=*/true});
+    }
     for (const StepConfig& config : configs) {
       const bool linear = config.shape == Shape::kLinear;
-      const std::string name =
-          BenchName("BM_Step", {{"mode", mode.name},
-                                {"shape", linear ? "linear" : "fanin"},
-                                {linear ? "length" : "width", std::to_string(config.width)},
-                                {"state", std::to_string(config.state_bytes)}});
+      Labels labels = {{"mode", mode.name},
+                       {"shape", linear ? "linear" : "fanin"},
+                       {linear ? "length" : "width", std::to_string(config.width)},
+                       {"state", std::to_string(config.state_bytes)}};
+      if (config.static_state) labels.insert(labels.begin(), {"changes", "none"});
+      const std::string name = BenchName("BM_Step", labels);
       auto prepare = [mode, config] {
-        Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config));
+        if (ChangedBytes(config) > 0)
+          Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config));
         if (mode.limit != LimitKind::kNone)
           Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
       };

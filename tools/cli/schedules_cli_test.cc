@@ -38,6 +38,10 @@ TEST(SchedulesCli, BadFaultScheduleOrHazardExitsTwoSayingWhatIsWrong) {
   auto hazard = Stepfault("schedules explore --hazard host:nope");
   EXPECT_EQ(hazard.exit_code, 2);
   EXPECT_NE(hazard.out.find("unknown interactive-flow hazard"), std::string::npos) << hazard.out;
+  auto elsewhere = Stepfault("replay approval --plan none --schedule a3");
+  EXPECT_EQ(elsewhere.exit_code, 2) << elsewhere.out;
+  EXPECT_NE(elsewhere.out.find("--schedule applies only to interactive-flow"), std::string::npos)
+      << elsewhere.out;
 }
 
 TEST(SchedulesCli, ExploreReportsSchedulesStatesAndContextSwitches) {

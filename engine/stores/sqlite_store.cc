@@ -231,6 +231,14 @@ Status SqliteCheckpointStore::Initialize() {
                                         db_path_ + " (got " + actual +
                                         "); does the VFS support it?");
     }
+    // The row names the new mode before the switch has committed: on a new database the switch to
+    // WAL is a rollback-journal transaction that writes the header, and an I/O error in its commit
+    // surfaces only when the statement finishes. Ignoring it (as a reset does) left the store in
+    // rollback-journal mode while it believed it was in WAL, and with synchronous=FULL that mode
+    // deletes its journal without a directory sync: a power loss could then roll back a commit
+    // already reported durable (found by the committed-durability oracle, INV-ANCESTRY).
+    rc = sqlite3_step(mode);
+    if (rc != SQLITE_DONE) return Error(rc, "setting the journal mode");
   }
   SF_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL"));
   SF_RETURN_IF_ERROR(Exec(kCreateTable));

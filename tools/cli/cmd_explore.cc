@@ -235,9 +235,12 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
       const ReplayArgs& a = state.replay;
       if (a.scenario == "interactive-flow") return RunFlowScheduleReplay(a);
       if (!a.schedule.empty()) {
-        return UsageError("--schedule applies only to interactive-flow (the one scenario with "
-                          "several actors); '" + a.scenario + "' runs one host per life: drop "
-                          "--schedule");
+        return UsageError(
+            "--schedule applies only to interactive-flow (the one scenario with "
+            "several actors); '" +
+            a.scenario +
+            "' runs one host per life: drop "
+            "--schedule");
       }
       auto scenario = ResolveScenario(a.scenario);
       if (!scenario.ok()) return UsageError(scenario.status().message());

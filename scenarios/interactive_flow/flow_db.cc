@@ -16,9 +16,19 @@ std::string Q(const std::string& text) {
 FlowDb::FlowDb(const std::string& path, const std::string& vfs) {
   int rc =
       sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs.c_str());
-  if (rc != SQLITE_OK) Fail(rc, "open " + path);
-  sqlite3_busy_handler(db_, faults::SqliteBusyYield, nullptr);
-  if ((rc = Exec("PRAGMA synchronous=EXTRA")) != SQLITE_OK) Fail(rc, "PRAGMA synchronous");
+  const char* what = "open";
+  if (rc == SQLITE_OK) {
+    sqlite3_busy_handler(db_, faults::SqliteBusyYield, nullptr);
+    rc = sqlite3_exec(db_, "PRAGMA synchronous=EXTRA", nullptr, nullptr, nullptr);
+    what = "PRAGMA synchronous";
+  }
+  if (rc != SQLITE_OK) {
+    // A throwing constructor runs no destructor: close here, or an actor killed while it opens
+    // leaks its connection (SQLite allocates one even when the open fails).
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    Fail(rc, std::string(what) + " " + path);
+  }
 }
 
 FlowDb::~FlowDb() { sqlite3_close_v2(db_); }

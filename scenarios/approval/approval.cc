@@ -91,6 +91,23 @@ bool IsDataDamage(const Status& s) {
 // began its work is exit 1.
 int ExitCodeOf(const Status& s) { return IsDataDamage(s) ? kExitUsage : kExitViolation; }
 
+// Opens a life's checkpoint store and business database (start and resume alike); on failure, the
+// life's outcome (final when the data is damaged).
+std::optional<ApprovalOutcome> OpenLifeStores(const HostEnv& env, LifeReport* report,
+                                              std::unique_ptr<CheckpointStore>* checkpoints,
+                                              std::unique_ptr<ApprovalStore>* business) {
+  auto opened = OpenCheckpointStore(env, "checkpoints");
+  if (!opened.ok()) {
+    report->final = IsDataDamage(opened.status());
+    return Fail(opened.status(), ExitCodeOf(opened.status()), report);
+  }
+  *checkpoints = std::move(opened).value();
+  auto db = OpenApprovalBusiness(env);
+  if (!db.ok()) return Fail(db.status(), ExitCodeOf(db.status()), report);
+  *business = std::move(db).value();
+  return std::nullopt;
+}
+
 }  // namespace
 
 namespace {
@@ -127,15 +144,7 @@ class StartLife {
                                         "; resume it, or start in a fresh directory"),
                   kExitUsage, report_);
     }
-    auto checkpoints = OpenCheckpointStore(env_, "checkpoints");
-    if (!checkpoints.ok()) {
-      report_->final = IsDataDamage(checkpoints.status());
-      return Fail(checkpoints.status(), ExitCodeOf(checkpoints.status()), report_);
-    }
-    checkpoints_ = std::move(checkpoints).value();
-    auto business = OpenApprovalBusiness(env_);
-    if (!business.ok()) return Fail(business.status(), ExitCodeOf(business.status()), report_);
-    business_ = std::move(business).value();
+    if (auto failed = OpenLifeStores(env_, report_, &checkpoints_, &business_)) return failed;
     return std::nullopt;
   }
 
@@ -288,15 +297,7 @@ class ResumeLife {
   }
 
   std::optional<ApprovalOutcome> OpenStores() {
-    auto checkpoints = OpenCheckpointStore(env_, "checkpoints");
-    if (!checkpoints.ok()) {
-      report_->final = IsDataDamage(checkpoints.status());
-      return Fail(checkpoints.status(), ExitCodeOf(checkpoints.status()), report_);
-    }
-    checkpoints_ = std::move(checkpoints).value();
-    auto business = OpenApprovalBusiness(env_);
-    if (!business.ok()) return Fail(business.status(), ExitCodeOf(business.status()), report_);
-    business_ = std::move(business).value();
+    if (auto failed = OpenLifeStores(env_, report_, &checkpoints_, &business_)) return failed;
     auto row = business_->Read(receipt_.operation_id);
     if (!row.ok()) return Fail(row.status(), ExitCodeOf(row.status()), report_);
     if (row->decision && !SameDecision(*row->decision, row->comment.value_or(""))) {

@@ -142,6 +142,7 @@ void ActorScheduler::ActorMain(int self) {
   me.finished = true;
   --unfinished_;
   for (auto& actor : actors_) actor->blocked = false;  // what they waited for may be free now
+  previous_ = self;
   current_ = unfinished_ > 0 ? ChooseNextLocked(-1) : -1;
   cv_.notify_all();
 }
@@ -166,18 +167,26 @@ int ActorScheduler::ChooseNextLocked(int self) {
     return std::find(enabled.begin(), enabled.end(), self) != enabled.end() ? self : enabled[0];
   }
   if (enabled.size() == 1) return enabled[0];
-  ScheduleChoice choice{result_.steps, result_.choices.size(), self, enabled};
+  // An actor's end counts as one more point, so it is not the position of its last Yield.
+  const uint64_t previous_steps =
+      previous_ < 0 ? 0 : actors_[previous_]->steps + (actors_[previous_]->finished ? 1 : 0);
+  ScheduleChoice choice{result_.steps, result_.choices.size(), self, enabled,
+                        previous_,     previous_steps};
   const int pick = strategy_->Pick(choice);
   SF_CHECK(std::find(enabled.begin(), enabled.end(), pick) != enabled.end());
-  result_.choices.push_back(pick);
-  if (self >= 0 && pick != self &&
-      std::find(enabled.begin(), enabled.end(), self) != enabled.end()) {
-    ++result_.context_switches;
+  const bool self_enabled =
+      self >= 0 && std::find(enabled.begin(), enabled.end(), self) != enabled.end();
+  if (pick != (self_enabled ? self : enabled[0])) {
+    result_.deviations.push_back(
+        SwitchPoint{result_.choices.size(), pick, choice.previous, choice.previous_steps});
   }
+  result_.choices.push_back(pick);
+  if (self_enabled && pick != self) ++result_.context_switches;
   return pick;
 }
 
 void ActorScheduler::PassBatonLocked(int self, std::unique_lock<std::mutex>& lock) {
+  previous_ = self;
   const int next = ChooseNextLocked(self);
   if (next == self) return;
   current_ = next;

@@ -48,6 +48,11 @@ struct ScheduleChoice {
   uint64_t choice = 0;  // choices so far in this run
   int current = -1;     // the actor that gave the baton back (-1 at the start or after it ended)
   std::vector<int> enabled;  // ascending actor indices, size >= 2
+  // The actor that gave the baton back, also when it just ended (-1 only at the start), and how
+  // many scheduling points it had passed: a choice's position that does not move when choices
+  // elsewhere in the run change (each such pair is at most one choice of a run).
+  int previous = -1;
+  uint64_t previous_steps = 0;
 };
 
 class ScheduleStrategy {
@@ -57,17 +62,35 @@ class ScheduleStrategy {
   virtual int Pick(const ScheduleChoice& choice) = 0;
 };
 
+// A deviation from the non-preemptive default at a choice: the default is the actor that gave the
+// baton back when it is still enabled, else the lowest enabled actor (what ReplayStrategy does
+// past the end of its schedule). A run is determined by its deviations (SwitchReplayStrategy
+// replays them), so they are what shrinking removes and what bounded exploration extends. A
+// deviation away from an enabled actor is a preemption (a context switch); one where that actor
+// was blocked or finished is free. Located twice: by `choice`, the 0-based index among the run's
+// choices (exact for a prefix of the same run), and by (from, from_steps), the actor that gave the
+// baton back and its scheduling points (ScheduleChoice::previous), which stays put when another
+// switch of the run is removed.
+struct SwitchPoint {
+  uint64_t choice = 0;
+  int actor = 0;
+  int from = -1;
+  uint64_t from_steps = 0;
+  bool operator==(const SwitchPoint&) const = default;
+};
+
 struct RunResult {
   std::string schedule;  // printable, see EncodeSchedule
   std::vector<int> choices;
   uint64_t steps = 0;             // scheduling points
   uint64_t context_switches = 0;  // the baton left an actor that was still enabled
   uint64_t busy_yields = 0;
-  bool cut_off = false;             // max_steps reached
-  std::vector<std::string> deaths;  // "<actor>: <kind> at <point>"
-  std::vector<std::string> errors;  // harness errors (unexpected exceptions)
-  std::vector<std::string> trace;   // "<actor>@<point>" per scheduling point
-  std::set<std::string> windows;    // distinct "<actor>@<point>" reached
+  bool cut_off = false;                 // max_steps reached
+  std::vector<std::string> deaths;      // "<actor>: <kind> at <point>"
+  std::vector<std::string> errors;      // harness errors (unexpected exceptions)
+  std::vector<std::string> trace;       // "<actor>@<point>" per scheduling point
+  std::set<std::string> windows;        // distinct "<actor>@<point>" reached
+  std::vector<SwitchPoint> deviations;  // ascending choice index
 };
 
 // "a3b1a2" from {0,0,0,1,0,0}; the letter is 'a' + actor index (at most 26 actors).
@@ -122,7 +145,8 @@ class ActorScheduler {
   std::vector<std::unique_ptr<Actor>> actors_;
   std::mutex mu_;
   std::condition_variable cv_;
-  int current_ = -1;  // holder of the baton; -1: nobody (start, or all finished)
+  int current_ = -1;   // holder of the baton; -1: nobody (start, or all finished)
+  int previous_ = -1;  // the actor that last gave the baton back (ScheduleChoice::previous)
   int unfinished_ = 0;
   RunResult result_;
 };

@@ -100,4 +100,160 @@ int DfsExplorer::Strategy::Pick(const ScheduleChoice& choice) {
   return choice.enabled[0];
 }
 
+int DefaultPick(const ScheduleChoice& choice) {
+  const bool current_enabled = std::find(choice.enabled.begin(), choice.enabled.end(),
+                                         choice.current) != choice.enabled.end();
+  return current_enabled ? choice.current : choice.enabled[0];
+}
+
+SwitchReplayStrategy::SwitchReplayStrategy(const std::vector<SwitchPoint>& switches) {
+  for (const SwitchPoint& s : switches) switches_[{s.from, s.from_steps}] = s.actor;
+}
+
+int SwitchReplayStrategy::Pick(const ScheduleChoice& choice) {
+  auto it = switches_.find({choice.previous, choice.previous_steps});
+  if (it != switches_.end()) {
+    if (std::find(choice.enabled.begin(), choice.enabled.end(), it->second) !=
+        choice.enabled.end()) {
+      return it->second;
+    }
+    ++ignored_;
+  }
+  return DefaultPick(choice);
+}
+
+ScheduleStrategy* BoundedExplorer::BeginRun(std::function<std::string()> state_key) {
+  if (done_) return nullptr;
+  if (!started_) {
+    started_ = true;
+    pending_[0].push_back(Item{});  // the non-preemptive schedule
+  }
+  while (!pending_.empty() && pending_.begin()->second.empty()) pending_.erase(pending_.begin());
+  if (pending_.empty()) {
+    done_ = true;
+    return nullptr;
+  }
+  if (runs_ >= max_runs_) {
+    done_ = stopped_ = true;
+    return nullptr;
+  }
+  current_ = std::move(pending_.begin()->second.front());
+  pending_.begin()->second.pop_front();
+  next_switch_ = 0;
+  state_key_ = std::move(state_key);
+  return &strategy_;
+}
+
+void BoundedExplorer::EndRun() {
+  ++runs_;
+  ++runs_per_bound_[current_.preemptions];
+  while (!pending_.empty() && pending_.begin()->second.empty()) pending_.erase(pending_.begin());
+  if (pending_.empty()) done_ = true;  // every schedule within the bound was run
+}
+
+// New schedules from one choice point past the schedule's last switch: every other enabled
+// actor, unless this state was already reached with no more preemptions (its schedules are
+// queued from there).
+void BoundedExplorer::Spawn(const ScheduleChoice& choice, int fallback) {
+  if (state_key_) {  // without a state key, nothing is pruned
+    std::string key = state_key_();
+    key += "|current=" + std::to_string(choice.current) + "|enabled=";
+    for (int actor : choice.enabled) key += std::to_string(actor) + ",";
+    auto [it, inserted] = visited_.emplace(std::move(key), current_.preemptions);
+    if (!inserted && it->second <= current_.preemptions) return;
+    it->second = current_.preemptions;
+  }
+  const bool current_enabled = fallback == choice.current;
+  for (int actor : choice.enabled) {
+    if (actor == fallback) continue;
+    Item child{current_.switches, current_.preemptions + (current_enabled ? 1 : 0)};
+    if (child.preemptions > max_preemptions_) continue;
+    child.switches.push_back(
+        SwitchPoint{choice.choice, actor, choice.previous, choice.previous_steps});
+    pending_[child.preemptions].push_back(std::move(child));
+  }
+}
+
+int BoundedExplorer::Strategy::Pick(const ScheduleChoice& choice) {
+  BoundedExplorer& x = *owner_;
+  const int fallback = DefaultPick(choice);
+  const std::vector<SwitchPoint>& switches = x.current_.switches;
+  if (x.next_switch_ < switches.size()) {
+    const SwitchPoint& next = switches[x.next_switch_];
+    if (next.choice != choice.choice) return fallback;  // before the next switch: the prefix
+    ++x.next_switch_;
+    const bool enabled =
+        std::find(choice.enabled.begin(), choice.enabled.end(), next.actor) != choice.enabled.end();
+    // Not enabled only if the code under test is not deterministic in its choices.
+    return enabled ? next.actor : fallback;
+  }
+  x.Spawn(choice, fallback);
+  return fallback;
+}
+
+namespace {
+
+// The switches without [begin, end).
+std::vector<SwitchPoint> Without(const std::vector<SwitchPoint>& switches, size_t begin,
+                                 size_t end) {
+  std::vector<SwitchPoint> out(switches.begin(), switches.begin() + static_cast<long>(begin));
+  out.insert(out.end(), switches.begin() + static_cast<long>(end), switches.end());
+  return out;
+}
+
+}  // namespace
+
+SwitchShrink ShrinkSwitches(std::vector<SwitchPoint> switches, const SwitchOracle& fails,
+                            int max_runs) {
+  SwitchShrink out;
+  // Tries one candidate; true (and `switches` replaced by what that run did) when it fails.
+  const auto attempt = [&](std::vector<SwitchPoint> candidate) {
+    ++out.runs;
+    std::optional<std::vector<SwitchPoint>> kept = fails(candidate);
+    if (kept) switches = std::move(*kept);
+    return kept.has_value();
+  };
+  size_t n = 2;
+  while (!switches.empty()) {
+    if (out.runs >= max_runs) {
+      out.switches = std::move(switches);
+      return out;
+    }
+    n = std::min(n, switches.size());
+    bool reduced = false;
+    for (size_t i = 0; i < n && !reduced && out.runs < max_runs; ++i) {
+      // ddmin: the complement of chunk i of n.
+      reduced = attempt(Without(switches, i * switches.size() / n, (i + 1) * switches.size() / n));
+    }
+    if (reduced) {
+      n = std::max<size_t>(n - 1, 2);
+      continue;
+    }
+    if (out.runs >= max_runs) continue;
+    if (n < switches.size()) {
+      n = std::min(2 * n, switches.size());
+      continue;
+    }
+    // 1-minimal. A detour (a -> c, then c -> b) is merged into one switch (a -> b): switch i
+    // takes switch i+1's target and i+1 goes.
+    for (size_t i = 0; i + 1 < switches.size() && !reduced && out.runs < max_runs; ++i) {
+      std::vector<SwitchPoint> merged = Without(switches, i + 1, i + 2);
+      merged[i].actor = switches[i + 1].actor;
+      reduced = attempt(std::move(merged));
+    }
+    // ddmin's chunks never cover a run of 3 that straddles two chunks: try every window of 2 to
+    // 4 consecutive switches before giving up.
+    for (size_t w = 2; w <= std::min<size_t>(4, switches.size()) && !reduced; ++w) {
+      for (size_t b = 0; b + w <= switches.size() && !reduced && out.runs < max_runs; ++b) {
+        reduced = attempt(Without(switches, b, b + w));
+      }
+    }
+    if (!reduced) break;
+    n = 2;
+  }
+  out.switches = std::move(switches);
+  out.minimal = true;
+  return out;
+}
+
 }  // namespace stepfault::faults

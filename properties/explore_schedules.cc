@@ -12,6 +12,7 @@ namespace stepfault::properties {
 namespace {
 
 using scenarios::flow::FlowFault;
+using scenarios::flow::FlowPlan;
 using scenarios::flow::FlowRunResult;
 
 // Delegates to a strategy and records the state key at every choice.
@@ -31,16 +32,29 @@ class CountingStrategy final : public faults::ScheduleStrategy {
   std::function<std::string()> key_;
 };
 
-// The fault of run i: none for one run in three, else a crash (or one time in four a power loss)
-// of a seeded actor at a seeded step among its first ten.
-FlowFault FaultOfRun(uint64_t run_seed, int i, bool with_faults) {
-  if (!with_faults || i % 3 == 0) return FlowFault{};
+// The plan of run i: none for one run in three, else a crash (or one time in four a power loss)
+// of a seeded actor at a seeded step among its first ten; one such plan in three also carries a
+// second fault at a seeded actor's step among its first twelve: a later power loss after a crash,
+// else a time:advance. The first fault's draws are those of the single-fault plans before.
+FlowPlan PlanOfRun(uint64_t run_seed, int i, bool with_faults) {
+  if (!with_faults || i % 3 == 0) return {};
   Rng rng(DeriveSeed(run_seed, "flow.fault"));
+  const int actors = static_cast<int>(scenarios::flow::FlowActorNames().size());
   FlowFault f;
   f.kind = rng.Uniform(4) == 0 ? FlowFault::Kind::kPowerLoss : FlowFault::Kind::kCrashActor;
-  f.actor = static_cast<int>(rng.Uniform(scenarios::flow::FlowActorNames().size()));
+  f.actor = static_cast<int>(rng.Uniform(actors));
   f.at_step = 1 + static_cast<int>(rng.Uniform(10));
-  return f;
+  FlowPlan plan{f};
+  if (rng.Uniform(3) == 0) {
+    FlowFault g;
+    const bool crash = f.kind == FlowFault::Kind::kCrashActor;
+    g.kind =
+        crash && rng.Uniform(2) == 0 ? FlowFault::Kind::kPowerLoss : FlowFault::Kind::kTimeAdvance;
+    g.actor = static_cast<int>(rng.Uniform(actors));
+    g.at_step = 1 + static_cast<int>(rng.Uniform(12));
+    plan.push_back(g);
+  }
+  return plan;
 }
 
 bool Breaks(const FlowRunResult& r, const std::string& invariant) {
@@ -55,30 +69,37 @@ std::string ReplayCommand(const ScheduleExploreOptions& o, const ScheduleCounter
          "'" + hazards + (o.flow.force_purge ? " --params '{\"force_purge\":true}'" : "");
 }
 
-// Shrinks a counterexample: drop the fault if the invariant still breaks without it, then the
-// shortest prefix (0, 1, 2, 4, ...) of the choices that still breaks it.
-ScheduleCounterexample Shrink(const ScheduleExploreOptions& o, const FlowRunResult& found,
-                              FlowFault fault, ScheduleCounterexample c) {
-  std::string error;
-  std::vector<int> choices = *faults::DecodeSchedule(found.run.schedule, &error);
-  if (fault.kind != FlowFault::Kind::kNone &&
-      Breaks(ReplayFlowSchedule(o.flow, choices, FlowFault{}).result, c.invariant)) {
-    fault = FlowFault{};
+FlowRunResult RunSwitches(const ScheduleExploreOptions& o,
+                          const std::vector<faults::SwitchPoint>& switches, const FlowPlan& plan) {
+  faults::SwitchReplayStrategy strategy(switches);
+  return scenarios::flow::RunFlowWorld(&strategy, o.flow, plan);
+}
+
+// Drops faults of the plan one at a time while the invariant still breaks with the same choices.
+FlowPlan ShrinkPlan(const ScheduleExploreOptions& o, const std::string& invariant,
+                    const std::vector<int>& choices, FlowPlan plan) {
+  for (size_t i = 0; i < plan.size();) {
+    FlowPlan fewer = plan;
+    fewer.erase(fewer.begin() + static_cast<long>(i));
+    if (Breaks(ReplayFlowSchedule(o.flow, choices, fewer).result, invariant)) {
+      plan = std::move(fewer);
+      i = 0;
+    } else {
+      ++i;
+    }
   }
+  return plan;
+}
+
+// The shortest prefix (0, 1, 2, 4, ...) of the choices that still breaks the invariant; the run
+// it gives (the whole run when no shorter prefix does).
+FlowRunResult ShortestPrefix(const ScheduleExploreOptions& o, const std::string& invariant,
+                             const std::vector<int>& choices, const FlowPlan& plan) {
   for (size_t n = 0;; n = n == 0 ? 1 : n * 2) {
     const size_t take = std::min(n, choices.size());
     std::vector<int> prefix(choices.begin(), choices.begin() + static_cast<long>(take));
-    FlowRunResult r = ReplayFlowSchedule(o.flow, prefix, fault).result;
-    if (Breaks(r, c.invariant)) {
-      for (const scenarios::Violation& v : r.violations) {
-        if (v.invariant == c.invariant) c.message = v.message;  // the shrunk run's own words
-      }
-      c.schedule = r.run.schedule;
-      c.context_switches = r.run.context_switches;
-      c.fault = scenarios::flow::FlowFaultText(fault);
-      return c;
-    }
-    if (take == choices.size()) return c;
+    FlowRunResult r = ReplayFlowSchedule(o.flow, prefix, plan).result;
+    if (Breaks(r, invariant) || take == choices.size()) return r;
   }
 }
 
@@ -86,39 +107,114 @@ ScheduleCounterexample Shrink(const ScheduleExploreOptions& o, const FlowRunResu
 
 ScheduleReplay ReplayFlowSchedule(const scenarios::flow::FlowOptions& flow,
                                   const std::vector<int>& choices, const FlowFault& fault) {
+  return ReplayFlowSchedule(flow, choices,
+                            fault.kind == FlowFault::Kind::kNone ? FlowPlan{} : FlowPlan{fault});
+}
+
+ScheduleReplay ReplayFlowSchedule(const scenarios::flow::FlowOptions& flow,
+                                  const std::vector<int>& choices, const FlowPlan& plan) {
   faults::ReplayStrategy replay(choices);
   ScheduleReplay out;
-  out.result = scenarios::flow::RunFlowWorld(&replay, flow, fault);
+  out.result = scenarios::flow::RunFlowWorld(&replay, flow, plan);
   out.divergences = replay.divergences();
   return out;
 }
 
+ScheduleCounterexample ShrinkFlowCounterexample(const ScheduleExploreOptions& o,
+                                                const std::string& invariant,
+                                                const std::vector<int>& choices,
+                                                const FlowPlan& original) {
+  ScheduleCounterexample c;
+  c.invariant = invariant;
+  const FlowRunResult found = ReplayFlowSchedule(o.flow, choices, original).result;
+  c.context_switches_found = found.run.context_switches;
+  if (!Breaks(found, invariant)) {
+    c.schedule = found.run.schedule;
+    c.fault = scenarios::flow::FlowPlanText(original);
+    c.context_switches = found.run.context_switches;
+    return c;
+  }
+  const FlowPlan plan = ShrinkPlan(o, invariant, choices, original);
+  FlowRunResult best = ShortestPrefix(o, invariant, choices, plan);
+  const faults::SwitchShrink shrunk = faults::ShrinkSwitches(
+      best.run.deviations,
+      [&](const std::vector<faults::SwitchPoint>& candidate)
+          -> std::optional<std::vector<faults::SwitchPoint>> {
+        FlowRunResult r = RunSwitches(o, candidate, plan);
+        if (!Breaks(r, invariant)) return std::nullopt;
+        best = std::move(r);
+        return best.run.deviations;
+      },
+      o.shrink_runs);
+  c.shrink_runs = shrunk.runs;
+  c.switches_minimal = shrunk.minimal;
+  for (const scenarios::Violation& v : best.violations) {
+    if (v.invariant == invariant) c.message = v.message;  // the shrunk run's own words
+  }
+  c.schedule = best.run.schedule;
+  c.context_switches = best.run.context_switches;
+  c.fault = scenarios::flow::FlowPlanText(plan);
+  c.replay = ReplayCommand(o, c);
+  return c;
+}
+
+namespace {
+
+// The bounded exhaustive explorers behind "dfs" and "dfs-plain".
+struct Exhaustive {
+  explicit Exhaustive(const ScheduleExploreOptions& o)
+      : bounded(o.strategy == "dfs"),
+        plain(o.strategy == "dfs-plain"),
+        preemption(static_cast<uint64_t>(o.schedules), o.max_preemptions),
+        depth_first(static_cast<uint64_t>(o.schedules)) {}
+  bool any() const { return bounded || plain; }
+  faults::ScheduleStrategy* Begin(std::function<std::string()> key) {
+    return bounded ? preemption.BeginRun(std::move(key)) : depth_first.BeginRun(std::move(key));
+  }
+  void End() { bounded ? preemption.EndRun() : depth_first.EndRun(); }
+  bool complete() const { return bounded ? preemption.complete() : depth_first.complete(); }
+  uint64_t states() const {
+    return bounded ? preemption.distinct_states() : depth_first.distinct_states();
+  }
+  bool bounded;
+  bool plain;
+  faults::BoundedExplorer preemption;
+  faults::DfsExplorer depth_first;
+};
+
+}  // namespace
+
 ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
   ScheduleExploration out;
   std::set<std::string> states, worlds, seen_invariants, windows;
-  faults::DfsExplorer dfs(static_cast<uint64_t>(o.schedules));
+  Exhaustive exhaustive(o);
   uint64_t expected_steps = 120;  // PCT's k: refined from the runs seen
-  const bool is_dfs = o.strategy == "dfs";
   for (int i = 0; i < o.schedules; ++i) {
     const uint64_t run_seed = DeriveSeed(o.seed, "schedule." + std::to_string(i));
     faults::PctStrategy pct(run_seed, o.pct_depth, expected_steps);
     faults::RandomWalkStrategy random(run_seed);
-    const FlowFault fault = is_dfs ? FlowFault{} : FaultOfRun(run_seed, i, o.with_faults);
+    const FlowPlan plan = exhaustive.any() ? FlowPlan{} : PlanOfRun(run_seed, i, o.with_faults);
     CountingStrategy counting(
         o.strategy == "random" ? static_cast<faults::ScheduleStrategy*>(&random) : &pct,
         o.count_states ? &states : nullptr);
+    bool exhausted = false;
     FlowRunResult r = scenarios::flow::RunFlowWorld(
         [&](std::function<std::string()> key) -> faults::ScheduleStrategy* {
-          if (is_dfs) return dfs.BeginRun(std::move(key));
+          if (exhaustive.any()) {
+            faults::ScheduleStrategy* next = exhaustive.Begin(std::move(key));
+            exhausted = next == nullptr;
+            return next != nullptr ? next : &pct;  // the run is discarded below
+          }
           counting.set_key(std::move(key));
           return &counting;
         },
-        o.flow, fault);
-    if (is_dfs) dfs.EndRun();
+        o.flow, plan);
+    if (exhausted) break;
+    if (exhaustive.any()) exhaustive.End();
     ++out.schedules;
     out.steps += r.run.steps;
     out.context_switches += r.run.context_switches;
-    out.faults_fired += r.fault_fired;
+    out.faults_fired += static_cast<uint64_t>(r.faults_fired);
     expected_steps = std::max<uint64_t>(expected_steps, r.run.steps);
     worlds.insert(r.digest);
     windows.insert(r.run.windows.begin(), r.run.windows.end());
@@ -127,22 +223,25 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
       ScheduleCounterexample c{v.invariant,
                                v.message,
                                r.run.schedule,
-                               scenarios::flow::FlowFaultText(fault),
+                               scenarios::flow::FlowPlanText(plan),
                                r.run.context_switches,
                                i + 1,
                                ""};
-      if (o.shrink) c = Shrink(o, r, fault, c);
+      c.context_switches_found = r.run.context_switches;
+      if (o.shrink) c = ShrinkFlowCounterexample(o, v.invariant, r.run.choices, plan);
+      c.found_at = i + 1;
       c.replay = ReplayCommand(o, c);
       out.violations.push_back(c);
     }
     if (o.stop_at_first && !out.violations.empty()) break;
     if (!o.stop_at_invariant.empty() && seen_invariants.count(o.stop_at_invariant) > 0) break;
-    if (is_dfs && dfs.complete()) break;
+    if (exhaustive.any() && exhaustive.complete()) break;
   }
-  out.distinct_states = is_dfs ? dfs.distinct_states() : states.size();
+  out.distinct_states = exhaustive.any() ? exhaustive.states() : states.size();
   out.distinct_final_worlds = worlds.size();
   out.windows = windows.size();
-  out.dfs_complete = dfs.complete();
+  out.dfs_complete = exhaustive.any() && exhaustive.complete();
+  if (exhaustive.bounded) out.runs_per_preemption_bound = exhaustive.preemption.runs_per_bound();
   return out;
 }
 

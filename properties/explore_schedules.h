@@ -1,11 +1,16 @@
 // Schedule exploration of the interactive-flow world (scenarios/interactive_flow/flow_world.h):
 // many runs of its five actors, each under a strategy (PCT by default, or a random walk, or
-// bounded depth-first with state hashing) and, for most runs, one fault (crash of one actor or a
-// power loss at an actor's step), counting what was covered and keeping every violation with the
-// schedule and fault that replay it. A violation is shrunk before it is reported: without its
-// fault if that still breaks the same invariant, then to the shortest prefix of its choices that
-// does (the rest of the run takes the lowest enabled actor), so the printed schedule is small and
-// replays exactly. Also the mutant hunt: how many schedules each strategy needs to kill each flow
+// bounded exhaustive exploration: iterative preemption bounding with state hashing, or plain
+// depth-first for comparison) and, for most runs, a fault plan (a crash of one actor or a power
+// loss at an actor's step; one plan in three of those adds a later power loss or a time:advance),
+// counting what was covered and keeping every violation with the schedule and plan that replay
+// it. A violation is shrunk before it is reported, every step keeping "replays exactly and
+// breaks the same invariant": each fault of the plan is dropped if the invariant still breaks
+// without it (repeated until none can go), the choices are cut to their shortest failing prefix
+// (the rest of the run takes the non-preemptive default), and then delta debugging removes
+// individual context switches (faults/schedule_strategies.h ShrinkSwitches) until no single one
+// can go (or the shrink budget is spent), so the printed schedule has few switches and replays
+// exactly. Also the mutant hunt: how many schedules each strategy needs to kill each flow
 // hazard, by its expected invariant.
 //
 // This is the explorer entry point of the multi-actor capability; it does not go through
@@ -13,7 +18,9 @@
 // Thread-safety: each call is independent.
 #pragma once
 
+#include <climits>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,7 +29,7 @@
 namespace stepfault::properties {
 
 struct ScheduleExploreOptions {
-  std::string strategy = "pct";  // "pct", "random" or "dfs"
+  std::string strategy = "pct";  // "pct", "random", "dfs" (preemption bounded) or "dfs-plain"
   int pct_depth = 3;
   uint64_t seed = 1;
   int schedules = 200;            // runs (dfs: at most this many)
@@ -32,16 +39,21 @@ struct ScheduleExploreOptions {
   bool shrink = true;
   bool count_states = true;  // pct/random: key every choice (about ten times slower per run)
   scenarios::flow::FlowOptions flow;
+  int shrink_runs = 300;          // replays the switch shrinking of one violation may spend
+  int max_preemptions = INT_MAX;  // dfs: schedules with more preemptions are not run
 };
 
 struct ScheduleCounterexample {
   std::string invariant;
   std::string message;
   std::string schedule;
-  std::string fault;  // FlowFaultText
+  std::string fault;  // FlowPlanText
   uint64_t context_switches = 0;
-  int found_at = 0;    // 1-based index of the run that found it (before shrinking)
-  std::string replay;  // the command that replays it
+  int found_at = 0;                     // 1-based index of the run that found it (before shrinking)
+  std::string replay;                   // the command that replays it
+  uint64_t context_switches_found = 0;  // before shrinking
+  int shrink_runs = 0;                  // replays shrinking spent
+  bool switches_minimal = false;        // no single remaining switch can be removed
 };
 
 struct ScheduleExploration {
@@ -54,7 +66,8 @@ struct ScheduleExploration {
   uint64_t faults_fired = 0;
   uint64_t windows = 0;  // distinct "<actor>@<point>" scheduling points reached under interleaving
   bool dfs_complete = false;
-  std::vector<ScheduleCounterexample> violations;  // first per invariant
+  std::vector<ScheduleCounterexample> violations;     // first per invariant
+  std::map<int, uint64_t> runs_per_preemption_bound;  // dfs: schedules run with 0, 1, 2, ...
 };
 
 ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& options);
@@ -68,6 +81,18 @@ struct ScheduleReplay {
 ScheduleReplay ReplayFlowSchedule(const scenarios::flow::FlowOptions& flow,
                                   const std::vector<int>& choices,
                                   const scenarios::flow::FlowFault& fault);
+ScheduleReplay ReplayFlowSchedule(const scenarios::flow::FlowOptions& flow,
+                                  const std::vector<int>& choices,
+                                  const scenarios::flow::FlowPlan& plan);
+
+// Shrinks a violation of `invariant` that replaying `choices` under `plan` (with options.flow)
+// shows, as exploration does before it reports (see above). The result's schedule and fault
+// replay the violation exactly; found_at is 0. If the replay does not break `invariant`, the
+// input is returned unshrunk.
+ScheduleCounterexample ShrinkFlowCounterexample(const ScheduleExploreOptions& options,
+                                                const std::string& invariant,
+                                                const std::vector<int>& choices,
+                                                const scenarios::flow::FlowPlan& plan);
 
 // The hazard set of the named flow mutant (flow_hazards.h names, with or without "host:").
 // Returns false for an unknown name.

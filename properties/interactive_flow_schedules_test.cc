@@ -2,16 +2,21 @@
 // passes every explored schedule and fault, each flow hazard (a mutant) is killed by its expected
 // invariant with a shrunk schedule that replays exactly, PCT kills the ordering mutants in fewer
 // schedules than random walks (median over seeds), and bounded depth-first exploration counts
-// distinct states. Method: ExploreFlowSchedules over fixed seeds, replays of the printed
-// counterexamples, SchedulesToKill per strategy.
+// distinct states; shrinking removes context switches (never below what the kill needs: every
+// remaining switch is needed) and drops faults the kill does not need; a crash, a time:advance and
+// a later power loss compose in one run and replay exactly. Method: ExploreFlowSchedules over
+// fixed seeds, replays of the printed counterexamples, SchedulesToKill per strategy,
+// ShrinkFlowCounterexample on kills with faults added.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 
+#include "faults/schedule_strategies.h"
 #include "properties/explore_schedules.h"
 #include "properties/mutants.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
+#include "scenarios/invariants.h"
 
 namespace stepfault::properties {
 namespace {
@@ -88,14 +93,140 @@ TEST(FlowScheduleExploration, FlowMutantsReportAsMutantResultsKilledAsExpected) 
 }
 
 TEST(FlowScheduleExploration, DepthFirstExplorationCountsDistinctStatesAndFindsNoViolation) {
+  for (const char* strategy : {"dfs", "dfs-plain"}) {
+    ScheduleExploreOptions o;
+    o.strategy = strategy;
+    o.schedules = 60;
+    ScheduleExploration e = ExploreFlowSchedules(o);
+    EXPECT_TRUE(e.violations.empty()) << strategy;
+    EXPECT_EQ(e.schedules, 60u) << strategy;
+    EXPECT_GT(e.distinct_states, 60u) << strategy;
+    EXPECT_FALSE(e.dfs_complete) << strategy << ": 60 runs do not exhaust five actors";
+  }
+}
+
+TEST(FlowScheduleExploration, PreemptionBoundedExplorationReachesMoreEndWorldsThanPlainDepthFirst) {
   ScheduleExploreOptions o;
-  o.strategy = "dfs";
   o.schedules = 60;
-  ScheduleExploration e = ExploreFlowSchedules(o);
-  EXPECT_TRUE(e.violations.empty());
-  EXPECT_EQ(e.schedules, 60u);
-  EXPECT_GT(e.distinct_states, 60u);
-  EXPECT_FALSE(e.dfs_complete) << "60 runs do not exhaust five actors";
+  o.strategy = "dfs-plain";
+  const ScheduleExploration plain = ExploreFlowSchedules(o);
+  o.strategy = "dfs";
+  const ScheduleExploration bounded = ExploreFlowSchedules(o);
+  EXPECT_GT(bounded.distinct_final_worlds, plain.distinct_final_worlds);
+  ASSERT_FALSE(bounded.runs_per_preemption_bound.empty());
+  EXPECT_EQ(bounded.runs_per_preemption_bound.begin()->first, 0);
+}
+
+// A kill whose schedule was shrunk: a random walk (many switches) on a mutant it finds quickly.
+ScheduleCounterexample RandomWalkKill(const char* hazard, uint64_t seed) {
+  ScheduleExploreOptions o;
+  o.strategy = "random";
+  o.seed = seed;
+  o.schedules = 200;
+  o.count_states = false;
+  EXPECT_TRUE(FlowOptionsForMutant(hazard, &o.flow));
+  o.stop_at_invariant = scenarios::kInvFlowLease;
+  for (const auto& c : ExploreFlowSchedules(o).violations) {
+    if (c.invariant == o.stop_at_invariant) return c;
+  }
+  ADD_FAILURE() << hazard << " survived";
+  return {};
+}
+
+TEST(FlowScheduleExploration, ShrinkingRemovesContextSwitchesUntilEveryRemainingOneIsNeeded) {
+  for (uint64_t seed : {1, 2, 3}) {
+    const ScheduleCounterexample c =
+        RandomWalkKill(scenarios::flow::kHazardLeaseShorterThanTimeout, seed);
+    std::printf("seed %llu: %llu switches found, %llu after shrinking (%d replays): %s %s\n",
+                static_cast<unsigned long long>(seed),
+                static_cast<unsigned long long>(c.context_switches_found),
+                static_cast<unsigned long long>(c.context_switches), c.shrink_runs, c.fault.c_str(),
+                c.schedule.c_str());
+    EXPECT_LT(c.context_switches, c.context_switches_found);
+    EXPECT_TRUE(c.switches_minimal) << "within the shrink budget";
+    EXPECT_EQ(RandomWalkKill(scenarios::flow::kHazardLeaseShorterThanTimeout, seed).schedule,
+              c.schedule)
+        << "shrinking is deterministic";
+    std::string error;
+    auto choices = faults::DecodeSchedule(c.schedule, &error);
+    auto plan = scenarios::flow::ParseFlowPlan(c.fault, &error);
+    ASSERT_TRUE(choices.has_value() && plan.has_value()) << error;
+    scenarios::flow::FlowOptions flow;
+    ASSERT_TRUE(FlowOptionsForMutant(scenarios::flow::kHazardLeaseShorterThanTimeout, &flow));
+    ScheduleReplay replay = ReplayFlowSchedule(flow, *choices, *plan);
+    EXPECT_EQ(replay.divergences, 0u);
+    EXPECT_EQ(replay.result.run.context_switches, c.context_switches);
+    EXPECT_TRUE(std::any_of(replay.result.violations.begin(), replay.result.violations.end(),
+                            [&](const auto& v) { return v.invariant == c.invariant; }));
+  }
+}
+
+TEST(FlowScheduleExploration, CrashTimeAdvanceAndALaterPowerLossComposeInOneRunAndReplayExactly) {
+  std::string error;
+  int both = 0;
+  for (const char* text :
+       {"crash:b@2,powerloss:a@6", "crash:a@3,time:c@1,powerloss:b@8", "time:e@1,crash:d@2"}) {
+    auto plan = scenarios::flow::ParseFlowPlan(text, &error);
+    ASSERT_TRUE(plan.has_value()) << error;
+    EXPECT_EQ(scenarios::flow::FlowPlanText(*plan), text);
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+      faults::PctStrategy pct(seed, 3, 400);
+      auto first = scenarios::flow::RunFlowWorld(&pct, scenarios::flow::FlowOptions{}, *plan);
+      EXPECT_TRUE(first.violations.empty())
+          << text << " seed " << seed << " " << first.run.schedule;
+      both += first.faults_fired == static_cast<int>(plan->size());
+      ScheduleReplay again = ReplayFlowSchedule(scenarios::flow::FlowOptions{},
+                                                *faults::DecodeSchedule(first.run.schedule, &error),
+                                                *scenarios::flow::ParseFlowPlan(text, &error));
+      EXPECT_EQ(again.divergences, 0u);
+      EXPECT_EQ(again.result.digest, first.digest) << text << " seed " << seed;
+      EXPECT_EQ(again.result.faults_fired, first.faults_fired);
+    }
+  }
+  EXPECT_GE(both, 12) << "most runs fire every fault of their plan";
+  EXPECT_FALSE(scenarios::flow::ParseFlowPlan("crash:a@1,none", &error).has_value());
+  EXPECT_FALSE(scenarios::flow::ParseFlowPlan("crash:a@1,,time:b@2", &error).has_value());
+  EXPECT_FALSE(
+      scenarios::flow::ParseFlowPlan("time:a@1,time:a@2,time:a@3,time:a@4,time:a@5", &error)
+          .has_value());
+  EXPECT_NE(error.find("at most"), std::string::npos) << error;
+}
+
+TEST(FlowScheduleExploration, ShrinkingDropsEveryFaultTheKillDoesNotNeed) {
+  // The duplicate-response mutant is killed without any fault; add a crash and a later power loss
+  // that still leave the kill in place, and shrink: both must go, in either order.
+  ScheduleExploreOptions o;
+  o.schedules = 400;
+  o.count_states = false;
+  o.with_faults = false;
+  ASSERT_TRUE(FlowOptionsForMutant(scenarios::flow::kHazardDuplicateResponseResumesTwice, &o.flow));
+  o.stop_at_invariant = scenarios::kInvFlowNoDoubleResume;
+  const auto kills = ExploreFlowSchedules(o).violations;
+  ASSERT_FALSE(kills.empty());
+  std::string error;
+  const std::vector<int> choices = *faults::DecodeSchedule(kills[0].schedule, &error);
+  int shrunk = 0;
+  for (int step = 20; step >= 4 && shrunk < 2; --step) {
+    for (const char* crash : {"crash:e@", "crash:c@"}) {
+      const std::string text =
+          std::string(crash) + std::to_string(step / 2) + ",powerloss:d@" + std::to_string(step);
+      const scenarios::flow::FlowPlan plan = *scenarios::flow::ParseFlowPlan(text, &error);
+      ScheduleReplay r = ReplayFlowSchedule(o.flow, choices, plan);
+      if (r.result.faults_fired != 2 ||
+          !std::any_of(r.result.violations.begin(), r.result.violations.end(),
+                       [&](const auto& v) { return v.invariant == o.stop_at_invariant; })) {
+        continue;
+      }
+      const scenarios::flow::FlowPlan reversed(plan.rbegin(), plan.rend());
+      for (const auto& p : {plan, reversed}) {
+        ScheduleCounterexample c = ShrinkFlowCounterexample(o, o.stop_at_invariant, choices, p);
+        EXPECT_EQ(c.fault, "none") << text;
+        EXPECT_EQ(c.invariant, o.stop_at_invariant);
+      }
+      ++shrunk;
+    }
+  }
+  EXPECT_GT(shrunk, 0) << "no crash and power loss left the kill in place";
 }
 
 }  // namespace

@@ -2,19 +2,21 @@
 // durable change is one BEGIN IMMEDIATE transaction that journals what it did.
 #include "scenarios/interactive_flow/flow_actors.h"
 
+#include <stdexcept>
 #include <string>
 
 #include "scenarios/interactive_flow/flow_hazards.h"
+#include "scenarios/interactive_flow/flow_runtime.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::scenarios::flow {
 namespace {
 
 constexpr char kRun[] = "run-1";
-constexpr char kRuntimeRequest[] = "approval-1";
-// The InputRequest of the run's runtime request (its id is chosen when it is created).
+// The InputRequest of the run's one runtime request (the engine's RequestId of its one port's
+// request; the InputRequest's own id is chosen when it is created).
 constexpr char kRequestOf[] =
-    "(SELECT id FROM InputRequest WHERE run = 'run-1' AND runtime_request = 'approval-1')";
+    "(SELECT id FROM InputRequest WHERE run = 'run-1' ORDER BY rowid LIMIT 1)";
 constexpr char kOperation[] = "effect:run-1";
 
 int64_t Now(FlowDb& db) { return db.QueryInt("SELECT now FROM Clock WHERE id = 1", 0); }
@@ -64,7 +66,8 @@ std::string RequestId(FlowDb& db) {
   return rows.empty() ? "" : rows[0][0];
 }
 
-// Created -> WaitingForInput: bindings (once), the runtime checkpoint, one InputRequest.
+// Created -> WaitingForInput: bindings (once), the runtime's run to its request (its
+// checkpoints, through the adapter), one InputRequest for that request.
 void Materialise(const ActorContext& c, const Claim& claim) {
   FlowDb& db = *c.db;
   // A new request id per attempt (as a GUID would be); the request itself is created once.
@@ -81,13 +84,19 @@ void Materialise(const ActorContext& c, const Claim& claim) {
   db.Exec("INSERT OR IGNORE INTO Binding SELECT " + Q(kRun) +
           ", 'planner', 'agents', 'planner', 1, max(revision), 'deploy-planner', 'standard', "
           "'model-a' FROM Revision WHERE agent = 'planner' AND purged = 0");
-  db.Exec("INSERT OR IGNORE INTO RuntimeState VALUES(" + Q(kRun) +
-          ", 'maf', 'cp-1', '', 'superstep=1;pending=" + kRuntimeRequest + "')");
+  const int64_t revision = db.QueryInt(
+      "SELECT revision FROM Binding WHERE run = " + Q(kRun) + " AND participant = 'planner'", 0);
+  // The runtime runs once: a materialisation that committed moved the run out of Created.
+  const RuntimeOutcome runtime = StartRuntime(db, kRun, revision);
+  if (!runtime.status.ok()) {
+    db.Rollback();
+    throw std::runtime_error("participant runtime: " + runtime.status.ToString());
+  }
   db.Exec("INSERT INTO InputRequest SELECT " + Q(fresh_id) + "," + Q(kRun) + "," +
-          Q(kRuntimeRequest) + ", 'Pending', '', 0, '', 0, " +
-          std::to_string(now + c.options->request_expiry_ticks) +
-          ", 0 WHERE NOT EXISTS (SELECT 1 FROM InputRequest WHERE run = " + Q(kRun) +
-          " AND runtime_request = " + Q(kRuntimeRequest) + ")");
+          Q(runtime.request_id) + ", 'Pending', '', 0, '', 0, " +
+          std::to_string(now + c.options->request_expiry_ticks) + ", 0, " + Q(runtime.checkpoint) +
+          " WHERE NOT EXISTS (SELECT 1 FROM InputRequest WHERE run = " + Q(kRun) +
+          " AND runtime_request = " + Q(runtime.request_id) + ")");
   db.Exec("UPDATE FlowRun SET status = 'WaitingForInput' WHERE id = " + Q(kRun) +
           " AND status = 'Created'");
   db.Commit();
@@ -139,8 +148,14 @@ void Resume(const ActorContext& c, const Claim& claim) {
     return;
   }
   Journal(db, "resume", request, c.name, claim.epoch, now, std::to_string(revision));
-  db.Exec("INSERT OR IGNORE INTO RuntimeState VALUES(" + Q(kRun) +
-          ", 'maf', 'cp-2', 'cp-1', 'superstep=2;answered')");
+  // The adapter resumes the runtime from the request's checkpoint and answers it.
+  const std::vector<Row> raised =
+      db.Query("SELECT checkpoint, value FROM InputRequest WHERE id = " + Q(request));
+  const RuntimeOutcome runtime = ResumeRuntime(db, kRun, raised[0][0], revision, raised[0][1]);
+  if (!runtime.status.ok()) {
+    db.Rollback();
+    throw std::runtime_error("participant runtime: " + runtime.status.ToString());
+  }
   db.Exec("UPDATE FlowRun SET status = 'Running' WHERE id = " + Q(kRun));
   db.Exec("DELETE FROM PendingAction WHERE request = " + Q(request));
   db.Exec("INSERT INTO Queue(run, reason) VALUES(" + Q(kRun) + ", 'next-step')");

@@ -12,8 +12,9 @@
 // plan can crash the actor or the machine). Each durable change is one SQLite transaction that
 // also appends to the Journal what it did, so the oracles read the history from the file.
 // Deliberate reductions of the ADR (README, "interactive-flow"): one run, one participant, one
-// runtime request port; the runtime's checkpoints are opaque rows written by the model's adapter
-// (not the engine's checkpoints); logical time is integer ticks (retention age: 30 ticks).
+// runtime request port; the participant's runtime is the Stepfault engine, not MAF, and its
+// checkpoints reach the runtime state store through the adapter of flow_runtime.h; logical time is
+// integer ticks (retention age: 30 ticks).
 // Thread-safety: each actor runs on its own thread with its own FlowDb; one runs at a time.
 #pragma once
 
@@ -57,6 +58,11 @@ void ClockActor(const ActorContext& c);
 // After the actors: recovery_rounds x (time passes past every lease, a startup sweep, a worker
 // drain). Single-threaded.
 void Recover(const ActorContext& c);
+
+// time:advance as a fault: moves the logical clock by `ticks` in one journalled transaction on
+// db (no scheduling point of its own; SQLite's busy waits still yield). False when the lock stayed
+// busy (the run was cut off).
+bool JumpClock(FlowDb& db, int64_t ticks);
 
 // One sweep (expire, re-enqueue, repair); exposed for tests.
 void Sweep(const ActorContext& c);

@@ -97,7 +97,7 @@ CREATE TABLE IF NOT EXISTS RuntimeState(run TEXT, runtime_type TEXT, state_id TE
   parent_id TEXT, bytes BLOB, PRIMARY KEY(run, runtime_type, state_id));
 CREATE TABLE IF NOT EXISTS InputRequest(id TEXT PRIMARY KEY, run TEXT, runtime_request TEXT,
   state TEXT, value TEXT, answered_at INT, principal TEXT, version INT, expires_at INT,
-  resumed INT DEFAULT 0);
+  resumed INT DEFAULT 0, checkpoint TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS Lease(run TEXT PRIMARY KEY, owner TEXT, epoch INT, claimed_at INT,
   expires_at INT);
 CREATE TABLE IF NOT EXISTS Queue(seq INTEGER PRIMARY KEY AUTOINCREMENT, run TEXT, reason TEXT);

@@ -5,15 +5,17 @@
 // per participant, written once at first materialisation: namespace, resource, generation,
 // revision, deployment, runtime profile, model profile); Revision (agent revisions: created_at,
 // purged); RuntimeState (the IRuntimeExecutionStateStore: opaque checkpoint bytes keyed by run,
-// runtime type and state id, with the parent state id); InputRequest (one per runtime request:
-// Pending/Answered/Expired, value, answered_at, principal, version for optimistic concurrency,
-// resumed); Lease (the run's execution lease: owner, epoch, expires_at on the logical clock);
-// Queue (the at-least-once dispatch queue); PendingAction (the Workplace projection); Effect (the
-// final side effect, by stable operation id; no unique key, so a second write is visible); Clock
-// (the logical clock, a durable row the clock actor advances: `time:advance`); Journal (an ordered
-// log, written in the same transaction as what it records: claims, guarded work, accepted and
-// conflicting responses, expiries, resumes, purges, audit events, sweeps). The oracles read only
-// these bytes (scenarios/interactive_flow/flow_oracle.h).
+// runtime type and state id, with the parent state id: the engine's encoded checkpoints, written
+// and read only by the adapter, flow_runtime.h); InputRequest (one per runtime request, keyed by
+// the engine's RequestId: Pending/Answered/Expired, value, answered_at, principal, version for
+// optimistic concurrency, resumed, and the opaque state id of the checkpoint it was raised in);
+// Lease (the run's execution lease: owner, epoch, expires_at on the logical clock); Queue (the
+// at-least-once dispatch queue); PendingAction (the Workplace projection); Effect (the final side
+// effect, by stable operation id; no unique key, so a second write is visible); Clock (the logical
+// clock, a durable row the clock actor advances: `time:advance`); Journal (an ordered log, written
+// in the same transaction as what it records: claims, guarded work, accepted and conflicting
+// responses, expiries, resumes, purges, audit events, sweeps). The oracles read only these bytes
+// (scenarios/interactive_flow/flow_oracle.h).
 //
 // Durability: rollback journal (DELETE; the simulated VFS has no shared memory) with
 // synchronous=EXTRA, so a committed transaction survives power loss.

@@ -118,11 +118,7 @@ void Purge(const ActorContext& c) {
 
 void Advance(const ActorContext& c, int64_t ticks) {
   c.Step("time:advance");
-  FlowDb& db = *c.db;
-  if (!db.Begin()) return;
-  db.Exec("UPDATE Clock SET now = now + " + std::to_string(ticks) + " WHERE id = 1");
-  Journal(db, "time", "", Now(db), std::to_string(ticks));
-  db.Commit();
+  JumpClock(*c.db, ticks);
 }
 
 void Publish(const ActorContext& c) {
@@ -136,6 +132,14 @@ void Publish(const ActorContext& c) {
 }
 
 }  // namespace
+
+bool JumpClock(FlowDb& db, int64_t ticks) {
+  if (!db.Begin()) return false;
+  db.Exec("UPDATE Clock SET now = now + " + std::to_string(ticks) + " WHERE id = 1");
+  Journal(db, "time", "", Now(db), std::to_string(ticks));
+  db.Commit();
+  return true;
+}
 
 void Sweep(const ActorContext& c) {
   c.Step("sweep.start");

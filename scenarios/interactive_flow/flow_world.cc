@@ -1,6 +1,7 @@
 // The interactive-flow world runner (see flow_world.h).
 #include "scenarios/interactive_flow/flow_world.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -57,30 +58,46 @@ void AsProcess(faults::SimFs* fs, const std::string& vfs, Body&& body) {
   faults::UnregisterSimVfs(vfs);
 }
 
-// The actor bodies with their fault: the step hook yields, then kills the actor or the machine
-// when the fault says so.
+// Fires the plan's faults due at actor a's n-th step: time jumps first (through the actor's own
+// connection), then a crash of the actor or a power loss of the machine, which end the actor.
+void FireDueFaults(const FlowPlan& plan, int a, int n, const std::string& vfs, faults::SimFs* fs,
+                   const ActorContext& c, const char* what, int* fired) {
+  for (const FlowFault& f : plan) {
+    if (f.kind != FlowFault::Kind::kTimeAdvance || f.actor != a || f.at_step != n) continue;
+    if (fs->frozen()) continue;
+    ++*fired;
+    JumpClock(*c.db, TimeJumpTicks(*c.options));
+  }
+  for (const FlowFault& f : plan) {
+    if (f.actor != a || f.at_step != n || fs->frozen()) continue;
+    if (f.kind == FlowFault::Kind::kCrashActor) {
+      ++*fired;
+      SF_CHECK(faults::KillSimVfsProcess(vfs).ok());
+      throw faults::CrashSignal{faults::DeathKind::kCrash, what};
+    }
+    if (f.kind == FlowFault::Kind::kPowerLoss) {
+      ++*fired;
+      fs->Freeze(faults::DeathKind::kPowerLoss, what);
+      throw faults::CrashSignal{faults::DeathKind::kPowerLoss, what};
+    }
+  }
+}
+
+// The actor bodies with their faults: the step hook yields, then fires what the plan says.
 void AddActors(faults::ActorScheduler& scheduler, faults::SimFs* fs, const std::string& prefix,
-               const FlowOptions& options, const FlowFault& fault, bool* fired) {
+               const FlowOptions& options, const FlowPlan& plan, int* fired) {
   const auto& names = FlowActorNames();
   for (int a = 0; a < static_cast<int>(names.size()); ++a) {
     const std::string vfs = prefix + names[a];
     SF_CHECK(faults::RegisterSimVfs(vfs, fs, 1 + a).ok());
-    scheduler.AddActor(names[a], [=, &options] {
+    scheduler.AddActor(names[a], [=, &options, &plan] {
       int steps = 0;
       ActorContext c;
       c.name = names[a];
       c.options = &options;
       c.step = [&, a](const char* what) {
         faults::ActorScheduler::Current()->Yield(what);
-        if (fault.kind == FlowFault::Kind::kNone || fault.actor != a || ++steps != fault.at_step)
-          return;
-        *fired = true;
-        if (fault.kind == FlowFault::Kind::kCrashActor) {
-          SF_CHECK(faults::KillSimVfsProcess(vfs).ok());
-          throw faults::CrashSignal{faults::DeathKind::kCrash, what};
-        }
-        fs->Freeze(faults::DeathKind::kPowerLoss, what);
-        throw faults::CrashSignal{faults::DeathKind::kPowerLoss, what};
+        FireDueFaults(plan, a, ++steps, vfs, fs, c, what, fired);
       };
       try {
         FlowDb db(kDbPath, vfs);
@@ -104,14 +121,32 @@ const std::vector<std::string>& FlowActorNames() {
   return *names;
 }
 
+namespace {
+
+FlowPlan PlanOf(const FlowFault& fault) {
+  return fault.kind == FlowFault::Kind::kNone ? FlowPlan{} : FlowPlan{fault};
+}
+
+}  // namespace
+
 FlowRunResult RunFlowWorld(faults::ScheduleStrategy* strategy, const FlowOptions& options,
                            const FlowFault& fault, uint64_t max_steps, bool keep_trace) {
-  return RunFlowWorld([strategy](std::function<std::string()>) { return strategy; }, options, fault,
-                      max_steps, keep_trace);
+  return RunFlowWorld(strategy, options, PlanOf(fault), max_steps, keep_trace);
 }
 
 FlowRunResult RunFlowWorld(const StrategySource& source, const FlowOptions& options,
                            const FlowFault& fault, uint64_t max_steps, bool keep_trace) {
+  return RunFlowWorld(source, options, PlanOf(fault), max_steps, keep_trace);
+}
+
+FlowRunResult RunFlowWorld(faults::ScheduleStrategy* strategy, const FlowOptions& options,
+                           const FlowPlan& plan, uint64_t max_steps, bool keep_trace) {
+  return RunFlowWorld([strategy](std::function<std::string()>) { return strategy; }, options, plan,
+                      max_steps, keep_trace);
+}
+
+FlowRunResult RunFlowWorld(const StrategySource& source, const FlowOptions& options,
+                           const FlowPlan& plan, uint64_t max_steps, bool keep_trace) {
   const std::string prefix = UniqueVfsPrefix();
   faults::SeedSqliteRandomness(1);  // SQLite's PRNG is process-wide: every run starts alike
   std::unique_ptr<faults::SimFs> fs = NewFlowWorld(prefix + "setup");
@@ -124,9 +159,10 @@ FlowRunResult RunFlowWorld(const StrategySource& source, const FlowOptions& opti
         source([&] { return StateKey(fs.get()) + "|" + current->PositionsKey(); });
     faults::ActorScheduler scheduler(strategy, {max_steps, keep_trace});
     current = &scheduler;
-    AddActors(scheduler, fs.get(), prefix, options, fault, &out.fault_fired);
+    AddActors(scheduler, fs.get(), prefix, options, plan, &out.faults_fired);
     out.run = scheduler.Run();
   }
+  out.fault_fired = out.faults_fired > 0;
   for (const std::string& name : FlowActorNames()) faults::UnregisterSimVfs(prefix + name);
   fs->SetHook(nullptr);
   if (fs->frozen()) fs = fs->CrashClone(faults::DeathKind::kPowerLoss, 1);
@@ -151,9 +187,46 @@ FlowRunResult RunFlowWorld(const StrategySource& source, const FlowOptions& opti
 }
 
 std::string FlowFaultText(const FlowFault& fault) {
-  if (fault.kind == FlowFault::Kind::kNone) return "none";
-  return std::string(fault.kind == FlowFault::Kind::kCrashActor ? "crash:" : "powerloss:") +
-         static_cast<char>('a' + fault.actor) + "@" + std::to_string(fault.at_step);
+  const char* kind = "none";
+  if (fault.kind == FlowFault::Kind::kNone) return kind;
+  if (fault.kind == FlowFault::Kind::kCrashActor) kind = "crash:";
+  if (fault.kind == FlowFault::Kind::kPowerLoss) kind = "powerloss:";
+  if (fault.kind == FlowFault::Kind::kTimeAdvance) kind = "time:";
+  return kind + std::string(1, static_cast<char>('a' + fault.actor)) + "@" +
+         std::to_string(fault.at_step);
+}
+
+int64_t TimeJumpTicks(const FlowOptions& options) {
+  return std::max(options.lease(), options.request_expiry_ticks) + 1;
+}
+
+std::string FlowPlanText(const FlowPlan& plan) {
+  std::string out;
+  for (const FlowFault& f : plan) out += (out.empty() ? "" : ",") + FlowFaultText(f);
+  return out.empty() ? "none" : out;
+}
+
+std::optional<FlowPlan> ParseFlowPlan(std::string_view text, std::string* error) {
+  FlowPlan plan;
+  if (text == "none" || text.empty()) return plan;
+  while (true) {
+    const size_t comma = text.find(',');
+    const std::string_view one = text.substr(0, comma);
+    if (one == "none" || one.empty()) {
+      *error = "flow plan '" + std::string(text) +
+               "': 'none' and empty faults are allowed only as the whole plan";
+      return std::nullopt;
+    }
+    std::optional<FlowFault> fault = ParseFlowFault(one, error);
+    if (!fault.has_value()) return std::nullopt;
+    plan.push_back(*fault);
+    if (plan.size() > kMaxFlowPlanFaults) {
+      *error = "flow plan: at most " + std::to_string(kMaxFlowPlanFaults) + " faults";
+      return std::nullopt;
+    }
+    if (comma == std::string_view::npos) return plan;
+    text = text.substr(comma + 1);
+  }
 }
 
 std::optional<FlowFault> ParseFlowFault(std::string_view text, std::string* error) {
@@ -166,9 +239,13 @@ std::optional<FlowFault> ParseFlowFault(std::string_view text, std::string* erro
   } else if (text.starts_with("powerloss:")) {
     fault.kind = FlowFault::Kind::kPowerLoss;
     rest = text.substr(10);
+  } else if (text.starts_with("time:")) {
+    fault.kind = FlowFault::Kind::kTimeAdvance;
+    rest = text.substr(5);
   } else {
     *error = "flow fault '" + std::string(text) +
-             "': expected none, crash:<actor>@<step> or powerloss:<actor>@<step>";
+             "': expected none, crash:<actor>@<step>, powerloss:<actor>@<step> or "
+             "time:<actor>@<step> (several joined by ',')";
     return std::nullopt;
   }
   const int actors = static_cast<int>(FlowActorNames().size());

@@ -1,9 +1,11 @@
 // One run of the interactive-flow world: a fresh simulated file system with flow.db, the actors
 // (worker-a, worker-b, sweeper, responder, clock; letters a..e in schedules) each a simulated
 // process with its own SQLite VFS name and connection, interleaved by an ActorScheduler under a
-// strategy; an optional fault (crash one actor at its n-th step: its memory, connection and locks
-// die, files survive; or power loss of the machine at an actor's n-th step: the world becomes what
-// the SimFs crash model keeps); then recovery (flow_actors.h Recover) and the oracles on a
+// strategy; a fault plan (faults compose: crash one actor at its n-th step: its memory,
+// connection and locks die, files survive; power loss of the machine at an actor's n-th step: the
+// world becomes what the SimFs crash model keeps; time:advance at an actor's n-th step: the
+// logical clock jumps past every lease and request expiry; e.g. a crash, a later time jump and a
+// later power loss in one run); then recovery (flow_actors.h Recover) and the oracles on a
 // read-only copy of the database.
 //
 // Deterministic: the result (schedule, violations, final world digest) is a function of the
@@ -28,22 +30,38 @@ namespace stepfault::scenarios::flow {
 const std::vector<std::string>& FlowActorNames();
 
 struct FlowFault {
-  enum class Kind { kNone, kCrashActor, kPowerLoss };
+  // kTimeAdvance: the actor's own connection moves the logical clock forward by
+  // TimeJumpTicks(options) in one journalled transaction, then the actor goes on.
+  enum class Kind { kNone, kCrashActor, kPowerLoss, kTimeAdvance };
   Kind kind = Kind::kNone;
   int actor = 0;    // index into FlowActorNames()
   int at_step = 0;  // the actor's n-th step (1-based)
 };
-// "none", "crash:b@3", "powerloss:a@2".
+// "none", "crash:b@3", "powerloss:a@2", "time:c@1".
 std::string FlowFaultText(const FlowFault& fault);
 // The inverse; nullopt with *error saying what is wrong.
 std::optional<FlowFault> ParseFlowFault(std::string_view text, std::string* error);
+
+// The faults of one run, each firing when its actor reaches its step (several at one step: in
+// plan order). A power loss ends every actor, so a fault after it never fires; a crash of an
+// actor already dead never fires. Text: the faults joined by ',' ("crash:b@3,powerloss:a@9"),
+// "none" for no fault; a plan of one fault is that fault's text.
+using FlowPlan = std::vector<FlowFault>;
+std::string FlowPlanText(const FlowPlan& plan);
+// At most kMaxFlowPlanFaults faults; "none" only alone.
+std::optional<FlowPlan> ParseFlowPlan(std::string_view text, std::string* error);
+inline constexpr size_t kMaxFlowPlanFaults = 4;
+// How far time:advance moves the clock: one tick past the longer of the lease and the request
+// expiry, so every lease taken and every request created before it has expired.
+int64_t TimeJumpTicks(const FlowOptions& options);
 
 struct FlowRunResult {
   faults::RunResult run;
   std::vector<Violation> violations;
   std::string digest;        // the final world (after recovery)
   std::string final_status;  // FlowRun.status after recovery
-  bool fault_fired = false;
+  bool fault_fired = false;  // at least one fault of the plan fired
+  int faults_fired = 0;      // how many
 };
 
 // Picks the strategy of the run: called once, before the actors start, with the state key of the
@@ -59,6 +77,12 @@ FlowRunResult RunFlowWorld(const StrategySource& strategy, const FlowOptions& op
                            bool keep_trace = false);
 FlowRunResult RunFlowWorld(faults::ScheduleStrategy* strategy, const FlowOptions& options,
                            const FlowFault& fault, uint64_t max_steps = 20000,
+                           bool keep_trace = false);
+FlowRunResult RunFlowWorld(const StrategySource& strategy, const FlowOptions& options,
+                           const FlowPlan& plan, uint64_t max_steps = 20000,
+                           bool keep_trace = false);
+FlowRunResult RunFlowWorld(faults::ScheduleStrategy* strategy, const FlowOptions& options,
+                           const FlowPlan& plan, uint64_t max_steps = 20000,
                            bool keep_trace = false);
 
 }  // namespace stepfault::scenarios::flow

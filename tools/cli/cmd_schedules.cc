@@ -1,6 +1,7 @@
 // `stepfault schedules explore|hunt` and the interactive-flow branch of `stepfault replay`: the
 // command line of the multi-actor schedule explorer (properties/explore_schedules.h).
 // Output is deterministic (no timings: measure with `time`).
+#include <climits>
 #include <cstdio>
 
 #include "engine/message.h"
@@ -24,6 +25,7 @@ struct SchedulesArgs {
   bool count_states = true;
   bool force_purge = false;
   std::vector<std::string> hazards;
+  int max_preemptions = INT_MAX;
 };
 
 // Flow hazards from --hazard values ("host:flow-..." or "flow-..."); a usage error otherwise.
@@ -42,10 +44,12 @@ Status FlowHazardsFrom(const std::vector<std::string>& names, scenarios::flow::F
 void PrintViolations(const properties::ScheduleExploration& e) {
   for (const auto& v : e.violations) {
     std::printf(
-        "VIOLATION %s: %s\n  found at schedule %d; shrunk: fault %s, %llu context "
-        "switches\n  replay: %s\n",
-        v.invariant.c_str(), v.message.c_str(), v.found_at, v.fault.c_str(),
-        static_cast<unsigned long long>(v.context_switches), v.replay.c_str());
+        "VIOLATION %s: %s\n  found at schedule %d (%llu context switches); shrunk: fault %s, "
+        "%llu context switches (%s)\n  replay: %s\n",
+        v.invariant.c_str(), v.message.c_str(), v.found_at,
+        static_cast<unsigned long long>(v.context_switches_found), v.fault.c_str(),
+        static_cast<unsigned long long>(v.context_switches),
+        v.switches_minimal ? "none can be removed" : "shrink budget spent", v.replay.c_str());
   }
 }
 
@@ -58,16 +62,21 @@ int RunSchedulesExplore(const SchedulesArgs& a) {
   o.with_faults = !a.no_faults;
   o.count_states = a.count_states;
   o.flow.force_purge = a.force_purge;
+  o.max_preemptions = a.max_preemptions;
   Status hazards = FlowHazardsFrom(a.hazards, &o.flow);
   if (!hazards.ok()) return UsageError(hazards.message());
   properties::ScheduleExploration e = properties::ExploreFlowSchedules(o);
   std::printf("scenario interactive-flow: strategy %s%s, seed %llu\n", a.strategy.c_str(),
               a.strategy == "pct" ? (" depth " + std::to_string(a.depth)).c_str() : "",
               static_cast<unsigned long long>(a.seed));
-  std::printf(
-      "  schedules explored   %llu%s\n", static_cast<unsigned long long>(e.schedules),
-      a.strategy == "dfs" ? (e.dfs_complete ? " (tree exhausted)" : " (bound reached)") : "");
-  std::printf("  distinct states      %s\n", a.count_states || a.strategy == "dfs"
+  std::printf("  schedules explored   %llu%s\n", static_cast<unsigned long long>(e.schedules),
+              a.strategy.starts_with("dfs")
+                  ? (e.dfs_complete ? " (tree exhausted)" : " (bound reached)")
+                  : "");
+  for (const auto& [bound, runs] : e.runs_per_preemption_bound) {
+    std::printf("    with %d preemption(s) %llu\n", bound, static_cast<unsigned long long>(runs));
+  }
+  std::printf("  distinct states      %s\n", a.count_states || a.strategy.starts_with("dfs")
                                                  ? std::to_string(e.distinct_states).c_str()
                                                  : "(not counted: --no-count-states)");
   std::printf("  distinct end worlds  %llu\n",
@@ -112,7 +121,7 @@ int RunFlowScheduleReplay(const ReplayArgs& a) {
     flow.force_purge = params.value("force_purge", false);
   }
   std::string error;
-  auto fault = scenarios::flow::ParseFlowFault(a.plan, &error);
+  auto fault = scenarios::flow::ParseFlowPlan(a.plan, &error);
   if (!fault.has_value()) return UsageError("bad --plan: " + error);
   auto choices = faults::DecodeSchedule(a.schedule, &error);
   if (!choices.has_value()) return UsageError("bad --schedule: " + error);
@@ -128,8 +137,8 @@ int RunFlowScheduleReplay(const ReplayArgs& a) {
   std::printf(
       "schedule %s\nfault %s, run %s, %llu scheduling points, %llu context switches, "
       "%zu violation(s)\n",
-      r.run.schedule.c_str(), scenarios::flow::FlowFaultText(*fault).c_str(),
-      r.final_status.c_str(), static_cast<unsigned long long>(r.run.steps),
+      r.run.schedule.c_str(), scenarios::flow::FlowPlanText(*fault).c_str(), r.final_status.c_str(),
+      static_cast<unsigned long long>(r.run.steps),
       static_cast<unsigned long long>(r.run.context_switches), r.violations.size());
   if (replay.divergences() > 0) {
     std::fprintf(stderr,
@@ -153,8 +162,12 @@ void AddSchedulesCommand(CLI::App& app, CommandState& state) {
     AddUnsignedOption(cmd, "--depth", &args.depth, "PCT depth d", 1, 20);
     cmd->add_flag("--no-faults", args.no_faults, "no crash or power loss in any run");
   }
-  explore->add_option("--strategy", args.strategy, "pct (default), random or dfs")
-      ->check(CLI::IsMember({"pct", "random", "dfs"}));
+  explore
+      ->add_option("--strategy", args.strategy,
+                   "pct (default), random, dfs (iterative preemption bounding) or dfs-plain")
+      ->check(CLI::IsMember({"pct", "random", "dfs", "dfs-plain"}));
+  AddUnsignedOption(explore, "--max-preemptions", &args.max_preemptions,
+                    "dfs: run no schedule with more preemptions", 0, INT_MAX);
   AddUnsignedOption(explore, "--seed", &args.seed, "root seed", 0, UINT64_MAX);
   explore->add_option("--hazard", args.hazards, "switch on a flow hazard (host:flow-...)");
   explore->add_flag("--force-purge", args.force_purge, "the clock's purge is forced");

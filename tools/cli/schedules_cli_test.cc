@@ -1,7 +1,8 @@
 // Goal: the command line of the schedule explorer works end to end: `stepfault replay
 // interactive-flow --plan FAULT --schedule S` replays a printed counterexample exactly (violation,
 // exit 1) and the same schedule without the hazard is clean (exit 0); bad input exits 2 saying
-// what was wrong; `stepfault schedules explore` reports schedules, states and context switches.
+// what was wrong; a plan of several faults (crash, time:advance, power loss) replays
+// deterministically; `stepfault schedules explore` reports schedules, states and context switches.
 // Method: run the built binary and read its output and exit code.
 #include <gtest/gtest.h>
 
@@ -42,6 +43,20 @@ TEST(SchedulesCli, BadFaultScheduleOrHazardExitsTwoSayingWhatIsWrong) {
   EXPECT_EQ(elsewhere.exit_code, 2) << elsewhere.out;
   EXPECT_NE(elsewhere.out.find("--schedule applies only to interactive-flow"), std::string::npos)
       << elsewhere.out;
+}
+
+TEST(SchedulesCli, ReplayTakesAPlanOfSeveralFaultsAndRejectsABadOne) {
+  auto r =
+      Stepfault("replay interactive-flow --plan crash:e@1,time:c@1,powerloss:a@9 --schedule a3");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("fault crash:e@1,time:c@1,powerloss:a@9, run "), std::string::npos) << r.out;
+  EXPECT_EQ(Stepfault("replay interactive-flow --plan crash:e@1,time:c@1,powerloss:a@9 --schedule "
+                      "a3")
+                .out,
+            r.out);
+  auto bad = Stepfault("replay interactive-flow --plan crash:a@1,melt:b@2 --schedule a3");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_NE(bad.out.find("bad --plan"), std::string::npos) << bad.out;
 }
 
 TEST(SchedulesCli, ExploreReportsSchedulesStatesAndContextSwitches) {

@@ -39,17 +39,17 @@ Message Msg(std::string type, Json body) { return Message{std::move(type), std::
 
 // planner -> port "approval" (Ticket -> Decision) -> apply (keeps and yields the decision).
 std::shared_ptr<Workflow> ParticipantWorkflow() {
-  auto planner = FunctionExecutor("planner", "Planner", {"Start"},
-                                  [](const Message& m, WorkflowContext& ctx) {
-                                    ctx.SendMessage(Msg("Ticket", m.body));
-                                    return Status::Ok();
-                                  });
-  auto apply = FunctionExecutor("apply", "Apply", {"Decision"},
-                                [](const Message& m, WorkflowContext& ctx) {
-                                  ctx.QueueStateUpdate("decision", m.body);
-                                  ctx.YieldOutput(Msg("Applied", m.body));
-                                  return Status::Ok();
-                                });
+  auto planner =
+      FunctionExecutor("planner", "Planner", {"Start"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.SendMessage(Msg("Ticket", m.body));
+        return Status::Ok();
+      });
+  auto apply =
+      FunctionExecutor("apply", "Apply", {"Decision"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.QueueStateUpdate("decision", m.body);
+        ctx.YieldOutput(Msg("Applied", m.body));
+        return Status::Ok();
+      });
   auto built = WorkflowBuilder(planner)
                    .AddExecutor(apply)
                    .AddRequestPort(kPort, "Ticket", "Decision")
@@ -105,10 +105,9 @@ Result<CheckpointInfo> RuntimeStateStore::Commit(const std::string& session_id,
 }
 
 Result<std::string> RuntimeStateStore::Retrieve(const CheckpointInfo& info) {
-  std::vector<Row> rows =
-      db_->Query("SELECT hex(bytes) FROM RuntimeState WHERE run = " + Q(run_) +
-                 " AND runtime_type = " + Q(kRuntimeType) + " AND state_id = " +
-                 Q(info.checkpoint_id));
+  std::vector<Row> rows = db_->Query("SELECT hex(bytes) FROM RuntimeState WHERE run = " + Q(run_) +
+                                     " AND runtime_type = " + Q(kRuntimeType) +
+                                     " AND state_id = " + Q(info.checkpoint_id));
   if (rows.empty()) return Status::NotFound("runtime state " + info.ToString());
   return Unhex(rows[0][0]);
 }

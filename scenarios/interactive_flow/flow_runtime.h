@@ -55,11 +55,11 @@ class RuntimeStateStore final : public CheckpointStore {
 };
 
 struct RuntimeOutcome {
-  Status status;                // not ok: the runtime failed; the caller rolls back
-  std::string request_id;       // StartRuntime: the engine's RequestId of the port's request
-  std::string decision;         // ResumeRuntime: the decision the workflow applied
-  std::string checkpoint;       // the newest state id the run committed
-  std::string parent;           // its parent state id ("" for none)
+  Status status;           // not ok: the runtime failed; the caller rolls back
+  std::string request_id;  // StartRuntime: the engine's RequestId of the port's request
+  std::string decision;    // ResumeRuntime: the decision the workflow applied
+  std::string checkpoint;  // the newest state id the run committed
+  std::string parent;      // its parent state id ("" for none)
 };
 
 // REQUIRES: an open transaction on db. Deterministic: the engine's seed derives from the run id.

@@ -21,6 +21,7 @@ class CountingStrategy final : public faults::ScheduleStrategy {
   CountingStrategy(faults::ScheduleStrategy* inner, std::set<std::string>* states)
       : inner_(inner), states_(states) {}
   void set_key(std::function<std::string()> key) { key_ = std::move(key); }
+  void set_inner(faults::ScheduleStrategy* inner) { inner_ = inner; }
   int Pick(const faults::ScheduleChoice& choice) override {
     if (states_ != nullptr) states_->insert(key_());
     return inner_->Pick(choice);
@@ -201,9 +202,11 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
     FlowRunResult r = scenarios::flow::RunFlowWorld(
         [&](std::function<std::string()> key) -> faults::ScheduleStrategy* {
           if (exhaustive.any()) {
-            faults::ScheduleStrategy* next = exhaustive.Begin(std::move(key));
+            faults::ScheduleStrategy* next = exhaustive.Begin(key);
             exhausted = next == nullptr;
-            return next != nullptr ? next : &pct;  // the run is discarded below
+            if (next == nullptr) return &pct;  // the run is discarded below
+            if (!o.count_states) return next;
+            counting.set_inner(next);  // keyed at every choice, as pct and random are
           }
           counting.set_key(std::move(key));
           return &counting;
@@ -237,7 +240,9 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
     if (!o.stop_at_invariant.empty() && seen_invariants.count(o.stop_at_invariant) > 0) break;
     if (exhaustive.any() && exhaustive.complete()) break;
   }
-  out.distinct_states = exhaustive.any() ? exhaustive.states() : states.size();
+  // With count_states every strategy counts the same thing: distinct keys at every choice. The
+  // exhaustive explorers' own visited sets key only the choices they branch from.
+  out.distinct_states = exhaustive.any() && !o.count_states ? exhaustive.states() : states.size();
   out.distinct_final_worlds = worlds.size();
   out.windows = windows.size();
   out.dfs_complete = exhaustive.any() && exhaustive.complete();

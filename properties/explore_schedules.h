@@ -59,7 +59,8 @@ struct ScheduleCounterexample {
 struct ScheduleExploration {
   uint64_t schedules = 0;
   uint64_t distinct_states = 0;  // distinct state keys at choice points (0 unless counted; see
-                                 // flow_world.h StateKey: db and journal bytes, actor positions)
+                                 // flow_world.h StateKey: db and journal bytes, actor positions);
+                                 // dfs without count_states: the keys it branched from
   uint64_t distinct_final_worlds = 0;
   uint64_t context_switches = 0;
   uint64_t steps = 0;

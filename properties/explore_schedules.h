@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ struct ScheduleExploration {
   uint64_t windows = 0;  // distinct "<actor>@<point>" scheduling points reached under interleaving
   bool dfs_complete = false;
   std::vector<ScheduleCounterexample> violations;  // first per invariant
+  // Added for the reports (properties/explore_flow.h): the schedules that broke each invariant
+  // (counted once per schedule), and the distinct "<actor>@<point>" windows, sorted.
+  std::map<std::string, uint64_t> violated_schedules;
+  std::vector<std::string> window_names;
 };
 
 ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& options);

@@ -65,8 +65,7 @@ std::string DeterminismDifference(const ScheduleExploreOptions& base) {
   return "";
 }
 
-reports::ScheduleCoverage CoverageOf(const ScheduleExploration& e, int budget,
-                                     int states_counted) {
+reports::ScheduleCoverage CoverageOf(const ScheduleExploration& e, int budget, int states_counted) {
   reports::ScheduleCoverage c;
   c.strategy = kStrategy;
   c.pct_depth = kPctDepth;
@@ -140,12 +139,11 @@ ScenarioExploration ExploreScheduleScenario(const scenarios::Scenario& s,
     rep.invariant_results.push_back(std::move(r));
   }
   for (const ScheduleCounterexample& c : e.violations) {
-    out.violations.push_back({rep.name, c.invariant, KindOfFault(c.fault), "schedule", c.fault,
-                              c.replay,
-                              c.message + " (found at schedule " + std::to_string(c.found_at) +
-                                  "; shrunk to schedule " + c.schedule + ", " +
-                                  std::to_string(c.context_switches) + " context switches)",
-                              "", options.config.seed});
+    out.violations.push_back(
+        {rep.name, c.invariant, KindOfFault(c.fault), "schedule", c.fault, c.replay,
+         c.message + " (found at schedule " + std::to_string(c.found_at) + "; shrunk to schedule " +
+             c.schedule + ", " + std::to_string(c.context_switches) + " context switches)",
+         "", options.config.seed});
   }
   if (!nondeterminism.empty()) {
     out.violations.push_back({rep.name, scenarios::kInvDeterminism, "schedule without fault",
@@ -189,7 +187,7 @@ reports::MutantResult HuntFlowMutant(const std::string& hazard, const std::strin
       r.replay = c.replay;
     }
   }
-  r.verdict = !r.killed                ? "survived"
+  r.verdict = !r.killed                 ? "survived"
               : r.invariant == expected ? "killed-as-expected"
                                         : "killed-by-another";
   return r;

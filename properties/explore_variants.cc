@@ -75,7 +75,7 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
   }
   for (const auto& s : scenarios) {
     if (ExploreIfScheduleScenario(*s, options, &report)) continue;  // several actors: schedules
-    std::vector<std::pair<std::string, std::string>> seen;  // signature, variant name
+    std::vector<std::pair<std::string, std::string>> seen;          // signature, variant name
     for (const Variant& v : VariantsOf(*s, options.all_variants)) {
       ExploreOptions o = options;
       o.config.params = v.params;

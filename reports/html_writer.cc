@@ -63,12 +63,14 @@ std::string ScheduleLine(const ScenarioReport& s) {
   const ScheduleCoverage& c = *s.schedules;
   return fmt::format(
       "<code>{}</code> (several actors, explored by schedules, no cells): {} of {} schedules "
-      "explored ({}{}), {} distinct states (in the first {}), {} distinct final worlds, {} scheduling points, {} "
+      "explored ({}{}), {} distinct states (in the first {}), {} distinct final worlds, {} "
+      "scheduling points, {} "
       "context switches, {} faults fired, {} windows (distinct actor@point) covered under "
       "interleaving",
       H(s.name), c.explored, c.budget, H(c.strategy),
       c.pct_depth > 0 ? fmt::format(" depth {}", c.pct_depth) : "", c.distinct_states,
-      c.states_counted_schedules, c.distinct_final_worlds, c.scheduling_points, c.context_switches, c.faults_fired, c.windows);
+      c.states_counted_schedules, c.distinct_final_worlds, c.scheduling_points, c.context_switches,
+      c.faults_fired, c.windows);
 }
 
 // The windows of a schedule exploration, one row per actor.
@@ -77,14 +79,15 @@ std::string ScheduleWindows(const ScheduleCoverage& c) {
   for (const std::string& w : c.window_names) {
     const size_t at = w.find('@');
     std::string& row = by_actor[w.substr(0, at)];
-    row += (row.empty() ? "" : " ") + ("<code>" + H(at == std::string::npos ? w : w.substr(at + 1)) +
-                                      "</code>");
+    row += (row.empty() ? "" : " ") +
+           ("<code>" + H(at == std::string::npos ? w : w.substr(at + 1)) + "</code>");
   }
   std::string out =
       "<table class=\"schedule-windows\">\n<thead><tr><th>actor</th><th>points reached under "
       "interleaving</th></tr></thead>\n<tbody>\n";
   for (const auto& [actor, row] : by_actor)
-    out += fmt::format("<tr><th scope=\"row\"><code>{}</code></th><td>{}</td></tr>\n", H(actor), row);
+    out +=
+        fmt::format("<tr><th scope=\"row\"><code>{}</code></th><td>{}</td></tr>\n", H(actor), row);
   return out + "</tbody>\n</table>\n";
 }
 
@@ -160,9 +163,9 @@ std::string Scenario(const ScenarioReport& s) {
   if (s.schedules) {
     out += "<p>" + ScheduleLine(s) + ".</p>\n" + ScheduleWindows(*s.schedules);
   } else {
-    out += fmt::format("<p>Cells {}/{} ({}%), windows {}/{}, runs {}, lives {}.", cov.cells_exercised,
-                     cov.cells_total, FormatPct(cov.cells_pct), cov.windows_exercised,
-                     cov.windows_total, s.runs, s.lives);
+    out += fmt::format("<p>Cells {}/{} ({}%), windows {}/{}, runs {}, lives {}.",
+                       cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct),
+                       cov.windows_exercised, cov.windows_total, s.runs, s.lives);
     out += fmt::format(
         " Recovery windows {}; crash states {} ({} distinct, {} explored, {} beyond the depth).",
         cov.recovery_windows, s.crash_states.total, s.crash_states.distinct,

@@ -70,8 +70,7 @@ Suite ScheduleSuite(const ScenarioReport& s, const Report& r) {
       "      <property name=\"windows\" value=\"{} distinct actor@point under interleaving\"/>\n"
       "    </properties>\n",
       c.explored, c.budget, X(c.strategy), c.distinct_states, c.states_counted_schedules,
-      c.distinct_final_worlds,
-      c.context_switches, c.faults_fired, c.windows);
+      c.distinct_final_worlds, c.context_switches, c.faults_fired, c.windows);
   for (const InvariantResult& inv : s.invariant_results) {
     std::string inner;
     if (inv.violations > 0) {

@@ -78,12 +78,14 @@ std::string MarkdownReportWriter::Render(const Report& r) {
     if (!s.schedules) continue;
     const ScheduleCoverage& c = *s.schedules;
     out += fmt::format(
-        "\nSchedules ({}, several actors, no cells): {} of {} explored ({}{}), {} distinct states (in the first {}), "
+        "\nSchedules ({}, several actors, no cells): {} of {} explored ({}{}), {} distinct states "
+        "(in the first {}), "
         "{} distinct final worlds, {} context switches, {} faults fired, {} windows (distinct "
         "actor@point) covered under interleaving.\n",
         MarkdownCode(s.name), c.explored, c.budget, MarkdownText(c.strategy),
         c.pct_depth > 0 ? fmt::format(" depth {}", c.pct_depth) : "", c.distinct_states,
-        c.states_counted_schedules, c.distinct_final_worlds, c.context_switches, c.faults_fired, c.windows);
+        c.states_counted_schedules, c.distinct_final_worlds, c.context_switches, c.faults_fired,
+        c.windows);
   }
   out += VerdictTableMarkdown(r);
   if (!r.violations.empty()) {

@@ -97,20 +97,20 @@ Json ToJsonValue(const ScenarioReport& s) {
                        {"violations", r.violations}});
   }
   Json doc = {{"name", s.name},
-          {"variant", s.variant},
-          {"skipped", s.skipped},
-          {"description", s.description},
-          {"invariants", s.invariants},
-          {"actions", s.actions},
-          {"windows", windows},
-          {"cells", cells},
-          {"invariant_results", results},
-          {"crash_states", CrashStatesJson(s.crash_states)},
-          {"points_reached", s.points_reached},
-          {"determinism_checks", s.determinism_checks},
-          {"runs", s.runs},
-          {"lives", s.lives},
-          {"coverage", CoverageJson(ComputeCoverage(s), nullptr)}};
+              {"variant", s.variant},
+              {"skipped", s.skipped},
+              {"description", s.description},
+              {"invariants", s.invariants},
+              {"actions", s.actions},
+              {"windows", windows},
+              {"cells", cells},
+              {"invariant_results", results},
+              {"crash_states", CrashStatesJson(s.crash_states)},
+              {"points_reached", s.points_reached},
+              {"determinism_checks", s.determinism_checks},
+              {"runs", s.runs},
+              {"lives", s.lives},
+              {"coverage", CoverageJson(ComputeCoverage(s), nullptr)}};
   // Optional: only scenarios explored by schedules have it.
   if (s.schedules) doc["schedules"] = SchedulesJson(*s.schedules);
   return doc;
@@ -290,18 +290,17 @@ Status CheckCoverage(const Json& j, const std::string& p, bool whole_report) {
 }
 
 Status ReadSchedules(const Json& j, const std::string& p, ScheduleCoverage* c) {
-  SF_RETURN_IF_ERROR(CheckObject(
-      j, p,
-      {"strategy", "pct_depth", "budget", "explored", "distinct_states",
-       "states_counted_schedules", "distinct_final_worlds",
-       "scheduling_points", "context_switches", "faults_fired", "windows", "window_names"}));
+  SF_RETURN_IF_ERROR(
+      CheckObject(j, p,
+                  {"strategy", "pct_depth", "budget", "explored", "distinct_states",
+                   "states_counted_schedules", "distinct_final_worlds", "scheduling_points",
+                   "context_switches", "faults_fired", "windows", "window_names"}));
   SF_RETURN_IF_ERROR(GetString(j, p, "strategy", &c->strategy));
   SF_RETURN_IF_ERROR(GetInt(j, p, "pct_depth", &c->pct_depth));
   SF_RETURN_IF_ERROR(GetInt64(j, p, "budget", &c->budget));
   SF_RETURN_IF_ERROR(GetInt64(j, p, "explored", &c->explored));
   SF_RETURN_IF_ERROR(GetInt64(j, p, "distinct_states", &c->distinct_states));
-  SF_RETURN_IF_ERROR(
-      GetInt64(j, p, "states_counted_schedules", &c->states_counted_schedules));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "states_counted_schedules", &c->states_counted_schedules));
   SF_RETURN_IF_ERROR(GetInt64(j, p, "distinct_final_worlds", &c->distinct_final_worlds));
   SF_RETURN_IF_ERROR(GetInt64(j, p, "scheduling_points", &c->scheduling_points));
   SF_RETURN_IF_ERROR(GetInt64(j, p, "context_switches", &c->context_switches));

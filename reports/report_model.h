@@ -76,17 +76,17 @@ struct CrashStates {
 // nothing enumerates the actor@point pairs a world can reach, so no percentage is derived, and the
 // scenario contributes no cells to the coverage percentage.
 struct ScheduleCoverage {
-  std::string strategy;      // "pct", "random" or "dfs"
-  int pct_depth = 0;         // PCT's depth d (0 for the other strategies)
-  int64_t budget = 0;        // schedules asked for (runs)
-  int64_t explored = 0;      // schedules run
+  std::string strategy;         // "pct", "random" or "dfs"
+  int pct_depth = 0;            // PCT's depth d (0 for the other strategies)
+  int64_t budget = 0;           // schedules asked for (runs)
+  int64_t explored = 0;         // schedules run
   int64_t distinct_states = 0;  // distinct state keys at choice points (db, journal, actors) in
   int64_t states_counted_schedules = 0;  // the first this many schedules (keying costs ~10 runs)
-  int64_t distinct_final_worlds = 0;  // distinct final worlds after recovery
-  int64_t scheduling_points = 0;      // points at which the scheduler ran (every actor step)
-  int64_t context_switches = 0;       // choices that switched to another actor
-  int64_t faults_fired = 0;           // runs whose seeded crash or power loss fired
-  int64_t windows = 0;                // distinct actor@point reached
+  int64_t distinct_final_worlds = 0;     // distinct final worlds after recovery
+  int64_t scheduling_points = 0;         // points at which the scheduler ran (every actor step)
+  int64_t context_switches = 0;          // choices that switched to another actor
+  int64_t faults_fired = 0;              // runs whose seeded crash or power loss fired
+  int64_t windows = 0;                   // distinct actor@point reached
   std::vector<std::string> window_names;
   friend bool operator==(const ScheduleCoverage&, const ScheduleCoverage&) = default;
 };

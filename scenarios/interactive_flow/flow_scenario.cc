@@ -20,10 +20,17 @@ class InteractiveFlowScenario final : public Scenario {
            "time advancing";
   }
   std::vector<std::string> invariants() const override {
-    return {kInvFlowOneRequest,      kInvFlowOneAccept,  kInvFlowNoDoubleResume,
-            kInvFlowLease,           kInvFlowExpiry,     kInvFlowAnsweredResumed,
-            kInvFlowProjection,      kInvFlowBinding,    kInvFlowPurge,
-            kInvAlo,                 kInvIdem};
+    return {kInvFlowOneRequest,
+            kInvFlowOneAccept,
+            kInvFlowNoDoubleResume,
+            kInvFlowLease,
+            kInvFlowExpiry,
+            kInvFlowAnsweredResumed,
+            kInvFlowProjection,
+            kInvFlowBinding,
+            kInvFlowPurge,
+            kInvAlo,
+            kInvIdem};
   }
   std::vector<ParamDecl> params() const override { return {}; }
   std::vector<HostHazard> host_hazards() const override {
@@ -46,7 +53,7 @@ class InteractiveFlowScenario final : public Scenario {
              std::vector<Violation>* out) const override {
     (void)env;
     (void)lives;
-    (void)final;
+    (void) final;
     (void)out;
   }
 };

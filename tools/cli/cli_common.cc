@@ -178,17 +178,18 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
     if (s.schedules) {
       int64_t violations = 0;
       for (const auto& v : report.violations) violations += v.scenario == s.name ? 1 : 0;
-      std::fprintf(out,
-                   "%-18s schedules %lld/%lld (%s), %lld distinct states (first %lld), %lld context "
-                   "switches, "
-                   "%lld faults fired, %lld windows (actor@point), %lld violations\n",
-                   s.name.c_str(), static_cast<long long>(s.schedules->explored),
-                   static_cast<long long>(s.schedules->budget), s.schedules->strategy.c_str(),
-                   static_cast<long long>(s.schedules->distinct_states),
-                   static_cast<long long>(s.schedules->states_counted_schedules),
-                   static_cast<long long>(s.schedules->context_switches),
-                   static_cast<long long>(s.schedules->faults_fired),
-                   static_cast<long long>(s.schedules->windows), static_cast<long long>(violations));
+      std::fprintf(
+          out,
+          "%-18s schedules %lld/%lld (%s), %lld distinct states (first %lld), %lld context "
+          "switches, "
+          "%lld faults fired, %lld windows (actor@point), %lld violations\n",
+          s.name.c_str(), static_cast<long long>(s.schedules->explored),
+          static_cast<long long>(s.schedules->budget), s.schedules->strategy.c_str(),
+          static_cast<long long>(s.schedules->distinct_states),
+          static_cast<long long>(s.schedules->states_counted_schedules),
+          static_cast<long long>(s.schedules->context_switches),
+          static_cast<long long>(s.schedules->faults_fired),
+          static_cast<long long>(s.schedules->windows), static_cast<long long>(violations));
       continue;
     }
     auto c = reports::ComputeCoverage(s);

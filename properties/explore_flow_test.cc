@@ -37,7 +37,8 @@ TEST(ExploreFlowTest, TheRegistryListsInteractiveFlowAsAScheduleScenarioOnly) {
   EXPECT_TRUE(scenarios::IsScheduleScenario(*flow));
   EXPECT_EQ(scenarios::FindScenario("interactive-flow"), nullptr)
       << "the life runner must never be handed a scenario with several actors";
-  for (const auto& s : scenarios::BuiltinScenarios()) EXPECT_FALSE(scenarios::IsScheduleScenario(*s));
+  for (const auto& s : scenarios::BuiltinScenarios())
+    EXPECT_FALSE(scenarios::IsScheduleScenario(*s));
   const auto& all = scenarios::AllScenarios();
   EXPECT_EQ(all.size(), scenarios::BuiltinScenarios().size() + 1);
   EXPECT_EQ(all.back(), flow);
@@ -46,7 +47,8 @@ TEST(ExploreFlowTest, TheRegistryListsInteractiveFlowAsAScheduleScenarioOnly) {
 
 TEST(ExploreFlowTest, TheStrictModelHoldsEveryInvariantOverEverySchedule) {
   ScenarioExploration e = ExploreScheduleScenario(*Flow(), Small(30));
-  for (const auto& v : e.violations) ADD_FAILURE() << v.invariant << ": " << v.message << "\n  " << v.replay;
+  for (const auto& v : e.violations)
+    ADD_FAILURE() << v.invariant << ": " << v.message << "\n  " << v.replay;
   const reports::ScenarioReport& r = e.report;
   ASSERT_TRUE(r.schedules.has_value());
   EXPECT_EQ(r.schedules->explored, 30);
@@ -88,9 +90,9 @@ TEST(ExploreFlowTest, AFlowHazardIsFoundByItsInvariantWithAReplayablePlanAndSche
   }
   ASSERT_NE(kill, nullptr);
   EXPECT_EQ(kill->scenario, "interactive-flow");
-  EXPECT_NE(kill->replay.find("stepfault replay interactive-flow --plan " + kill->plan +
-                              " --schedule '"),
-            std::string::npos)
+  EXPECT_NE(
+      kill->replay.find("stepfault replay interactive-flow --plan " + kill->plan + " --schedule '"),
+      std::string::npos)
       << kill->replay;
   EXPECT_NE(kill->replay.find("--hazard host:flow-duplicate-response-resumes-twice"),
             std::string::npos);

@@ -79,6 +79,14 @@ Result<Json> ResolveParamsText(const scenarios::Scenario& scenario, const std::s
 
 Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::string& name) {
   if (auto s = scenarios::FindScenario(name)) return s;
+  if (scenarios::FindScheduleScenario(name) != nullptr) {
+    return Status::InvalidArgument(
+        "'" + name +
+        "' has several actors in one world and is explored by schedules, not one life at a time: "
+        "use `stepfault explore --scenario " +
+        name + "`, `stepfault schedules explore` or `stepfault replay " + name +
+        " --plan F --schedule S`");
+  }
   std::error_code ec;
   if (name.size() > 5 && name.ends_with(".json")) {
     if (!std::filesystem::exists(name, ec))

@@ -25,12 +25,18 @@ TEST(ExploreFlowCli, ListNamesTheScenarioAndItsMutants) {
   EXPECT_NE(scenarios.out.find("several actors: explored by schedules"), std::string::npos);
   auto hazards = Stepfault("list hazards");
   EXPECT_NE(hazards.out.find("host:flow-expiry-ignores-acceptance"), std::string::npos);
+  // A command that runs one host per life refuses it, saying what explores it (exit 2).
+  auto check = Stepfault("check --scenario interactive-flow --out /tmp/sf_flow_never");
+  EXPECT_EQ(check.exit_code, 2) << check.out;
+  EXPECT_NE(check.out.find("explored by schedules"), std::string::npos) << check.out;
 }
 
 TEST(ExploreFlowCli, ExploreWritesTheSchedulesBlockAndAHazardReplaysFromItsCommand) {
   const std::string out = testing::Scratch("sf_flow", "explore");
-  auto strict = Stepfault("explore --scenario interactive-flow --depth 1 --schedules 12 --quiet "
-                          "--out " + out + "/strict");
+  auto strict = Stepfault(
+      "explore --scenario interactive-flow --depth 1 --schedules 12 --quiet "
+      "--out " +
+      out + "/strict");
   ASSERT_EQ(strict.exit_code, 0) << strict.out;
   EXPECT_NE(strict.out.find("interactive-flow   schedules 12/12 (pct)"), std::string::npos)
       << strict.out;
@@ -61,6 +67,15 @@ TEST(ExploreFlowCli, ExploreWritesTheSchedulesBlockAndAHazardReplaysFromItsComma
   EXPECT_EQ(again.exit_code, 1) << again.out;
   EXPECT_NE(again.out.find("VIOLATION INV-FLOW-NO-DOUBLE-RESUME"), std::string::npos) << again.out;
   fs::remove_all(out);
+}
+
+TEST(ExploreFlowCli, BadSchedulesAreRejectedBeforeTheRun) {
+  for (const char* bad : {"0", "-3", "12x", "1000001"}) {
+    auto r = Stepfault(std::string("explore --scenario interactive-flow --schedules ") + bad +
+                       " --out /tmp/sf_flow_never");
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.out;
+  }
+  EXPECT_FALSE(fs::exists("/tmp/sf_flow_never"));
 }
 
 TEST(ExploreFlowCli, MutantsPrintsTheVerdictAndTheExpectedInvariant) {

@@ -94,6 +94,44 @@ std::vector<std::string> PointsReached(const std::vector<std::string>& windows) 
   return {points.begin(), points.end()};
 }
 
+// One result per invariant of the report: checks are schedules (INV-DETERMINISM: the repeated
+// exploration), violations the schedules that broke it.
+void AddInvariantResults(const ScheduleExploration& e, const std::string& nondeterminism,
+                         reports::ScenarioReport* rep) {
+  for (const std::string& id : rep->invariants) {
+    reports::InvariantResult r{id, scenarios::InvariantStatement(id), 0, 0};
+    if (id == scenarios::kInvDeterminism) {
+      r.checks = rep->determinism_checks;
+      r.violations = nondeterminism.empty() ? 0 : 1;
+    } else {
+      r.checks = static_cast<int64_t>(e.schedules);
+      auto it = e.violated_schedules.find(id);
+      r.violations = it == e.violated_schedules.end() ? 0 : static_cast<int64_t>(it->second);
+    }
+    rep->invariant_results.push_back(std::move(r));
+  }
+}
+
+// The shrunk counterexamples as report violations: plan is the fault, replay the command with
+// --plan and --schedule.
+void AddCounterexamples(const ScheduleExploration& e, const std::string& nondeterminism,
+                        const ScheduleExploreOptions& o, uint64_t seed, ScenarioExploration* out) {
+  const std::string& name = out->report.name;
+  for (const ScheduleCounterexample& c : e.violations) {
+    out->violations.push_back(
+        {name, c.invariant, KindOfFault(c.fault), "schedule", c.fault, c.replay,
+         c.message + " (found at schedule " + std::to_string(c.found_at) + "; shrunk to schedule " +
+             c.schedule + ", " + std::to_string(c.context_switches) + " context switches)",
+         "", seed});
+  }
+  if (nondeterminism.empty()) return;
+  std::string again = "stepfault schedules explore --seed " + std::to_string(o.seed) +
+                      " --schedules " + std::to_string(kFlowDeterminismSchedules);
+  for (const std::string& h : o.flow.hazards) again += " --hazard host:" + h;
+  out->violations.push_back({name, scenarios::kInvDeterminism, "schedule without fault", "schedule",
+                             "none", again, nondeterminism, "", seed});
+}
+
 }  // namespace
 
 int StateCountedSchedules(int budget) { return std::min(budget, std::max(40, budget / 10)); }
@@ -126,30 +164,8 @@ ScenarioExploration ExploreScheduleScenario(const scenarios::Scenario& s,
   rep.schedules = CoverageOf(e, budget, mine ? counted : 0);
   rep.runs = static_cast<int64_t>(e.schedules);
   rep.points_reached = PointsReached(e.window_names);
-  for (const std::string& id : rep.invariants) {
-    reports::InvariantResult r{id, scenarios::InvariantStatement(id), 0, 0};
-    if (id == scenarios::kInvDeterminism) {
-      r.checks = rep.determinism_checks;
-      r.violations = nondeterminism.empty() ? 0 : 1;
-    } else {
-      r.checks = static_cast<int64_t>(e.schedules);
-      auto it = e.violated_schedules.find(id);
-      r.violations = it == e.violated_schedules.end() ? 0 : static_cast<int64_t>(it->second);
-    }
-    rep.invariant_results.push_back(std::move(r));
-  }
-  for (const ScheduleCounterexample& c : e.violations) {
-    out.violations.push_back(
-        {rep.name, c.invariant, KindOfFault(c.fault), "schedule", c.fault, c.replay,
-         c.message + " (found at schedule " + std::to_string(c.found_at) + "; shrunk to schedule " +
-             c.schedule + ", " + std::to_string(c.context_switches) + " context switches)",
-         "", options.config.seed});
-  }
-  if (!nondeterminism.empty()) {
-    out.violations.push_back({rep.name, scenarios::kInvDeterminism, "schedule without fault",
-                              "schedule", "none", "stepfault schedules explore --schedules 3",
-                              nondeterminism, "", options.config.seed});
-  }
+  AddInvariantResults(e, nondeterminism, &rep);
+  AddCounterexamples(e, nondeterminism, o, options.config.seed, &out);
   return out;
 }
 

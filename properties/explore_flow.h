@@ -3,8 +3,8 @@
 // One scenario report per such scenario, filled from a schedule exploration
 // (properties/explore_schedules.h): PCT (depth 3) over `ExploreOptions::flow_schedules` runs (0:
 // kDefaultFlowSchedules), two runs in three with one seeded fault (a crash of one actor or a power
-// loss at an actor's step; the clock actor advances time in every run), seeded from the root seed,
-// every invariant judged after every run. Distinct states are counted over the first
+// loss at an actor's step; time advances as the clock actor is scheduled), seeded from the root
+// seed, every invariant judged after every run. Distinct states are counted over the first
 // StateCountedSchedules(budget) of those schedules only (keying every choice point costs about
 // ten times a run), and the report says over how many. Counterexamples are shrunk, with the
 // `stepfault replay interactive-flow --plan F --schedule S` command that replays them. The flow

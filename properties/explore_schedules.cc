@@ -221,6 +221,9 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
     expected_steps = std::max<uint64_t>(expected_steps, r.run.steps);
     worlds.insert(r.digest);
     windows.insert(r.run.windows.begin(), r.run.windows.end());
+    std::set<std::string> broken;
+    for (const scenarios::Violation& v : r.violations) broken.insert(v.invariant);
+    for (const std::string& inv : broken) ++out.violated_schedules[inv];
     for (const scenarios::Violation& v : r.violations) {
       if (!seen_invariants.insert(v.invariant).second) continue;
       ScheduleCounterexample c{v.invariant,
@@ -245,6 +248,7 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
   out.distinct_states = exhaustive.any() && !o.count_states ? exhaustive.states() : states.size();
   out.distinct_final_worlds = worlds.size();
   out.windows = windows.size();
+  out.window_names.assign(windows.begin(), windows.end());
   out.dfs_complete = exhaustive.any() && exhaustive.complete();
   if (exhaustive.bounded) out.runs_per_preemption_bound = exhaustive.preemption.runs_per_bound();
   return out;

@@ -69,6 +69,10 @@ struct ScheduleExploration {
   bool dfs_complete = false;
   std::vector<ScheduleCounterexample> violations;     // first per invariant
   std::map<int, uint64_t> runs_per_preemption_bound;  // dfs: schedules run with 0, 1, 2, ...
+  // Added for the reports (properties/explore_flow.h): the schedules that broke each invariant
+  // (counted once per schedule), and the distinct "<actor>@<point>" windows, sorted.
+  std::map<std::string, uint64_t> violated_schedules;
+  std::vector<std::string> window_names;
 };
 
 ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& options);

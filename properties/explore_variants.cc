@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "faults/points.h"
+#include "properties/explore_flow.h"
 #include "properties/explorer.h"
 #include "properties/task_pool.h"
 #include "reports/merge.h"
@@ -73,7 +74,8 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
       report.actions_filtered.push_back(k);
   }
   for (const auto& s : scenarios) {
-    std::vector<std::pair<std::string, std::string>> seen;  // signature, variant name
+    if (ExploreIfScheduleScenario(*s, options, &report)) continue;  // several actors: schedules
+    std::vector<std::pair<std::string, std::string>> seen;          // signature, variant name
     for (const Variant& v : VariantsOf(*s, options.all_variants)) {
       ExploreOptions o = options;
       o.config.params = v.params;

@@ -51,6 +51,8 @@ struct ExploreOptions {
   // either way, much faster at depth 2. false: every plan runs from scratch (the reference path).
   // The INV-DETERMINISM sample always runs from scratch.
   bool reuse = true;
+  // Schedules per scenario with several actors (properties/explore_flow.h); 0: the default.
+  int flow_schedules = 0;
   std::function<void(int64_t done, int64_t total)> progress;
 };
 

@@ -13,7 +13,7 @@
 #include <set>
 
 #include "faults/plan.h"
-#include "properties/explore_schedules.h"
+#include "properties/explore_flow.h"
 #include "properties/life_runner.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
 #include "scenarios/invariants.h"
@@ -51,7 +51,12 @@ std::vector<std::string> ExpectedFor(const std::string& mutant) {
       {"host:boundary-checkpoint-too-early", {kInvNoreplay}},
   };
   auto it = table.find(mutant);
-  return it == table.end() ? std::vector<std::string>{} : it->second;
+  if (it != table.end()) return it->second;
+  // The flow hazards declare their own (scenarios/interactive_flow/flow_hazards.h).
+  for (const auto& h : scenarios::flow::FlowHazards()) {
+    if (mutant == std::string("host:") + h.name) return {h.expected_invariant};
+  }
+  return {};
 }
 
 }  // namespace
@@ -79,12 +84,13 @@ const std::vector<Mutant>& AllMutants() {
     // The host mistakes: each scenario declares its own (Scenario::host_hazards()); one mutant per
     // name, in registry order, the first declaration's meaning.
     std::set<std::string> seen;
-    for (const auto& scenario : scenarios::BuiltinScenarios()) {
+    for (const auto& scenario : scenarios::AllScenarios()) {
+      const bool by_schedules = scenarios::IsScheduleScenario(*scenario);
       for (const scenarios::HostHazard& h : scenario->host_hazards()) {
         if (!seen.insert(h.name).second) continue;
         const std::string name = h.name;
         v->push_back({"host:" + name, h.meaning, [name](RunConfig* c) { c->hazards.insert(name); },
-                      ExpectedFor("host:" + name)});
+                      ExpectedFor("host:" + name), "", by_schedules});
       }
     }
     return v;
@@ -146,6 +152,11 @@ void KeepOwnKills(const Mutant& m, const scenarios::Scenario& s, const RunConfig
 // scenario, since its first violations may be its base's), then depth 2, over every built-in
 // scenario; in one process (jobs = 1: the parallelism is across mutants).
 reports::MutantResult HuntMutant(const Mutant& m, const ExploreOptions& base) {
+  if (m.by_schedules) {
+    SF_CHECK(m.expected.size() == 1);
+    return HuntFlowMutant(m.name, m.description, m.expected[0], base.config.seed,
+                          kFlowMutantSchedules);
+  }
   reports::MutantResult r;
   r.name = m.name;
   r.description = m.description;
@@ -310,23 +321,8 @@ std::vector<reports::MutantResult> RunMutants(
 std::vector<reports::MutantResult> RunFlowScheduleMutants(int schedules) {
   std::vector<reports::MutantResult> out;
   for (const auto& hazard : scenarios::flow::FlowHazards()) {
-    ScheduleExploreOptions o;
-    o.schedules = schedules;
-    o.count_states = false;
-    o.flow.hazards = {hazard.name};
-    o.stop_at_invariant = hazard.expected_invariant;
-    reports::MutantResult r{std::string("host:") + hazard.name, hazard.meaning, "interactive-flow"};
-    r.expected = {hazard.expected_invariant};
-    for (const ScheduleCounterexample& c : ExploreFlowSchedules(o).violations) {
-      if (r.killed && c.invariant != hazard.expected_invariant) continue;
-      r.killed = true;
-      r.invariant = c.invariant;
-      r.plan = c.fault;
-      r.replay = c.replay;
-    }
-    const bool as_expected = r.invariant == hazard.expected_invariant;
-    r.verdict = !r.killed ? "survived" : as_expected ? "killed-as-expected" : "killed-by-another";
-    out.push_back(std::move(r));
+    out.push_back(HuntFlowMutant(std::string("host:") + hazard.name, hazard.meaning,
+                                 hazard.expected_invariant, /*seed=*/1, schedules));
   }
   return out;
 }

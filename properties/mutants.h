@@ -2,7 +2,10 @@
 // catch. For each mutant, exploration runs over the scenarios in order and stops at the first
 // violation; that plan (one fault, or none when the fault-free run already breaks), the invariant
 // it broke and its replay command are the mutant's kill. A mutant that survives is a defect of the
-// harness. A second pass at depth 2 runs only for mutants depth 1 did not kill. Thread-safety: as
+// harness. A second pass at depth 2 runs only for mutants depth 1 did not kill. The mutants of a
+// scenario with several actors (interactive-flow's host:flow-*) are hunted by schedules instead:
+// PCT from the root seed until the expected invariant breaks, at most kFlowMutantSchedules runs;
+// the plan is the shrunk fault and the replay command carries the schedule. Thread-safety: as
 // Explore.
 #pragma once
 
@@ -24,6 +27,9 @@ struct Mutant {
   // when the same plan does not break the same invariant with the base mutant alone, so the kill
   // is this mutant's own bug, not the one it builds on.
   std::string refines;
+  // A mistake of a scenario with several actors (scenarios::ScheduleScenarios()): hunted by
+  // schedule exploration (properties/explore_flow.h HuntFlowMutant), not by plans.
+  bool by_schedules = false;
 };
 
 const std::vector<Mutant>& AllMutants();
@@ -39,7 +45,7 @@ std::vector<reports::MutantResult> RunMutants(
 // The interactive-flow hazards (scenarios/interactive_flow/flow_hazards.h), hunted by schedule
 // exploration (properties/explore_schedules.h: PCT with faults, up to `schedules` runs of seed 1)
 // instead of plans: plan is the shrunk fault, replay the `stepfault replay interactive-flow`
-// command with the shrunk schedule.
+// command with the shrunk schedule. Seed 1; RunMutants hunts the same mutants from the root seed.
 std::vector<reports::MutantResult> RunFlowScheduleMutants(int schedules);
 
 }  // namespace stepfault::properties

@@ -58,6 +58,39 @@ std::string OutcomeClass(CellOutcome o) {
   return "o-not-run";
 }
 
+// The one-line summary of a scenario explored by schedules (see ScheduleCoverage).
+std::string ScheduleLine(const ScenarioReport& s) {
+  const ScheduleCoverage& c = *s.schedules;
+  return fmt::format(
+      "<code>{}</code> (several actors, explored by schedules, no cells): {} of {} schedules "
+      "explored ({}{}), {} distinct states (in the first {}), {} distinct final worlds, {} "
+      "scheduling points, {} "
+      "context switches, {} faults fired, {} windows (distinct actor@point) covered under "
+      "interleaving",
+      H(s.name), c.explored, c.budget, H(c.strategy),
+      c.pct_depth > 0 ? fmt::format(" depth {}", c.pct_depth) : "", c.distinct_states,
+      c.states_counted_schedules, c.distinct_final_worlds, c.scheduling_points, c.context_switches,
+      c.faults_fired, c.windows);
+}
+
+// The windows of a schedule exploration, one row per actor.
+std::string ScheduleWindows(const ScheduleCoverage& c) {
+  std::map<std::string, std::string> by_actor;
+  for (const std::string& w : c.window_names) {
+    const size_t at = w.find('@');
+    std::string& row = by_actor[w.substr(0, at)];
+    row += (row.empty() ? "" : " ") +
+           ("<code>" + H(at == std::string::npos ? w : w.substr(at + 1)) + "</code>");
+  }
+  std::string out =
+      "<table class=\"schedule-windows\">\n<thead><tr><th>actor</th><th>points reached under "
+      "interleaving</th></tr></thead>\n<tbody>\n";
+  for (const auto& [actor, row] : by_actor)
+    out +=
+        fmt::format("<tr><th scope=\"row\"><code>{}</code></th><td>{}</td></tr>\n", H(actor), row);
+  return out + "</tbody>\n</table>\n";
+}
+
 std::string Headline(const Report& r) {
   Verdict verdict = ComputeVerdict(r);
   Coverage cov = ComputeCoverage(r);
@@ -75,6 +108,9 @@ std::string Headline(const Report& r) {
       cov.cells_not_run, cov.windows_total, cov.recovery_windows, cov.windows_exercised,
       cov.crash_states.total, cov.crash_states.distinct, cov.crash_states.explored,
       cov.crash_states.beyond_depth, r.runs, r.lives, cov.determinism_checks, r.violations.size());
+  for (const ScenarioReport& s : r.scenarios) {
+    if (s.schedules) out += "<p class=\"schedules\">" + ScheduleLine(s) + "</p>\n";
+  }
   std::string hazards;
   for (const std::string& h : r.hazards) hazards += (hazards.empty() ? "" : ", ") + H(h);
   out += "<dl class=\"meta\">\n";
@@ -124,14 +160,18 @@ std::string Scenario(const ScenarioReport& s) {
   std::string out =
       fmt::format("<section class=\"scenario\">\n<h2>Scenario <code>{}</code></h2>\n", H(s.name));
   if (!s.description.empty()) out += fmt::format("<p>{}</p>\n", H(s.description));
-  out += fmt::format("<p>Cells {}/{} ({}%), windows {}/{}, runs {}, lives {}.", cov.cells_exercised,
-                     cov.cells_total, FormatPct(cov.cells_pct), cov.windows_exercised,
-                     cov.windows_total, s.runs, s.lives);
-  out += fmt::format(
-      " Recovery windows {}; crash states {} ({} distinct, {} explored, {} beyond the depth).",
-      cov.recovery_windows, s.crash_states.total, s.crash_states.distinct, s.crash_states.explored,
-      s.crash_states.beyond_depth);
-  out += "</p>\n" + Matrix(s);
+  if (s.schedules) {
+    out += "<p>" + ScheduleLine(s) + ".</p>\n" + ScheduleWindows(*s.schedules);
+  } else {
+    out += fmt::format("<p>Cells {}/{} ({}%), windows {}/{}, runs {}, lives {}.",
+                       cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct),
+                       cov.windows_exercised, cov.windows_total, s.runs, s.lives);
+    out += fmt::format(
+        " Recovery windows {}; crash states {} ({} distinct, {} explored, {} beyond the depth).",
+        cov.recovery_windows, s.crash_states.total, s.crash_states.distinct,
+        s.crash_states.explored, s.crash_states.beyond_depth);
+    out += "</p>\n" + Matrix(s);
+  }
   out +=
       "<h3>Invariants</h3>\n<table class=\"invariants\">\n<thead><tr><th>id</th><th>statement</th>"
       "<th>checks</th><th>violations</th></tr></thead>\n<tbody>\n";
@@ -229,6 +269,11 @@ std::string Heatmaps(const Report& r) {
       out += fmt::format("<p><code>{}</code>: skipped ({})</p>\n", H(s.name), H(s.skipped));
       continue;
     }
+    if (s.schedules) {
+      out += fmt::format("<p><code>{}</code>: explored by schedules, no cells ({} windows)</p>\n",
+                         H(s.name), s.schedules->windows);
+      continue;
+    }
     const int w = static_cast<int>(s.windows.size()) * kCell;
     const int h = static_cast<int>(s.actions.size()) * kCell;
     out += fmt::format(
@@ -308,7 +353,8 @@ std::string Mutants(const Report& r) {
         "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td class=\"{}\">{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
         H(m.name), H(m.description), H(m.scenario), m.killed ? "good" : "bad",
-        m.killed ? "killed" : "SURVIVED", code(m.invariant), code(m.plan), code(m.replay));
+        m.killed ? (m.verdict.empty() ? "killed" : H(m.verdict)) : "SURVIVED", code(m.invariant),
+        code(m.plan), code(m.replay));
   }
   return out + "</tbody>\n</table>\n</section>\n";
 }

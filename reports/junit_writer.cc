@@ -53,7 +53,44 @@ std::string FailureMessage(std::string_view invariant, std::string_view plan,
                      plan.empty() ? "(none)" : plan, replay.empty() ? "(none)" : replay);
 }
 
+// A scenario explored by schedules has no cells: one test case per invariant (a failure carries
+// the first counterexample's fault, schedule and replay command), the figures as properties.
+Suite ScheduleSuite(const ScenarioReport& s, const Report& r) {
+  Suite suite{.name = "scenario." + s.name};
+  const ScheduleCoverage& c = *s.schedules;
+  suite.properties = fmt::format(
+      "    <properties>\n"
+      "      <property name=\"schedules_explored\" value=\"{}\"/>\n"
+      "      <property name=\"schedules_budget\" value=\"{}\"/>\n"
+      "      <property name=\"strategy\" value=\"{}\"/>\n"
+      "      <property name=\"distinct_states\" value=\"{} (in the first {} schedules)\"/>\n"
+      "      <property name=\"distinct_final_worlds\" value=\"{}\"/>\n"
+      "      <property name=\"context_switches\" value=\"{}\"/>\n"
+      "      <property name=\"faults_fired\" value=\"{}\"/>\n"
+      "      <property name=\"windows\" value=\"{} distinct actor@point under interleaving\"/>\n"
+      "    </properties>\n",
+      c.explored, c.budget, X(c.strategy), c.distinct_states, c.states_counted_schedules,
+      c.distinct_final_worlds, c.context_switches, c.faults_fired, c.windows);
+  for (const InvariantResult& inv : s.invariant_results) {
+    std::string inner;
+    if (inv.violations > 0) {
+      const Violation* v = nullptr;
+      for (const Violation& x : r.violations) {
+        if (v == nullptr && x.scenario == s.name && x.invariant == inv.id) v = &x;
+      }
+      inner = Failure("invariant-violation",
+                      FailureMessage(inv.id, v ? v->plan : "", v ? v->replay : ""),
+                      Lines({v ? v->message : "",
+                             fmt::format("{} of {} schedules", inv.violations, inv.checks)}));
+      ++suite.failures;
+    }
+    AddCase(&suite, "stepfault." + s.name, inv.id, inner);
+  }
+  return suite;
+}
+
 Suite ScenarioSuite(const ScenarioReport& s, const Report& r) {
+  if (s.schedules) return ScheduleSuite(s, r);
   // The counterexample of a violated cell, for its plan and replay command.
   std::map<std::tuple<std::string, std::string>, const Violation*> cex;
   for (const Violation& v : r.violations) {

@@ -74,6 +74,19 @@ std::string MarkdownReportWriter::Render(const Report& r) {
       cov.crash_states.total, cov.crash_states.distinct, cov.crash_states.explored,
       cov.crash_states.beyond_depth, cov.points_reached.size(), r.points_registered.size(), r.runs,
       r.lives, r.seed, MarkdownCode(r.profile), r.depth, MarkdownText(r.shard));
+  for (const ScenarioReport& s : r.scenarios) {
+    if (!s.schedules) continue;
+    const ScheduleCoverage& c = *s.schedules;
+    out += fmt::format(
+        "\nSchedules ({}, several actors, no cells): {} of {} explored ({}{}), {} distinct states "
+        "(in the first {}), "
+        "{} distinct final worlds, {} context switches, {} faults fired, {} windows (distinct "
+        "actor@point) covered under interleaving.\n",
+        MarkdownCode(s.name), c.explored, c.budget, MarkdownText(c.strategy),
+        c.pct_depth > 0 ? fmt::format(" depth {}", c.pct_depth) : "", c.distinct_states,
+        c.states_counted_schedules, c.distinct_final_worlds, c.context_switches, c.faults_fired,
+        c.windows);
+  }
   out += VerdictTableMarkdown(r);
   if (!r.violations.empty()) {
     const std::vector<ViolationGroup> groups = GroupViolations(r);
@@ -112,6 +125,11 @@ std::string MarkdownReportWriter::Render(const Report& r) {
                          MarkdownCode(survived[i]->scenario));
     }
     out += More(survived.size(), kMaxListed);
+    const int64_t by_another = std::count_if(r.mutants.begin(), r.mutants.end(), [](const auto& m) {
+      return m.verdict == "killed-by-another";
+    });
+    if (by_another > 0)
+      out += fmt::format("{} killed by an invariant other than the expected one.\n", by_another);
   }
   if (!r.bench.empty())
     out += fmt::format("\nBenchmarks: {} results (charts in report.html).\n", r.bench.size());

@@ -146,6 +146,13 @@ Status MergeScenario(const ScenarioReport& s, const std::string& shard,
     if (it != applicable.end() && it->second != (c.outcome != CellOutcome::kNotApplicable))
       return differs(fmt::format("applicability of cell {} x {}", c.window, c.action));
   }
+  // A scenario explored by schedules is explored whole by shard 1; the other shards list it with
+  // nothing run (explored 0), so the merged block is the one that ran.
+  if (s.schedules.has_value() != into->schedules.has_value()) return differs("schedule blocks");
+  if (s.schedules && s.schedules->explored > 0) {
+    if (into->schedules->explored > 0) return differs("schedule explorations (two shards ran one)");
+    into->schedules = s.schedules;
+  }
   MergeMatrix(s, into);
   for (size_t i = 0; i < s.invariant_results.size(); ++i) {
     const InvariantResult& r = s.invariant_results[i];

@@ -186,6 +186,16 @@ std::string MergeError(const std::vector<Report>& shards) {
   return r.ok() ? "(merged)" : r.status().message();
 }
 
+// A scenario explored by schedules as every shard but the first lists it: nothing run.
+void NothingScheduled(ScenarioReport* s) {
+  s->schedules = ScheduleCoverage{.strategy = s->schedules->strategy,
+                                  .pct_depth = s->schedules->pct_depth,
+                                  .budget = s->schedules->budget};
+  for (InvariantResult& r : s->invariant_results) r.checks = r.violations = 0;
+  s->points_reached.clear();
+  s->determinism_checks = s->runs = 0;
+}
+
 std::vector<Report> TwoShards() {
   Report a = testing::SampleReport(), b = testing::SampleReport();
   a.shard = "1/2";
@@ -195,6 +205,7 @@ std::vector<Report> TwoShards() {
       if (CellRan(c.outcome))
         c = testing::MakeCell(Window{.id = c.window}, c.action, CellOutcome::kNotRun, 0, 0);
     }
+    if (sc.schedules) NothingScheduled(&sc);
   }
   b.violations.clear();
   return {a, b};
@@ -204,9 +215,9 @@ TEST(MergeTest, TwoFittingShardsMerge) {
   Result<Report> merged = MergeShards(TwoShards());
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   EXPECT_EQ(merged->shard, "1/1");
-  EXPECT_EQ(merged->runs, 30);
+  EXPECT_EQ(merged->runs, 110);
   EXPECT_EQ(merged->scenarios[0].invariant_results[2].violations, 2);
-  EXPECT_EQ(merged->violations.size(), 1u);
+  EXPECT_EQ(merged->violations.size(), 2u);
   EXPECT_EQ(merged->properties.size(), 2u);  // identical entries from both shards are one
 }
 
@@ -228,7 +239,7 @@ TEST(MergeTest, ShardsOfDifferentExplorationsAreRefusedSayingWhatDiffers) {
   EXPECT_NE(MergeError(s).find("the action lists differ"), std::string::npos);
   s = TwoShards();
   s[1].scenarios.pop_back();
-  EXPECT_EQ(MergeError(s), "shards 1/2 and 2/2 list 3 and 2 scenarios");
+  EXPECT_EQ(MergeError(s), "shards 1/2 and 2/2 list 4 and 3 scenarios");
 }
 
 TEST(MergeTest, MissingDuplicateAndMalformedShardsAreRefused) {
@@ -245,6 +256,25 @@ TEST(MergeTest, MissingDuplicateAndMalformedShardsAreRefused) {
   s[0].shard = "0/2";
   EXPECT_EQ(MergeError(s), "shard \"0/2\" is not of the form i/n with 1 <= i <= n");
   EXPECT_EQ(MergeError({}), "no shard reports to merge");
+}
+
+// A scenario explored by schedules is explored whole by shard 1: the merged report keeps its
+// figures and invariant counts as they were (whichever order the shards come in); two shards
+// that both explored it are refused.
+TEST(MergeTest, TheScheduleScenarioOfShardOneIsKeptAndTwoExplorationsAreRefused) {
+  std::vector<Report> s = TwoShards();
+  const ScenarioReport& flow = s[0].scenarios[3];
+  ASSERT_TRUE(flow.schedules.has_value());
+  Result<Report> merged = MergeShards({s[1], s[0]});
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->scenarios[3].schedules, flow.schedules);
+  EXPECT_EQ(merged->scenarios[3].invariant_results, flow.invariant_results);
+  EXPECT_EQ(merged->scenarios[3].runs, flow.runs);
+  s[1].scenarios[3] = flow;
+  EXPECT_NE(MergeError(s).find("two shards ran one"), std::string::npos) << MergeError(s);
+  s = TwoShards();
+  s[1].scenarios[3].schedules.reset();
+  EXPECT_NE(MergeError(s).find("the schedule blocks differ"), std::string::npos) << MergeError(s);
 }
 
 // A window reached in several lives is a cell run by tasks of several shards: the runs add up.

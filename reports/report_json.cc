@@ -56,6 +56,21 @@ Json CoverageJson(const Coverage& cov, const Report* report) {
   return doc;
 }
 
+Json SchedulesJson(const ScheduleCoverage& c) {
+  return {{"strategy", c.strategy},
+          {"pct_depth", c.pct_depth},
+          {"budget", c.budget},
+          {"explored", c.explored},
+          {"distinct_states", c.distinct_states},
+          {"states_counted_schedules", c.states_counted_schedules},
+          {"distinct_final_worlds", c.distinct_final_worlds},
+          {"scheduling_points", c.scheduling_points},
+          {"context_switches", c.context_switches},
+          {"faults_fired", c.faults_fired},
+          {"windows", c.windows},
+          {"window_names", c.window_names}};
+}
+
 Json ToJsonValue(const ScenarioReport& s) {
   Json windows = Json::array();
   for (const Window& w : s.windows) {
@@ -81,21 +96,24 @@ Json ToJsonValue(const ScenarioReport& s) {
                        {"checks", r.checks},
                        {"violations", r.violations}});
   }
-  return {{"name", s.name},
-          {"variant", s.variant},
-          {"skipped", s.skipped},
-          {"description", s.description},
-          {"invariants", s.invariants},
-          {"actions", s.actions},
-          {"windows", windows},
-          {"cells", cells},
-          {"invariant_results", results},
-          {"crash_states", CrashStatesJson(s.crash_states)},
-          {"points_reached", s.points_reached},
-          {"determinism_checks", s.determinism_checks},
-          {"runs", s.runs},
-          {"lives", s.lives},
-          {"coverage", CoverageJson(ComputeCoverage(s), nullptr)}};
+  Json doc = {{"name", s.name},
+              {"variant", s.variant},
+              {"skipped", s.skipped},
+              {"description", s.description},
+              {"invariants", s.invariants},
+              {"actions", s.actions},
+              {"windows", windows},
+              {"cells", cells},
+              {"invariant_results", results},
+              {"crash_states", CrashStatesJson(s.crash_states)},
+              {"points_reached", s.points_reached},
+              {"determinism_checks", s.determinism_checks},
+              {"runs", s.runs},
+              {"lives", s.lives},
+              {"coverage", CoverageJson(ComputeCoverage(s), nullptr)}};
+  // Optional: only scenarios explored by schedules have it.
+  if (s.schedules) doc["schedules"] = SchedulesJson(*s.schedules);
+  return doc;
 }
 
 // ---- Reading: every accessor names the JSON pointer of what it rejects. ----
@@ -271,7 +289,34 @@ Status CheckCoverage(const Json& j, const std::string& p, bool whole_report) {
   return ReadCrashStates(j, p, "crash_states", &ignored);
 }
 
-Status ReadScenario(const Json& j, const std::string& p, ScenarioReport* s) {
+Status ReadSchedules(const Json& j, const std::string& p, ScheduleCoverage* c) {
+  SF_RETURN_IF_ERROR(
+      CheckObject(j, p,
+                  {"strategy", "pct_depth", "budget", "explored", "distinct_states",
+                   "states_counted_schedules", "distinct_final_worlds", "scheduling_points",
+                   "context_switches", "faults_fired", "windows", "window_names"}));
+  SF_RETURN_IF_ERROR(GetString(j, p, "strategy", &c->strategy));
+  SF_RETURN_IF_ERROR(GetInt(j, p, "pct_depth", &c->pct_depth));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "budget", &c->budget));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "explored", &c->explored));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "distinct_states", &c->distinct_states));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "states_counted_schedules", &c->states_counted_schedules));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "distinct_final_worlds", &c->distinct_final_worlds));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "scheduling_points", &c->scheduling_points));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "context_switches", &c->context_switches));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "faults_fired", &c->faults_fired));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "windows", &c->windows));
+  return GetStrings(j, p, "window_names", &c->window_names);
+}
+
+Status ReadScenario(const Json& in, const std::string& p, ScenarioReport* s) {
+  // "schedules" is optional (version 3, scenarios explored by schedules only).
+  Json j = in;
+  if (j.is_object() && j.contains("schedules")) {
+    s->schedules.emplace();
+    SF_RETURN_IF_ERROR(ReadSchedules(j["schedules"], Child(p, "schedules"), &*s->schedules));
+    j.erase("schedules");
+  }
   SF_RETURN_IF_ERROR(
       CheckObject(j, p,
                   {"name", "variant", "skipped", "description", "invariants", "actions", "windows",
@@ -452,9 +497,9 @@ Result<Report> FromJson(std::string_view text) {
        "lives", "scenarios", "violations", "properties", "mutants", "bench"}));
   Report r;
   SF_RETURN_IF_ERROR(GetInt(doc, root, "schema_version", &r.schema_version));
-  if (r.schema_version != kReportSchemaVersion) {
+  if (r.schema_version != kReportSchemaVersion && r.schema_version != 2) {
     return Bad("/schema_version",
-               fmt::format("this build reads schema_version {}, the document has {}",
+               fmt::format("this build reads schema_version 2 and {}, the document has {}",
                            kReportSchemaVersion, r.schema_version));
   }
   SF_RETURN_IF_ERROR(GetString(doc, root, "command", &r.command));

@@ -17,7 +17,8 @@
 
 namespace stepfault::reports {
 
-inline constexpr int kReportSchemaVersion = 2;
+// Version 3 added the optional per-scenario `schedules` block; FromJson also reads version 2.
+inline constexpr int kReportSchemaVersion = 3;
 
 std::string ToJson(const Report& report);
 

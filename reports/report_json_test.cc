@@ -237,7 +237,7 @@ TEST(ReportJsonTest, MalformedDocumentsAreRejectedWithPathAndReason) {
       ErrorAfter([](Json& d) { d["timestamp"] = "now"; }).rfind("/timestamp: unknown member", 0),
       0u);
   EXPECT_EQ(ErrorAfter([](Json& d) { d["schema_version"] = 1; }),
-            "/schema_version: this build reads schema_version 2, the document has 1");
+            "/schema_version: this build reads schema_version 2 and 3, the document has 1");
   EXPECT_EQ(ErrorAfter([](Json& d) { d = Json::array(); }), "/: expected an object");
   Result<Report> not_json = FromJson("{\"schema_version\": ");
   ASSERT_FALSE(not_json.ok());
@@ -265,6 +265,34 @@ TEST(ReportJsonTest, GoldenReportJsonValidatesAgainstTheSchemaAndReadsBackAsTheS
   Result<Report> r = FromJson(*golden);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, testing::SampleReport());
+}
+
+// Version 3 added the optional schedules block of a scenario explored by schedules: it round-trips
+// (in SampleReport), is checked member by member, and a version-2 document (no such block) still
+// reads.
+TEST(ReportJsonTest, TheSchedulesBlockIsStrictAndVersionTwoDocumentsStillRead) {
+  Json doc = Json::parse(ToJson(testing::SampleReport()));
+  ASSERT_TRUE(doc["scenarios"][3].contains("schedules"));
+  EXPECT_FALSE(doc["scenarios"][0].contains("schedules"));
+  EXPECT_EQ(doc["scenarios"][3]["schedules"]["window_names"].size(), 3u);
+  Json extra = doc;
+  extra["scenarios"][3]["schedules"]["percent"] = 50;
+  Result<Report> bad = FromJson(extra.dump());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().substr(0, 35), "/scenarios/3/schedules/percent: unk");
+  Json negative = doc;
+  negative["scenarios"][3]["schedules"]["context_switches"] = -1;
+  bad = FromJson(negative.dump());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("/scenarios/3/schedules/context_switches"),
+            std::string::npos);
+  Report old = testing::SampleReport();
+  old.scenarios.pop_back();
+  old.schema_version = 2;
+  Result<Report> v2 = FromJson(ToJson(old));
+  ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+  EXPECT_EQ(v2->schema_version, 2);
+  EXPECT_EQ(LoadSchema().Validate(Json::parse(ToJson(old))), std::vector<std::string>{});
 }
 
 }  // namespace

@@ -68,6 +68,29 @@ struct CrashStates {
   friend bool operator==(const CrashStates&, const CrashStates&) = default;
 };
 
+// A scenario with several actors in one world (interactive-flow) is explored by schedules, not by
+// (window, action) cells: many runs of its actors under a scheduling strategy, most with one seeded
+// fault (crash of one actor, power loss of the machine; the clock actor advances time in every
+// run). Figures count what the runs did; `windows` is the number of distinct "actor@point"
+// scheduling points reached under interleaving (`window_names`, sorted). There is no denominator:
+// nothing enumerates the actor@point pairs a world can reach, so no percentage is derived, and the
+// scenario contributes no cells to the coverage percentage.
+struct ScheduleCoverage {
+  std::string strategy;         // "pct", "random" or "dfs"
+  int pct_depth = 0;            // PCT's depth d (0 for the other strategies)
+  int64_t budget = 0;           // schedules asked for (runs)
+  int64_t explored = 0;         // schedules run
+  int64_t distinct_states = 0;  // distinct state keys at choice points (db, journal, actors) in
+  int64_t states_counted_schedules = 0;  // the first this many schedules (keying costs ~10 runs)
+  int64_t distinct_final_worlds = 0;     // distinct final worlds after recovery
+  int64_t scheduling_points = 0;         // points at which the scheduler ran (every actor step)
+  int64_t context_switches = 0;          // choices that switched to another actor
+  int64_t faults_fired = 0;              // runs whose seeded crash or power loss fired
+  int64_t windows = 0;                   // distinct actor@point reached
+  std::vector<std::string> window_names;
+  friend bool operator==(const ScheduleCoverage&, const ScheduleCoverage&) = default;
+};
+
 // One explored scenario variant: a scenario under one parameter set and checkpoint store.
 struct ScenarioReport {
   std::string name;     // the scenario, plus " [label]" for a variant other than the default
@@ -84,6 +107,9 @@ struct ScenarioReport {
   int64_t determinism_checks = 0;           // runs repeated to compare trace and final world
   int64_t runs = 0;
   int64_t lives = 0;
+  // Present only for a scenario explored by schedules (then actions, windows and cells are empty
+  // and `runs` counts schedules).
+  std::optional<ScheduleCoverage> schedules;
   friend bool operator==(const ScenarioReport&, const ScenarioReport&) = default;
 };
 
@@ -124,7 +150,7 @@ struct BenchResult {
 };
 
 struct Report {
-  int schema_version = 2;
+  int schema_version = 3;
   std::string command;
   uint64_t seed = 0;
   std::string profile;

@@ -15,7 +15,7 @@ Report Clean() {
   r.violations.clear();
   r.scenarios[0].cells[1].outcome = CellOutcome::kPass;
   r.properties[1].passed = true;
-  r.mutants[1].killed = true;
+  for (MutantResult& m : r.mutants) m.killed = true;
   return r;
 }
 
@@ -117,9 +117,15 @@ TEST(ReportModelTest, ViolationsAreGroupedByScenarioInvariantAndKindWithTheSmall
 
 TEST(ReportModelTest, VerdictTableHasARowPerExploredVariantAndAColumnPerInvariant) {
   VerdictTable t = ComputeVerdictTable(testing::SampleReport());
-  EXPECT_EQ(t.scenarios, (std::vector<std::string>{"approval", "fan-in"}));  // skipped left out
+  EXPECT_EQ(t.scenarios, (std::vector<std::string>{"approval", "fan-in",
+                                                   "interactive-flow"}));  // skipped left out
   EXPECT_EQ(t.invariants,
-            (std::vector<std::string>{"INV-ALO", "INV-IDEM", "INV-RECEIPT", "INV-TOPOLOGY"}));
+            (std::vector<std::string>{"INV-ALO", "INV-IDEM", "INV-RECEIPT", "INV-TOPOLOGY",
+                                      "INV-FLOW-LEASE", "INV-DETERMINISM"}));
+  // The scenario explored by schedules has its row like the others: checks are schedules.
+  EXPECT_EQ(t.cells[2][4].violations, 3);
+  EXPECT_EQ(t.cells[2][1].checks, 40);
+  EXPECT_EQ(t.cells[2][0].checks, -1);
   EXPECT_EQ(t.cells[0][2].violations, 1);
   EXPECT_EQ(t.cells[1][1].checks, -1);  // fan-in does not check INV-IDEM
   EXPECT_EQ(t.cells[1][3].checks, 1);

@@ -1,7 +1,8 @@
 // Hand-built Report models shared by the reports/ tests (header-only; tests only).
 //
 // SampleReport covers every cell outcome (filtered included), a recovery window, crash states, a
-// skipped variant, a violation with its counterexample, a passed and a failed property, a killed
+// skipped variant, a scenario explored by schedules (no cells, a schedules block, a violated
+// invariant), a violation with its counterexample, a passed and a failed property, a killed
 // and a surviving mutant and benchmark rows (one without a ratio), so the golden files exercise
 // every part of every writer.
 #pragma once
@@ -111,22 +112,66 @@ inline Report SampleReport() {
   skipped.variant = "store=sqlite";
   skipped.skipped = "indistinct: its fault-free run is identical to 'fan-in'";
   skipped.description = f.description;
-  r.scenarios = {a, f, skipped};
+  ScenarioReport flow;
+  flow.name = "interactive-flow";
+  flow.description = "several actors in one world";
+  flow.invariants = {"INV-FLOW-LEASE", "INV-IDEM", "INV-DETERMINISM"};
+  flow.invariant_results = {{.id = "INV-FLOW-LEASE",
+                             .statement = "never two live lease holders",
+                             .checks = 40,
+                             .violations = 3},
+                            {.id = "INV-IDEM",
+                             .statement = "each operation id has at most one effect row",
+                             .checks = 40,
+                             .violations = 0},
+                            {.id = "INV-DETERMINISM",
+                             .statement = "same seed, same schedules",
+                             .checks = 1,
+                             .violations = 0}};
+  flow.points_reached = {"fs.write"};
+  flow.determinism_checks = 1;
+  flow.runs = 40;
+  flow.schedules = ScheduleCoverage{
+      .strategy = "pct",
+      .pct_depth = 3,
+      .budget = 40,
+      .explored = 40,
+      .distinct_states = 1234,
+      .states_counted_schedules = 10,
+      .distinct_final_worlds = 17,
+      .scheduling_points = 9000,
+      .context_switches = 321,
+      .faults_fired = 19,
+      .windows = 3,
+      .window_names = {"clock@time:advance", "worker-a@fs.write[db]", "worker-a@worker.claim"}};
+  r.scenarios = {a, f, skipped, flow};
   r.points_registered = {
       "checkpoint.commit.before", "effect.commit.after", "fs.fsync", "fs.rename", "fs.write",
       "output.publish.before"};
   r.actions_filtered = {"corrupt"};
 
-  r.violations = {Violation{
-      .scenario = "approval",
-      .invariant = "INV-RECEIPT",
-      .window = w1.id,
-      .action = "powerloss",
-      .plan = "powerloss@fs.rename[receipt]#1",
-      .replay = "stepfault replay approval --plan 'powerloss@fs.rename[receipt]#1' --seed 42",
-      .message = "receipt wait-0001 torn after power loss: expected 64 bytes, found 17 <partial>",
-      .rapidcheck_reproduce = "",
-      .seed = 42}};
+  r.violations = {
+      Violation{
+          .scenario = "approval",
+          .invariant = "INV-RECEIPT",
+          .window = w1.id,
+          .action = "powerloss",
+          .plan = "powerloss@fs.rename[receipt]#1",
+          .replay = "stepfault replay approval --plan 'powerloss@fs.rename[receipt]#1' --seed 42",
+          .message =
+              "receipt wait-0001 torn after power loss: expected 64 bytes, found 17 <partial>",
+          .rapidcheck_reproduce = "",
+          .seed = 42},
+      Violation{.scenario = "interactive-flow",
+                .invariant = "INV-FLOW-LEASE",
+                .window = "schedule with a crash",
+                .action = "schedule",
+                .plan = "crash:b@3",
+                .replay = "stepfault replay interactive-flow --plan crash:b@3 "
+                          "--schedule 'a1b2c3' --hazard host:flow-x",
+                .message = "two live lease holders at tick 12",
+                .rapidcheck_reproduce = "",
+                .seed = 42}};
   r.properties = {
       PropertyResult{.name = "RandomPlansKeepAtLeastOnce",
                      .scenario = "approval",
@@ -151,6 +196,16 @@ inline Report SampleReport() {
                             .plan = "fail-after-write@effect.commit.after#1",
                             .replay = "stepfault replay approval --profile fresh-resume --plan "
                                       "'fail-after-write@effect.commit.after#1' --seed 42"},
+               MutantResult{.name = "host:flow-x",
+                            .description = "the lease is not checked on claim",
+                            .scenario = "interactive-flow",
+                            .killed = true,
+                            .invariant = "INV-FLOW-LEASE",
+                            .plan = "none",
+                            .replay = "stepfault replay interactive-flow --plan none --schedule "
+                                      "'a3b1' --hazard host:flow-x",
+                            .expected = {"INV-FLOW-LEASE"},
+                            .verdict = "killed-as-expected"},
                MutantResult{.name = "skip-dirsync",
                             .description = "publish receipts without syncing the directory",
                             .scenario = "approval",
@@ -170,7 +225,7 @@ inline Report SampleReport() {
                          .median_ns = 2300,
                          .ratio = std::numeric_limits<double>::quiet_NaN(),
                          .labels = {{"arg0", "64"}}}};
-  r.runs = 15;
+  r.runs = 55;
   r.lives = 33;
   return r;
 }

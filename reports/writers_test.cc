@@ -160,9 +160,10 @@ TEST(WritersTest, JunitIsWellFormedAndCountsCellsPropertiesAndMutants) {
   Report r = testing::SampleReport();
   std::string xml = JunitReportWriter().Render(r);
   EXPECT_EQ(XmlProblem(xml), "");
-  // 16 cells - 2 n/a = 14 (2 not run, 1 filtered: skipped), plus 2 properties and 2 mutants.
-  EXPECT_EQ(Count(xml, "<testcase "), 14 + 2 + 2);
-  EXPECT_NE(xml.find("<testsuites name=\"stepfault explore\" tests=\"18\" failures=\"3\" "
+  // 16 cells - 2 n/a = 14 (2 not run, 1 filtered: skipped), the 3 invariants of the scenario
+  // explored by schedules (one violated), plus 2 properties and 3 mutants.
+  EXPECT_EQ(Count(xml, "<testcase "), 14 + 3 + 2 + 3);
+  EXPECT_NE(xml.find("<testsuites name=\"stepfault explore\" tests=\"22\" failures=\"4\" "
                      "errors=\"0\" skipped=\"3\">"),
             std::string::npos)
       << xml;
@@ -172,8 +173,18 @@ TEST(WritersTest, JunitIsWellFormedAndCountsCellsPropertiesAndMutants) {
   EXPECT_EQ(Count(xml, "<skipped "), 3);
   EXPECT_NE(xml.find("filtered: left out by --actions"), std::string::npos);
   EXPECT_NE(xml.find("<property name=\"recovery_windows\" value=\"1\"/>"), std::string::npos);
-  EXPECT_EQ(Count(xml, "<failure "), 3);
+  EXPECT_EQ(Count(xml, "<failure "), 4);
   EXPECT_NE(xml.find("mutant skip-dirsync survived"), std::string::npos);
+  EXPECT_NE(xml.find("<testsuite name=\"scenario.interactive-flow\" tests=\"3\" failures=\"1\" "
+                     "errors=\"0\" skipped=\"0\">"),
+            std::string::npos);
+  EXPECT_NE(xml.find("<property name=\"context_switches\" value=\"321\"/>"), std::string::npos);
+  EXPECT_NE(xml.find("<property name=\"distinct_states\" value=\"1234 (in the first 10 "
+                     "schedules)\"/>"),
+            std::string::npos);
+  EXPECT_NE(xml.find("message=\"invariant INV-FLOW-LEASE; plan: crash:b@3; replay: stepfault "
+                     "replay interactive-flow --plan crash:b@3 --schedule &apos;a1b2c3&apos;"),
+            std::string::npos);
   EXPECT_EQ(xml.find("time="), std::string::npos);
 }
 
@@ -229,7 +240,19 @@ TEST(WritersTest, HtmlIsSelfContainedAndCountsEveryCell) {
   EXPECT_LT(html.find("id=\"heatmap\""), html.find("id=\"counterexamples\""));
   EXPECT_LT(html.find("id=\"counterexamples\""), html.find("<table class=\"matrix\">"));
   EXPECT_NE(html.find("violated 1"), std::string::npos);
-  EXPECT_NE(html.find("Mutant score: 1/2 killed."), std::string::npos);
+  EXPECT_NE(html.find("Mutant score: 2/3 killed."), std::string::npos);
+  // The scenario explored by schedules: its figures at the top and in its section, no matrix.
+  EXPECT_EQ(Count(html, "321 context switches"), 2);
+  EXPECT_NE(html.find("40 of 40 schedules explored (pct depth 3), 1234 distinct states (in the "
+                      "first 10), 17 distinct final worlds, 9000 scheduling points"),
+            std::string::npos);
+  EXPECT_NE(html.find("3 windows (distinct actor@point) covered under interleaving"),
+            std::string::npos);
+  EXPECT_NE(html.find("<tr><th scope=\"row\"><code>worker-a</code></th><td><code>fs.write[db]"
+                      "</code> <code>worker.claim</code></td></tr>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>schedule with a crash</td>"), std::string::npos);
+  EXPECT_NE(html.find("killed-as-expected"), std::string::npos);
   EXPECT_EQ(Count(html, "data-outcome=\"violation\""), 1);
   EXPECT_EQ(Count(html, "data-outcome=\"n/a\""), 2);
   EXPECT_EQ(Count(html, "data-outcome=\"not-run\""), 2);
@@ -262,7 +285,13 @@ TEST(WritersTest, AViolationShowsInEveryFormat) {
   std::string md = MarkdownReportWriter().Render(r);
   EXPECT_EQ(md.rfind("## Stepfault explore: **VIOLATION** (exit 1)\n", 0), 0u) << md;
   EXPECT_NE(md.find("`" + v.replay + "`"), std::string::npos);
-  EXPECT_NE(md.find("Mutants: 1/2 killed."), std::string::npos);
+  EXPECT_NE(md.find("Mutants: 2/3 killed."), std::string::npos);
+  EXPECT_NE(md.find("Schedules (`interactive-flow`, several actors, no cells): 40 of 40 explored "
+                    "(pct depth 3), 1234 distinct states (in the first 10), 17 distinct final "
+                    "worlds, 321 context switches, 19 faults fired, 3 windows"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("**violated 3**"), std::string::npos);
   std::string xml = JunitReportWriter().Render(r);
   EXPECT_NE(xml.find("<failure type=\"invariant-violation\" message=\"invariant INV-RECEIPT; plan: "
                      "powerloss@fs.rename[receipt]#1; replay: stepfault replay approval --plan "
@@ -277,7 +306,8 @@ TEST(WritersTest, ACleanReportShowsPassEverywhere) {
   r.scenarios[0].cells[1].outcome = CellOutcome::kPass;
   r.scenarios[0].cells[1].invariants_violated.clear();
   r.properties[1].passed = true;
-  r.mutants[1].killed = true;
+  r.mutants[2].killed = true;
+  r.scenarios[3].invariant_results[0].violations = 0;
   EXPECT_EQ(Count(JunitReportWriter().Render(r), "<failure "), 0);
   EXPECT_EQ(MarkdownReportWriter().Render(r).rfind("## Stepfault explore: **PASS** (exit 0)\n", 0),
             0u);
@@ -296,14 +326,14 @@ TEST(WritersTest, SummaryStaysShortAndSaysHowManyWereCut) {
     r.violations.push_back(r.violations[0]);
     r.violations.back().window = "p" + std::to_string(i) + "#1";  // a group of its own
     r.properties.push_back(r.properties[1]);
-    r.mutants.push_back(r.mutants[1]);
+    r.mutants.push_back(r.mutants[2]);
   }
   std::string md = MarkdownReportWriter().Render(r);
   EXPECT_LE(Count(md, "\n"), 60) << md;
-  EXPECT_NE(md.find("... 30 more scenarios in report.html"), std::string::npos) << md;
-  EXPECT_NE(md.find("- ... 33 more (see report.html)"), std::string::npos)
-      << md;  // 41 groups of violations, 8 shown
-  EXPECT_NE(md.find("Mutants: 1/42 killed."), std::string::npos);
+  EXPECT_NE(md.find("... 31 more scenarios in report.html"), std::string::npos) << md;
+  EXPECT_NE(md.find("- ... 34 more (see report.html)"), std::string::npos)
+      << md;  // 42 groups of violations, 8 shown
+  EXPECT_NE(md.find("Mutants: 2/43 killed."), std::string::npos);
 }
 
 // Renders the page in headless Chromium and inspects the DOM it built, proving the file opens in a

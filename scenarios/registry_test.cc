@@ -28,7 +28,7 @@ fs::path SourceRoot() {
 }
 
 std::vector<std::shared_ptr<const Scenario>> EveryShippedScenario() {
-  std::vector<std::shared_ptr<const Scenario>> all = BuiltinScenarios();
+  std::vector<std::shared_ptr<const Scenario>> all = AllScenarios();
   std::vector<std::string> examples;
   for (const auto& e : fs::directory_iterator(SourceRoot() / "scenarios/json/examples")) {
     if (e.path().extension() == ".json") examples.push_back(e.path().string());
@@ -54,7 +54,7 @@ TEST(ScenarioRegistry, EveryBuiltinIsFoundByItsNameAndNamesAreUnique) {
 
 TEST(InvariantRegistry, EveryInvariantAScenarioDeclaresIsRegistered) {
   const auto all = EveryShippedScenario();
-  ASSERT_GE(all.size(), 6u);  // four built-ins and the two shipped JSON examples
+  ASSERT_GE(all.size(), 7u);  // five built-ins and the two shipped JSON examples
   for (const auto& s : all) {
     for (const std::string& id : s->invariants()) {
       EXPECT_TRUE(IsRegisteredInvariant(id)) << s->name() << " declares unregistered " << id;
@@ -73,6 +73,27 @@ TEST(InvariantRegistry, EveryRegisteredInvariantIsInTheReadmeTable) {
         << info.id << " is registered but not documented in README.md's invariant table";
     EXPECT_FALSE(info.statement.empty()) << info.id;
   }
+}
+
+// The scenarios with several actors are found by their own lookup, never by FindScenario (whose
+// callers hand scenarios to the life runner), and names are unique across both kinds.
+TEST(ScenarioRegistry, ScheduleScenariosAreListedApartAndNamesAreUniqueAcrossKinds) {
+  std::set<std::string> names;
+  for (const auto& s : AllScenarios()) {
+    EXPECT_TRUE(names.insert(s->name()).second) << "two scenarios named " << s->name();
+  }
+  ASSERT_FALSE(ScheduleScenarios().empty());
+  for (const auto& s : ScheduleScenarios()) {
+    EXPECT_TRUE(IsScheduleScenario(*s));
+    EXPECT_EQ(FindScheduleScenario(s->name()), s);
+    EXPECT_EQ(FindScenario(s->name()), nullptr);
+  }
+  for (const auto& s : BuiltinScenarios()) {
+    EXPECT_FALSE(IsScheduleScenario(*s));
+    EXPECT_EQ(FindScheduleScenario(s->name()), nullptr);
+  }
+  EXPECT_EQ(AllScenarios().size(), BuiltinScenarios().size() + ScheduleScenarios().size());
+  EXPECT_NE(FindScheduleScenario("interactive-flow"), nullptr);
 }
 
 }  // namespace

@@ -79,6 +79,14 @@ Result<Json> ResolveParamsText(const scenarios::Scenario& scenario, const std::s
 
 Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::string& name) {
   if (auto s = scenarios::FindScenario(name)) return s;
+  if (scenarios::FindScheduleScenario(name) != nullptr) {
+    return Status::InvalidArgument(
+        "'" + name +
+        "' has several actors in one world and is explored by schedules, not one life at a time: "
+        "use `stepfault explore --scenario " +
+        name + "`, `stepfault schedules explore` or `stepfault replay " + name +
+        " --plan F --schedule S`");
+  }
   std::error_code ec;
   if (name.size() > 5 && name.ends_with(".json")) {
     if (!std::filesystem::exists(name, ec))
@@ -175,6 +183,23 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
   std::fprintf(out, "%-18s %8s %8s %10s %10s\n", "scenario", "windows", "cells", "exercised",
                "violations");
   for (const auto& s : report.scenarios) {
+    if (s.schedules) {
+      int64_t violations = 0;
+      for (const auto& v : report.violations) violations += v.scenario == s.name ? 1 : 0;
+      std::fprintf(
+          out,
+          "%-18s schedules %lld/%lld (%s), %lld distinct states (first %lld), %lld context "
+          "switches, "
+          "%lld faults fired, %lld windows (actor@point), %lld violations\n",
+          s.name.c_str(), static_cast<long long>(s.schedules->explored),
+          static_cast<long long>(s.schedules->budget), s.schedules->strategy.c_str(),
+          static_cast<long long>(s.schedules->distinct_states),
+          static_cast<long long>(s.schedules->states_counted_schedules),
+          static_cast<long long>(s.schedules->context_switches),
+          static_cast<long long>(s.schedules->faults_fired),
+          static_cast<long long>(s.schedules->windows), static_cast<long long>(violations));
+      continue;
+    }
     auto c = reports::ComputeCoverage(s);
     int64_t violations = 0;
     for (const auto& v : report.violations) violations += v.scenario == s.name ? 1 : 0;

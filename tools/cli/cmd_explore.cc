@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "faults/plan.h"
+#include "properties/explore_flow.h"
 #include "properties/explorer.h"
 #include "properties/mutants.h"
 #include "reports/shell_quote.h"
@@ -58,6 +59,11 @@ void AddExploreCommand(CLI::App& app, CommandState& state) {
                   "exit 3 when the cells run are below PCT of discovered windows x applicable "
                   "actions (filtered actions count as not run)")
       ->check(CLI::Range(0.0, 100.0));
+  AddUnsignedOption(cmd, "--schedules", &o->schedules,
+                    "schedules explored per scenario with several actors (interactive-flow; "
+                    "default " +
+                        std::to_string(properties::kDefaultFlowSchedules) + ")",
+                    1, 1000000);
   cmd->add_flag("--mutants", o->with_mutants, "also run the mutant hunt and put it in the report");
   cmd->add_flag("--quiet", o->quiet, "no progress output");
   cmd->add_option("--out", o->out, "directory for the reports")->required();
@@ -79,6 +85,7 @@ std::string CanonicalCommand(const ExploreArgs& a) {
   c += " --depth " + std::to_string(a.depth) + " --profile " + ShellQuote(a.profile);
   for (const std::string& h : a.hazards) c += " --hazard " + ShellQuote(h);
   c += " --seed " + std::to_string(a.seed);
+  if (a.schedules > 0) c += " --schedules " + std::to_string(a.schedules);
   if (a.with_mutants) c += " --mutants";
   return c;
 }
@@ -101,7 +108,9 @@ int RunExplore(const ExploreArgs& a) {
   if (!config.ok()) return UsageError(config.status().message());
   std::vector<std::shared_ptr<const scenarios::Scenario>> chosen;
   if (a.all) {
-    chosen = scenarios::BuiltinScenarios();
+    chosen = scenarios::AllScenarios();
+  } else if (auto several = scenarios::FindScheduleScenario(a.scenario)) {
+    chosen.push_back(several);
   } else {
     auto s = ResolveScenario(a.scenario);
     if (!s.ok()) return UsageError(s.status().message());
@@ -112,6 +121,7 @@ int RunExplore(const ExploreArgs& a) {
   options.depth = a.depth;
   options.action_kinds = a.actions;
   options.jobs = a.jobs;
+  options.flow_schedules = a.schedules;
   if (!a.shard.empty()) {
     auto shard = ParseShard(a.shard);
     if (!shard.ok()) return UsageError(shard.status().message());
@@ -199,10 +209,15 @@ void AddMutantsCommand(CLI::App& app, CommandState& state) {
       });
       Status written = WriteReports(a.out, report);
       if (!written.ok()) return UsageError(written.ToString());
-      std::printf("%-45s %-8s %-14s %s\n", "mutant", "killed", "invariant", "plan");
+      std::printf("%-45s %-18s %-26s %-26s %s\n", "mutant", "verdict", "invariant", "expected",
+                  "plan");
       for (const auto& m : report.mutants) {
-        std::printf("%-45s %-8s %-14s %s\n", m.name.c_str(), m.killed ? "yes" : "NO",
-                    m.invariant.c_str(), m.plan.empty() ? "(fault-free)" : m.plan.c_str());
+        std::string expected;
+        for (const std::string& e : m.expected) expected += (expected.empty() ? "" : ",") + e;
+        std::printf("%-45s %-18s %-26s %-26s %s\n", m.name.c_str(),
+                    m.verdict.empty() ? (m.killed ? "killed" : "SURVIVED") : m.verdict.c_str(),
+                    m.invariant.c_str(), expected.c_str(),
+                    m.plan.empty() ? "(fault-free)" : m.plan.c_str());
       }
       PrintSummary(stdout, report, a.out);
       return reports::VerdictExitCode(reports::ComputeVerdict(report));

@@ -20,11 +20,13 @@ namespace {
 
 int List(const std::string& what) {
   if (what == "scenarios") {
-    for (const auto& s : scenarios::BuiltinScenarios()) {
+    for (const auto& s : scenarios::AllScenarios()) {
       std::string invs;
       for (const auto& i : s->invariants()) invs += " " + i;
       std::printf("%-18s %s\n%-18s invariants:%s\n", s->name().c_str(), s->description().c_str(),
                   "", invs.c_str());
+      if (scenarios::IsScheduleScenario(*s))
+        std::printf("%-18s several actors: explored by schedules, not by lives\n", "");
     }
   } else if (what == "points") {
     for (const auto& p : faults::AllPoints()) {

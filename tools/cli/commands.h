@@ -23,6 +23,7 @@ struct ExploreArgs {
   bool with_mutants = false;
   bool quiet = false;
   std::string out;
+  int schedules = 0;  // per scenario with several actors; 0: properties::kDefaultFlowSchedules
 };
 
 struct MutantsArgs {

@@ -1,0 +1,212 @@
+// Schedule scenarios in `explore` and the flow mutant hunt (see explore_flow.h).
+#include "properties/explore_flow.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+#include "faults/points.h"
+#include "properties/explore_schedules.h"
+#include "scenarios/interactive_flow/flow_hazards.h"
+#include "scenarios/invariants.h"
+#include "scenarios/registry.h"
+
+namespace stepfault::properties {
+namespace {
+
+constexpr char kStrategy[] = "pct";
+constexpr int kPctDepth = 3;
+
+// The schedule exploration `explore` asks for: PCT with faults, from the root seed, the flow
+// hazards of the configuration switched on.
+ScheduleExploreOptions FlowExploreOptions(const ExploreOptions& options, int schedules) {
+  ScheduleExploreOptions o;
+  o.strategy = kStrategy;
+  o.pct_depth = kPctDepth;
+  o.seed = options.config.seed;
+  o.schedules = schedules;
+  o.with_faults = true;
+  o.count_states = false;  // counted over a prefix, see StateCountedSchedules
+  for (const auto& h : scenarios::flow::FlowHazards()) {
+    if (options.config.hazards.count(h.name) > 0) o.flow.hazards.insert(h.name);
+  }
+  return o;
+}
+
+// The kind of window a flow counterexample struck at, for the grouped counterexamples: the kind
+// of its (shrunk) fault.
+std::string KindOfFault(const std::string& fault) {
+  const std::string kind = fault.substr(0, fault.find(':'));
+  return kind == "none" ? "schedule without fault" : "schedule with a " + kind;
+}
+
+// INV-DETERMINISM: a few schedules explored twice give the same figures, worlds and
+// counterexamples. Returns the message of a difference, "" when none.
+std::string DeterminismDifference(const ScheduleExploreOptions& base) {
+  ScheduleExploreOptions o = base;
+  o.schedules = kFlowDeterminismSchedules;
+  const ScheduleExploration a = ExploreFlowSchedules(o);
+  const ScheduleExploration b = ExploreFlowSchedules(o);
+  auto figures = [](const ScheduleExploration& e) {
+    return std::make_tuple(e.schedules, e.distinct_states, e.distinct_final_worlds,
+                           e.context_switches, e.steps, e.faults_fired, e.window_names,
+                           e.violated_schedules);
+  };
+  if (figures(a) != figures(b)) {
+    return "the same " + std::to_string(o.schedules) +
+           " schedules explored twice gave different figures or worlds";
+  }
+  for (size_t i = 0; i < a.violations.size() && i < b.violations.size(); ++i) {
+    if (a.violations[i].schedule != b.violations[i].schedule ||
+        a.violations[i].fault != b.violations[i].fault) {
+      return "the same schedules explored twice gave different counterexamples";
+    }
+  }
+  return "";
+}
+
+reports::ScheduleCoverage CoverageOf(const ScheduleExploration& e, int budget, int states_counted) {
+  reports::ScheduleCoverage c;
+  c.strategy = kStrategy;
+  c.pct_depth = kPctDepth;
+  c.budget = budget;
+  c.explored = static_cast<int64_t>(e.schedules);
+  c.distinct_states = static_cast<int64_t>(e.distinct_states);
+  c.states_counted_schedules = states_counted;
+  c.distinct_final_worlds = static_cast<int64_t>(e.distinct_final_worlds);
+  c.scheduling_points = static_cast<int64_t>(e.steps);
+  c.context_switches = static_cast<int64_t>(e.context_switches);
+  c.faults_fired = static_cast<int64_t>(e.faults_fired);
+  c.windows = static_cast<int64_t>(e.windows);
+  c.window_names = e.window_names;
+  return c;
+}
+
+// Registered fault points among the windows ("worker-a@fs.write[db]" reaches fs.write).
+std::vector<std::string> PointsReached(const std::vector<std::string>& windows) {
+  std::set<std::string> points;
+  for (const std::string& w : windows) {
+    std::string point = w.substr(w.find('@') + 1);
+    if (point.starts_with("busy:")) point = point.substr(5);
+    point = point.substr(0, point.find('['));
+    if (faults::FindPoint(point) != nullptr) points.insert(point);
+  }
+  return {points.begin(), points.end()};
+}
+
+// One result per invariant of the report: checks are schedules (INV-DETERMINISM: the repeated
+// exploration), violations the schedules that broke it.
+void AddInvariantResults(const ScheduleExploration& e, const std::string& nondeterminism,
+                         reports::ScenarioReport* rep) {
+  for (const std::string& id : rep->invariants) {
+    reports::InvariantResult r{id, scenarios::InvariantStatement(id), 0, 0};
+    if (id == scenarios::kInvDeterminism) {
+      r.checks = rep->determinism_checks;
+      r.violations = nondeterminism.empty() ? 0 : 1;
+    } else {
+      r.checks = static_cast<int64_t>(e.schedules);
+      auto it = e.violated_schedules.find(id);
+      r.violations = it == e.violated_schedules.end() ? 0 : static_cast<int64_t>(it->second);
+    }
+    rep->invariant_results.push_back(std::move(r));
+  }
+}
+
+// The shrunk counterexamples as report violations: plan is the fault, replay the command with
+// --plan and --schedule.
+void AddCounterexamples(const ScheduleExploration& e, const std::string& nondeterminism,
+                        const ScheduleExploreOptions& o, uint64_t seed, ScenarioExploration* out) {
+  const std::string& name = out->report.name;
+  for (const ScheduleCounterexample& c : e.violations) {
+    out->violations.push_back(
+        {name, c.invariant, KindOfFault(c.fault), "schedule", c.fault, c.replay,
+         c.message + " (found at schedule " + std::to_string(c.found_at) + "; shrunk to schedule " +
+             c.schedule + ", " + std::to_string(c.context_switches) + " context switches)",
+         "", seed});
+  }
+  if (nondeterminism.empty()) return;
+  std::string again = "stepfault schedules explore --seed " + std::to_string(o.seed) +
+                      " --schedules " + std::to_string(kFlowDeterminismSchedules);
+  for (const std::string& h : o.flow.hazards) again += " --hazard host:" + h;
+  out->violations.push_back({name, scenarios::kInvDeterminism, "schedule without fault", "schedule",
+                             "none", again, nondeterminism, "", seed});
+}
+
+}  // namespace
+
+int StateCountedSchedules(int budget) { return std::min(budget, std::max(40, budget / 10)); }
+
+ScenarioExploration ExploreScheduleScenario(const scenarios::Scenario& s,
+                                            const ExploreOptions& options) {
+  const int budget = options.flow_schedules > 0 ? options.flow_schedules : kDefaultFlowSchedules;
+  const ScheduleExploreOptions o = FlowExploreOptions(options, budget);
+  ScenarioExploration out;
+  reports::ScenarioReport& rep = out.report;
+  rep.name = s.name();
+  rep.description = s.description();
+  rep.invariants = s.invariants();
+  rep.invariants.push_back(scenarios::kInvDeterminism);
+  // Shard 1 explores the whole scenario; the others list it with nothing run.
+  const bool mine = options.shard_index == 1;
+  ScheduleExploration e;
+  std::string nondeterminism;
+  const int counted = StateCountedSchedules(budget);
+  if (mine) {
+    e = ExploreFlowSchedules(o);
+    ScheduleExploreOptions keyed = o;
+    keyed.schedules = counted;
+    keyed.count_states = true;
+    keyed.shrink = false;
+    e.distinct_states = ExploreFlowSchedules(keyed).distinct_states;
+    nondeterminism = DeterminismDifference(o);
+    rep.determinism_checks = 1;
+  }
+  rep.schedules = CoverageOf(e, budget, mine ? counted : 0);
+  rep.runs = static_cast<int64_t>(e.schedules);
+  rep.points_reached = PointsReached(e.window_names);
+  AddInvariantResults(e, nondeterminism, &rep);
+  AddCounterexamples(e, nondeterminism, o, options.config.seed, &out);
+  return out;
+}
+
+bool ExploreIfScheduleScenario(const scenarios::Scenario& s, const ExploreOptions& options,
+                               reports::Report* report) {
+  if (!scenarios::IsScheduleScenario(s)) return false;
+  ScenarioExploration e = ExploreScheduleScenario(s, options);
+  report->runs += e.report.runs;
+  report->scenarios.push_back(std::move(e.report));
+  for (reports::Violation& v : e.violations) report->violations.push_back(std::move(v));
+  return true;
+}
+
+reports::MutantResult HuntFlowMutant(const std::string& hazard, const std::string& description,
+                                     const std::string& expected, uint64_t seed, int schedules) {
+  ScheduleExploreOptions o;
+  o.strategy = kStrategy;
+  o.pct_depth = kPctDepth;
+  o.seed = seed;
+  o.schedules = schedules;
+  o.count_states = false;
+  o.stop_at_invariant = expected;
+  reports::MutantResult r;
+  r.name = hazard;
+  r.description = description;
+  r.scenario = "interactive-flow";
+  r.expected = {expected};
+  if (FlowOptionsForMutant(hazard, &o.flow)) {
+    for (const ScheduleCounterexample& c : ExploreFlowSchedules(o).violations) {
+      // The expected invariant's counterexample when there is one, else the first.
+      if (r.killed && c.invariant != expected) continue;
+      r.killed = true;
+      r.invariant = c.invariant;
+      r.plan = c.fault;
+      r.replay = c.replay;
+    }
+  }
+  r.verdict = !r.killed                 ? "survived"
+              : r.invariant == expected ? "killed-as-expected"
+                                        : "killed-by-another";
+  return r;
+}
+
+}  // namespace stepfault::properties

@@ -1,0 +1,56 @@
+// The explorer side of the scenarios with several actors in one world (scenarios/registry.h
+// ScheduleScenarios(): interactive-flow): `explore` hands them here instead of to the life runner.
+// One scenario report per such scenario, filled from a schedule exploration
+// (properties/explore_schedules.h): PCT (depth 3) over `ExploreOptions::flow_schedules` runs (0:
+// kDefaultFlowSchedules), two runs in three with one seeded fault (a crash of one actor or a power
+// loss at an actor's step; time advances as the clock actor is scheduled), seeded from the root
+// seed, every invariant judged after every run. Distinct states are counted over the first
+// StateCountedSchedules(budget) of those schedules only (keying every choice point costs about
+// ten times a run), and the report says over how many. Counterexamples are shrunk, with the
+// `stepfault replay interactive-flow --plan F --schedule S` command that replays them. The flow
+// hazards switched on in `config.hazards` (host:flow-...) apply. The report has no cells (see
+// reports::ScheduleCoverage): its `schedules` block says what was covered.
+//
+// Also the mutant hunt of one flow hazard (properties/mutants.h): schedules until the expected
+// invariant breaks, at most kFlowMutantSchedules.
+//
+// Deterministic: a function of the options. Sharding: shard 1 explores the whole scenario, the
+// others list it with nothing run, so `report merge` gives the unsharded report. Thread-safety:
+// as ExploreFlowSchedules (each call independent).
+#pragma once
+
+#include <string>
+
+#include "properties/explorer.h"
+#include "reports/report_model.h"
+#include "scenarios/scenario.h"
+
+namespace stepfault::properties {
+
+// Schedules `explore` runs per schedule scenario when not told (`explore --schedules N`).
+inline constexpr int kDefaultFlowSchedules = 400;
+// Schedules a flow mutant hunt may run before the mutant counts as survived.
+inline constexpr int kFlowMutantSchedules = 400;
+// Schedules of the INV-DETERMINISM check (explored twice, compared).
+inline constexpr int kFlowDeterminismSchedules = 3;
+
+// The schedules whose states are counted: the first tenth of `budget`, at least 40 (all of a
+// budget below 40).
+int StateCountedSchedules(int budget);
+
+// When `s` is a schedule scenario: explores it into `report` (its scenario report, violations and
+// run count) and returns true. Otherwise returns false and does nothing.
+bool ExploreIfScheduleScenario(const scenarios::Scenario& s, const ExploreOptions& options,
+                               reports::Report* report);
+
+// The scenario report and counterexamples of one schedule scenario (what the above appends).
+ScenarioExploration ExploreScheduleScenario(const scenarios::Scenario& s,
+                                            const ExploreOptions& options);
+
+// Hunts the flow mutant `hazard` ("host:flow-..." or "flow-..."), expected to break `expected`:
+// PCT from `seed`, stopping at the first violation of `expected`, at most `schedules` runs. The
+// result's plan is the shrunk fault, replay the command with the schedule.
+reports::MutantResult HuntFlowMutant(const std::string& hazard, const std::string& description,
+                                     const std::string& expected, uint64_t seed, int schedules);
+
+}  // namespace stepfault::properties

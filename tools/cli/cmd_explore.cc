@@ -110,6 +110,12 @@ int RunExplore(const ExploreArgs& a) {
   if (a.all) {
     chosen = scenarios::AllScenarios();
   } else if (auto several = scenarios::FindScheduleScenario(a.scenario)) {
+    // A scenario explored by schedules has no cells (its windows have no denominator the
+    // explorer does not choose), so a cell-coverage gate on it alone could only fail.
+    if (a.min_coverage > 0)
+      return UsageError("--min-coverage gates on cells, and '" + a.scenario +
+                        "' is explored by schedules and has none; drop --min-coverage, or "
+                        "use --all to gate the scenarios that have cells");
     chosen.push_back(several);
   } else {
     auto s = ResolveScenario(a.scenario);

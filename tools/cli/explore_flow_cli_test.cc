@@ -78,6 +78,15 @@ TEST(ExploreFlowCli, BadSchedulesAreRejectedBeforeTheRun) {
   EXPECT_FALSE(fs::exists("/tmp/sf_flow_never"));
 }
 
+// Before: the gate compared 0 cells with the minimum and exited 3 after the whole run.
+TEST(ExploreFlowCli, ACellCoverageGateOnTheScheduleScenarioAloneIsRejectedSayingWhy) {
+  auto r = Stepfault(
+      "explore --scenario interactive-flow --min-coverage 50 --quiet --out /tmp/sf_flow_never");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("explored by schedules"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists("/tmp/sf_flow_never"));
+}
+
 TEST(ExploreFlowCli, MutantsPrintsTheVerdictAndTheExpectedInvariant) {
   const std::string out = testing::Scratch("sf_flow", "mutants");
   auto r = Stepfault("mutants --only host:flow-resume-latest-revision --quiet --out " + out);

@@ -89,8 +89,9 @@ void CheckConsumedResponses(const std::map<std::string, Pending>& pending, const
   for (const auto& [request, by] : consumers) {
     const Json entry = ledger.value(request, Json::object());
     if (!entry.is_object() || !entry.contains("response")) {
-      out->push_back({kInvDecision, "checkpoint " + by.front() + " consumed a response to request " +
-                                        request + " that the host had not recorded"});
+      out->push_back({kInvDecision, "checkpoint " + by.front() +
+                                        " consumed a response to request " + request +
+                                        " that the host had not recorded"});
     }
     if (by.size() > 1) {
       out->push_back({kInvReqid, "the response to request " + request +

@@ -40,6 +40,11 @@ class HostLife {
     auto ledger = ArtifactLedger::Open(env_.dir, env_.vfs_name, env_.probe, env_.env);
     if (!ledger.ok()) return Fail(ledger.status());
     ledger_ = std::move(ledger).value();
+    // Every durable store is opened at startup, the recovery run's checkpoints too, so whatever
+    // command follows acts on state made durable first (the recovery rule, at the store's open).
+    auto recovery = OpenCheckpointStore(env_, kArtifactRecoveryDir);
+    if (!recovery.ok()) return Fail(recovery.status());
+    recovery_store_ = std::move(recovery).value();
     auto published = ledger_->Publication(job_);
     if (!published.ok()) return Fail(published.status());
     if (*published) {
@@ -161,25 +166,18 @@ class HostLife {
   }
 
   Result<std::unique_ptr<StreamingRun>> StartRecoveryRun(Message input) {
-    auto store = OpenCheckpointStore(env_, kArtifactRecoveryDir);
-    if (store.ok()) {
-      recovery_store_ = std::move(store).value();
-      durable_ = std::make_unique<StoreCheckpointManager>(recovery_store_.get());
-      deps_ =
-          ArtifactWorkflowDeps{env_.env, env_.dir, env_.root_seed, ledger_.get(), &segment_name_};
-      auto run =
-          StartOrResume(env_, BuildArtifactBoundarySpec(deps_), recovery_store_.get(),
-                        durable_.get(), ArtifactRecoverySession(env_.root_seed), input, report_);
-      if (run.ok()) {
-        active_ = durable_.get();
-        return run;
-      }
-      if (run.status().code() != StatusCode::kCorruption) return run.status();
-      report_->trace.push_back("host: the recovery checkpoints are damaged (" +
-                               run.status().ToString() + "); recovering from the artifact again");
-    } else if (store.status().code() != StatusCode::kCorruption) {
-      return store.status();
+    durable_ = std::make_unique<StoreCheckpointManager>(recovery_store_.get());
+    deps_ = ArtifactWorkflowDeps{env_.env, env_.dir, env_.root_seed, ledger_.get(), &segment_name_};
+    auto run =
+        StartOrResume(env_, BuildArtifactBoundarySpec(deps_), recovery_store_.get(), durable_.get(),
+                      ArtifactRecoverySession(env_.root_seed), input, report_);
+    if (run.ok()) {
+      active_ = durable_.get();
+      return run;
     }
+    if (run.status().code() != StatusCode::kCorruption) return run.status();
+    report_->trace.push_back("host: the recovery checkpoints are damaged (" +
+                             run.status().ToString() + "); recovering from the artifact again");
     report_->status = Status::Ok();
     report_->final = false;
     return StartRun(std::move(input));

@@ -164,7 +164,8 @@ TEST(BugClassesTest, EffectCommitSplitInTwoTransactionsIsCaughtBetweenLives) {
 // database, not even the recovery rule's fsync before `status` reads it), so the resume reports
 // its item Completed while a power loss right then takes the row. The per-life observation check
 // (the oracle on the world a power loss right after each life leaves) catches it with INV-ALO,
-// without any power loss injected. Either half alone is masked by the other's fsync.
+// without any power loss injected. synchronous=OFF alone is masked: the recovery rule's fsync
+// before `status` reads the database makes the row durable (tried: no violation).
 TEST(BugClassesTest, CompletedReportedBeforeItsEffectRowIsDurableIsCaught) {
   auto seams = std::make_shared<scenarios::HostSeams>();
   seams->approval_after_open_sql = "PRAGMA synchronous=OFF";

@@ -13,6 +13,11 @@ inline constexpr char kStepHandlersAfter[] = "step.handlers.after";
 inline constexpr char kCheckpointCommitBefore[] = "checkpoint.commit.before";
 inline constexpr char kCheckpointCommitAfter[] = "checkpoint.commit.after";
 inline constexpr char kRestoreImportBefore[] = "restore.import.before";
+// Hit right before the restored state is first written into the run (strict: the swap of the
+// state built aside; MAF's phased import: its first phase), after every check that may refuse the
+// checkpoint. A witness of "state was imported" that does not rely on the restore's return value
+// (INV-TOPOLOGY: an incompatible workflow is refused before it).
+inline constexpr char kRestoreStateApply[] = "restore.state.apply";
 inline constexpr char kRestoreImportAfter[] = "restore.import.after";
 inline constexpr char kRestoreNotifyBefore[] = "restore.notify.before";
 
@@ -45,6 +50,7 @@ inline constexpr const char* kAll[] = {
     kCheckpointCommitBefore,
     kCheckpointCommitAfter,
     kRestoreImportBefore,
+    kRestoreStateApply,
     kRestoreImportAfter,
     kRestoreNotifyBefore,
     kStorePruneBefore,

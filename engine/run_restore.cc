@@ -7,7 +7,9 @@
 // are the superseded responses dropped, the restoration observer notified, and pending requests
 // re-emitted. non_atomic_restore reproduces MAF's phased import: state scopes, runner data,
 // executor hooks, edge state, each applied as it goes, so a late failure leaves a half-restored
-// run.
+// run. Both hit restore.state.apply right before the first restored state is written into the run,
+// after every check that may refuse the checkpoint, so whether a refused restore imported anything
+// can be told without trusting its return value.
 #include "engine/compat.h"
 #include "engine/probe_points.h"
 #include "engine/run.h"
@@ -186,6 +188,7 @@ Status StreamingRun::ImportStrict(const CheckpointInfo& info, const Checkpoint& 
   std::set<std::string> existed;
   for (const auto& [id, ex] : executors_) existed.insert(id);
 
+  probe_->Hit(points::kRestoreStateApply);
   ApplySnapshot(std::move(next));
   for (const std::string& id : std::set<std::string>(instantiated_ids_)) Instantiate(id);
   Status s = NotifyExecutorsRestored();
@@ -204,6 +207,7 @@ Status StreamingRun::ImportStrict(const CheckpointInfo& info, const Checkpoint& 
 Status StreamingRun::ImportInPhases(const CheckpointInfo& info, const Checkpoint& checkpoint,
                                     bool fresh) {
   SF_RETURN_IF_ERROR(CheckCompatibility(checkpoint.workflow, *workflow_, options_.profile));
+  probe_->Hit(points::kRestoreStateApply);
   // Phase 1: state scopes.
   state_ = checkpoint.state;
   // Phase 2: runner data.

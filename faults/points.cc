@@ -27,6 +27,8 @@ std::vector<PointInfo> BuildTable() {
             "the store committed a checkpoint; the engine has not yet moved on"),
       plain(points::kRestoreImportBefore, PointLayer::kEngine,
             "a checkpoint was read and is about to be imported into a fresh run"),
+      plain(points::kRestoreStateApply, PointLayer::kEngine,
+            "the checked checkpoint's state is about to be written into the run"),
       plain(points::kRestoreImportAfter, PointLayer::kEngine,
             "the checkpoint's state is imported; pending requests not yet re-announced"),
       plain(points::kRestoreNotifyBefore, PointLayer::kEngine,

@@ -46,6 +46,7 @@ TEST(Points, NamesAreUniqueAndWellFormed) {
                                     "checkpoint.commit.before",
                                     "checkpoint.commit.after",
                                     "restore.import.before",
+                                    "restore.state.apply",
                                     "restore.import.after",
                                     "restore.notify.before",
                                     "store.prune.before",

@@ -2,8 +2,9 @@
 // caught by exploration, each by the invariant that states what the bug breaks (issue 12, points 3
 // and 6), and the same exploration without the bug passes (so the catch is the bug's, not noise).
 // Method: each test wraps a built-in scenario in a SeamScenario that introduces the bug through a
-// seam (a HostSeams rule, a wrapped Env), explores it at depth 1 (default variant, file store, the
-// action kinds that reach the bug) and asserts the expected invariant fires; the control runs the
+// seam (a HostSeams rule or store option, a wrapped Env, a replaced resume), explores it at depth 1
+// (default variant, file store, the action kinds that reach the bug) and asserts the expected
+// invariant fires with the message of the oracle that should see it; the control runs the
 // unwrapped scenario with the same options and asserts no violation at all.
 #include <gtest/gtest.h>
 
@@ -107,6 +108,78 @@ TEST(BugClassesTest, EnvSkippingTheReceiptsDirectoryFsyncIsCaught) {
 
 TEST(BugClassesTest, EnvSkippingTheReceiptsFsyncIsCaught) {
   ExpectSkippedSyncCaught(/*skip_file_sync=*/true, /*skip_dir_sync=*/false);
+}
+
+// INV-TOPOLOGY observed, not trusted: a host resume that imports the checkpoint into a scratch run
+// of the workflow it meant to build before it compares the rebuilt (mutated) topology still
+// refuses it, and the mutated workflow stays usable, so its return value and the ownership fact
+// look faithful. Only the restore.state.apply witness sees that state was imported before the
+// refusal.
+TEST(BugClassesTest, ResumeThatImportsStateBeforeTheTopologyCheckIsCaught) {
+  auto seams = std::make_shared<scenarios::HostSeams>();
+  seams->resume = [](const WorkflowSpec& meant, std::shared_ptr<Workflow> built,
+                     const CheckpointInfo& checkpoint,
+                     RunOptions options) -> Result<std::unique_ptr<StreamingRun>> {
+    SF_ASSIGN_OR_RETURN(std::shared_ptr<Workflow> scratch, meant.Build());
+    if (scratch->signature() == built->signature()) {
+      return StreamingRun::Resume(std::move(built), checkpoint, std::move(options));
+    }
+    // The bug: the checkpoint is imported first, the rebuilt topology compared afterwards.
+    SF_ASSIGN_OR_RETURN(std::unique_ptr<StreamingRun> imported,
+                        StreamingRun::Resume(scratch, checkpoint, options));
+    return Status::Incompatible("the rebuilt workflow does not match checkpoint " +
+                                checkpoint.checkpoint_id);
+  };
+  SeamScenario buggy(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
+  ScenarioExploration e = ExploreDepth1(buggy, {"topology"});
+  EXPECT_GE(CountViolations(e, scenarios::kInvTopology), 1) << Describe(e);
+  for (const reports::Violation& v : e.violations) {
+    EXPECT_NE(v.message.find("only after state was imported"), std::string::npos) << Describe(e);
+  }
+
+  ScenarioExploration control = ExploreDepth1(*Builtin("approval"), {"topology"});
+  EXPECT_TRUE(control.violations.empty()) << Describe(control);
+}
+
+// A host option that splits one transaction in two: the approval effect commits the Completed
+// status first and the backlog row in a second transaction. Recovery repairs the final state (the
+// replayed Apply inserts the row), so only the check of the durable database after the life that
+// died between the two commits sees `status`'s Completed without its effect row: INV-ALO.
+TEST(BugClassesTest, EffectCommitSplitInTwoTransactionsIsCaughtBetweenLives) {
+  auto seams = std::make_shared<scenarios::HostSeams>();
+  seams->approval_split_effect_commit = true;
+  SeamScenario buggy(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
+  ScenarioExploration e = ExploreDepth1(buggy, {"crash"});
+  bool between_commits = false;
+  for (const reports::Violation& v : e.violations) {
+    between_commits =
+        between_commits || (v.invariant == scenarios::kInvAlo &&
+                            v.message.find("effect row does not exist") != std::string::npos);
+  }
+  EXPECT_TRUE(between_commits) << Describe(e);
+}
+
+// Completed reported before the effect row is durable: a host that trades durability for speed
+// opens its business database with synchronous=OFF and trusts the page cache (it never fsyncs the
+// database, not even the recovery rule's fsync before `status` reads it), so the resume reports
+// its item Completed while a power loss right then takes the row. The per-life observation check
+// (the oracle on the world a power loss right after each life leaves) catches it with INV-ALO,
+// without any power loss injected. synchronous=OFF alone is masked: the recovery rule's fsync
+// before `status` reads the database makes the row durable (tried: no violation).
+TEST(BugClassesTest, CompletedReportedBeforeItsEffectRowIsDurableIsCaught) {
+  auto seams = std::make_shared<scenarios::HostSeams>();
+  seams->approval_after_open_sql = "PRAGMA synchronous=OFF";
+  SeamScenario buggy(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
+  buggy.WrapEnv([](Env* target, const std::string&) {
+    return std::unique_ptr<Env>(std::make_unique<testing::NeverSyncEnv>(target, "business.db"));
+  });
+  ScenarioExploration e = ExploreDepth1(buggy, {"crash"});
+  bool reported_lost = false;
+  for (const reports::Violation& v : e.violations) {
+    reported_lost = reported_lost || (v.invariant == scenarios::kInvAlo &&
+                                      v.message.find("a life reported item") != std::string::npos);
+  }
+  EXPECT_TRUE(reported_lost) << Describe(e);
 }
 
 TEST(BugClassesTest, ApprovalWithoutTheBugsPassesTheSameExplorations) {

@@ -6,6 +6,9 @@
 // reference, through the life runner; for the mutants, search the same sweep for a violation with
 // the expected invariant id. The crash/powerloss sweep takes every window; the other actions take
 // every 5th window (corrupt and fail-after-write every one; all of them with STEPFAULT_LONG=1).
+// Duplicate and conflicting responses (issue 12): explored at depth 1 on the review pipeline, a
+// conflicting response replayed exactly and checked against the durable request ledger, and a
+// replay rule that accepts the conflict (a HostSeams rule) caught by INV-DECISION.
 #include "scenarios/json/json_scenario.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +19,9 @@
 #include "engine/env.h"
 #include "faults/points.h"
 #include "properties/life_runner.h"
+#include "properties/seam_scenario_test_util.h"
+#include "scenarios/invariants.h"
+#include "scenarios/json/json_responses.h"
 
 namespace stepfault::properties {
 namespace {
@@ -212,6 +218,77 @@ TEST(JsonScenarioTest, FanInStateNotCheckpointedIsCaughtAsINVALOByTheFanInExampl
   profile.fan_in_state_not_checkpointed = true;
   const std::string found = FirstPlanViolating("fan-in-effects.json", profile, "INV-ALO");
   EXPECT_FALSE(found.empty()) << "no single crash exposed fan_in_state_not_checkpointed";
+}
+
+// Every misuse cell of the review pipeline (its port answers from a script) runs and holds.
+TEST(JsonScenarioTest, DuplicateAndConflictingResponsesAreExploredAndHold) {
+  ScenarioExploration e = testing::ExploreDepth1(*Example("review-pipeline.json"),
+                                                 {"duplicate-response", "conflicting-response"});
+  EXPECT_TRUE(e.violations.empty()) << testing::Describe(e);
+  std::set<std::string> ran;
+  for (const reports::Cell& c : e.report.cells) {
+    if (c.runs > 0) ran.insert(c.action);
+  }
+  EXPECT_EQ(ran, (std::set<std::string>{"duplicate-response", "conflicting-response",
+                                        "conflicting-response:request-id"}));
+}
+
+// Runs `plan` on the review pipeline and returns the execution and the recorded responses of the
+// request ledger as the last check read them from the world (durable bytes, not the host's facts).
+std::pair<Execution, Json> RunReadingLedger(const std::string& plan_text) {
+  auto responses = std::make_shared<Json>(Json::object());
+  testing::SeamScenario reading(
+      Example("review-pipeline.json"), nullptr, [responses](scenarios::HostEnv& env) {
+        *responses = Json::object();
+        const Json ledger = scenarios::ReadRequestLedger(env.env, env.dir);
+        for (const auto& [id, entry] : ledger.items()) {
+          if (entry.contains("response")) {
+            (*responses)[id] = entry["response"];
+          }
+        }
+      });
+  auto plan = faults::ParsePlan(plan_text);
+  SF_CHECK(plan.ok());
+  Execution ex = RunPlan(reading, *plan, RunConfig{});
+  return {std::move(ex), *responses};
+}
+
+// One plan each: the duplicate is rejected by the engine and the run completes once; the
+// conflicting response is refused by the host and a response to a request that is not pending is
+// rejected by the engine; in every case the ledger's recorded responses are the fault-free run's.
+TEST(JsonScenarioTest, ADuplicateIsRejectedAndAConflictIsRefusedWithoutChangingTheLedger) {
+  const auto [reference, recorded] = RunReadingLedger("none");
+  ASSERT_TRUE(reference.completed) << reference.trace;
+  ASSERT_FALSE(recorded.empty());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"none;duplicate-response@host.resume#1", "duplicate_rejected"},
+      {"none;conflicting-response@host.resume#1", "conflicting_rejected"},
+      {"none;conflicting-response:request-id@host.resume#1", "mismatched_rejected"}};
+  for (const auto& [text, fact] : cases) {
+    const auto [ex, responses] = RunReadingLedger(text);
+    EXPECT_TRUE(ex.violations.empty()) << text << "\n" << Violations(ex);
+    EXPECT_TRUE(ex.completed) << text << "\n" << ex.trace;
+    ASSERT_EQ(ex.lives.size(), 2u) << text;
+    const Json& facts = ex.lives[1].report.facts;
+    EXPECT_EQ(facts.value(fact, false), true) << text << ": " << facts.dump();
+    EXPECT_EQ(responses, recorded) << text;
+  }
+}
+
+// A replay rule that takes a conflicting response for the recorded one records and sends it: the
+// ledger's recorded response changes, which INV-DECISION sees in the durable ledger.
+TEST(JsonScenarioTest, AReplayRuleAcceptingAConflictingResponseIsCaughtByINVDECISION) {
+  auto seams = std::make_shared<scenarios::HostSeams>();
+  seams->same_response = [](const Json&, const Json&) { return true; };
+  testing::SeamScenario buggy(Example("review-pipeline.json"),
+                              [seams](scenarios::HostEnv& env) { env.seams = seams; });
+  ScenarioExploration e = testing::ExploreDepth1(buggy, {"conflicting-response"});
+  bool changed = false;
+  for (const reports::Violation& v : e.violations) {
+    changed = changed || (v.invariant == scenarios::kInvDecision &&
+                          v.message.find("recorded response") != std::string::npos);
+  }
+  EXPECT_TRUE(changed) << testing::Describe(e);
 }
 
 }  // namespace

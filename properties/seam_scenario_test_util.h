@@ -122,6 +122,36 @@ class SkipOneSyncEnv final : public EnvWrapper {
   bool skipped_ = false, skip_next_dir_ = false;
 };
 
+// An Env that never makes a file durable whose path contains `file`: every fsync of it is skipped
+// (what a host that trusts the page cache does; SQLite's own syncs go through the VFS, not here).
+class NeverSyncEnv final : public EnvWrapper {
+ public:
+  NeverSyncEnv(Env* target, std::string file) : EnvWrapper(target), file_(std::move(file)) {}
+  Result<std::unique_ptr<WritableFile>> NewAppendableFile(const std::string& path) override {
+    SF_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, target()->NewAppendableFile(path));
+    if (path.find(file_) == std::string::npos) return file;
+    return std::unique_ptr<WritableFile>(std::make_unique<NoSync>(std::move(file)));
+  }
+  Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    SF_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, target()->NewWritableFile(path));
+    if (path.find(file_) == std::string::npos) return file;
+    return std::unique_ptr<WritableFile>(std::make_unique<NoSync>(std::move(file)));
+  }
+
+ private:
+  class NoSync final : public WritableFile {
+   public:
+    explicit NoSync(std::unique_ptr<WritableFile> inner) : inner_(std::move(inner)) {}
+    Status Append(std::string_view data) override { return inner_->Append(data); }
+    Status Sync() override { return Status::Ok(); }  // the bug
+    Status Close() override { return inner_->Close(); }
+
+   private:
+    std::unique_ptr<WritableFile> inner_;
+  };
+  std::string file_;
+};
+
 // A checkpoint store that drops part of what it is given: `edit` changes each decoded checkpoint
 // before it is stored (the bug), everything else is forwarded (restoration notices too, so the
 // store still prunes).

@@ -99,6 +99,20 @@ void Drive(StreamingRun& run, const HostEnv& env, LifeReport* report,
 
 namespace stepfault::scenarios {
 
+namespace {
+
+Result<std::unique_ptr<StreamingRun>> ResumeWith(const HostEnv& env, const WorkflowSpec& meant,
+                                                 std::shared_ptr<Workflow> built,
+                                                 const CheckpointInfo& checkpoint,
+                                                 RunOptions options) {
+  if (env.seams && env.seams->resume) {
+    return env.seams->resume(meant, std::move(built), checkpoint, std::move(options));
+  }
+  return StreamingRun::Resume(std::move(built), checkpoint, std::move(options));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const WorkflowSpec& spec,
                                                    const CheckpointInfo& checkpoint,
                                                    CheckpointManager* manager, LifeReport* report) {
@@ -111,7 +125,14 @@ Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const Wor
     const std::string name =
         faults::FaultActionName(faults::FaultAction::Topology(env.variation.mutation));
     report->facts["topology_mutation"] = name;
-    auto run = StreamingRun::Resume(*wf, checkpoint, LifeRunOptions(env, manager));
+    // One per thread, so the run of an accepted attempt (a hazard) can keep hitting it for the
+    // rest of its life; a run never outlives its life, and the next attempt retargets it.
+    thread_local ImportWitness witness;
+    witness.Retarget(env.probe);
+    RunOptions options = LifeRunOptions(env, manager);
+    options.probe = &witness;
+    auto run = ResumeWith(env, spec, *wf, checkpoint, std::move(options));
+    report->facts["topology_state_imported"] = witness.imported();
     if (run.ok()) {
       report->facts["topology_rejected"] = false;
       report->trace.push_back("host: resume with " + name + " was accepted");
@@ -126,7 +147,7 @@ Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const Wor
   // What the store may prune after this resume (INV-ANCESTRY): noted before, since a death inside
   // the resume may strike after the restore succeeded, in the middle of its pruning.
   report->facts["restoring"] = checkpoint.checkpoint_id;
-  auto run = StreamingRun::Resume(*wf, checkpoint, LifeRunOptions(env, manager));
+  auto run = ResumeWith(env, spec, *wf, checkpoint, LifeRunOptions(env, manager));
   report->facts.erase("restoring");
   if (run.ok()) report->facts["resumed_from"].push_back(checkpoint.checkpoint_id);
   return run;

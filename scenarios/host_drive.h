@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/probe_points.h"
 #include "engine/run.h"
 #include "engine/stores/file_store.h"
 #include "engine/stores/sqlite_store.h"
@@ -43,10 +44,34 @@ void Drive(StreamingRun& run, const HostEnv& env, LifeReport* report,
 
 namespace stepfault::scenarios {
 
+// The probe a restore or resume attempt runs under when an oracle must know whether it imported
+// anything: forwards every hit to `target` (the life's probe) and notes whether the engine began
+// writing restored state into a run (restore.state.apply), whatever the attempt returned
+// (INV-TOPOLOGY: an incompatible workflow is refused before any state is imported).
+// Thread-safety: one thread.
+class ImportWitness final : public Probe {
+ public:
+  void Retarget(Probe* target) {
+    target_ = target != nullptr ? target : NullProbe();
+    imported_ = false;
+  }
+  bool imported() const { return imported_; }
+  void Hit(std::string_view point) override {
+    if (point == points::kRestoreStateApply) imported_ = true;
+    target_->Hit(point);
+  }
+
+ private:
+  Probe* target_ = NullProbe();
+  bool imported_ = false;
+};
+
 // Resumes `checkpoint` as a host does, and applies the topology variation first when the life has
 // one: the resume is tried with the mutated workflow, as a careless rebuild would; the facts record
 // whether it was rejected (topology_rejected) and whether the mutated workflow stayed usable
-// (workflow_reusable). A successful resume appends the checkpoint id to the facts'
+// (workflow_reusable) and whether the engine began importing its state before the refusal
+// (topology_state_imported, observed through the restore.state.apply probe point, not through what
+// the resume returned). A successful resume appends the checkpoint id to the facts'
 // "resumed_from". A strict engine rejects it and the host goes on with the faithful rebuild;
 // an engine that accepts it (a hazard) runs on with the mutated workflow.
 Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const WorkflowSpec& spec,

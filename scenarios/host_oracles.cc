@@ -236,6 +236,11 @@ void CheckHostFacts(const std::vector<LifeReport>& lives, std::vector<Violation>
                                         f.value("topology_mutation", std::string()) +
                                         ") was accepted"});
     }
+    if (f.value("topology_rejected", false) && f.value("topology_state_imported", false)) {
+      out->push_back({kInvTopology, life + ": the resume with a mutated workflow (" +
+                                        f.value("topology_mutation", std::string()) +
+                                        ") was refused only after state was imported"});
+    }
     if (f.contains("workflow_reusable") && !f["workflow_reusable"].get<bool>()) {
       out->push_back(
           {kInvTopology, life + ": the workflow stayed owned after its resume was rejected"});

@@ -26,6 +26,8 @@
 #include "engine/message.h"
 #include "engine/probe.h"
 #include "engine/profile.h"
+#include "engine/run.h"
+#include "engine/workflow_spec.h"
 #include "faults/plan.h"
 #include "scenarios/params.h"
 
@@ -70,6 +72,22 @@ struct HostSeams {
   // of what it is given. The oracles read durable bytes, never through it.
   std::function<std::unique_ptr<CheckpointStore>(std::unique_ptr<CheckpointStore>)>
       wrap_checkpoint_store;
+  // Replaces StreamingRun::Resume in the hosts' resume (ResumeAsHost, scenarios/host_drive.h):
+  // `meant` is the workflow the host meant to rebuild, `built` the one it rebuilt (a topology
+  // variation makes them differ). Faithful: StreamingRun::Resume(built, checkpoint, options).
+  std::function<Result<std::unique_ptr<StreamingRun>>(
+      const WorkflowSpec& meant, std::shared_ptr<Workflow> built, const CheckpointInfo& checkpoint,
+      RunOptions options)>
+      resume;
+  // The JSON host's replay rule for responses: whether an offered response body is the recorded
+  // one (faithful: equal as JSON). A rule that wrongly says yes records and sends a conflict.
+  std::function<bool(const Json& recorded, const Json& offered)> same_response;
+  // The approval business store commits an approval's effect in two transactions instead of one:
+  // the Completed status first, then the backlog row (ApprovalStoreOptions::split_effect_commit).
+  bool approval_split_effect_commit = false;
+  // SQL the approval business store runs right after it opened and configured its database (e.g.
+  // "PRAGMA synchronous=OFF", a host that trades durability for speed).
+  std::string approval_after_open_sql;
 };
 
 struct HostEnv {

@@ -68,7 +68,12 @@ Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, 
   o.probe = env.probe;
   o.clock = env.clock;
   o.hazard_no_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
-  if (env.seams) o.same_decision = env.seams->same_decision;
+  if (env.seams) {
+    o.same_decision = env.seams->same_decision;
+    o.split_effect_commit = env.seams->approval_split_effect_commit;
+    // The oracle's look (kLook) sees the database as it is; the seam's SQL is the host's.
+    if (mode != BusinessOpen::kLook) o.after_open_sql = env.seams->approval_after_open_sql;
+  }
   return ApprovalStore::Open(JoinPath(env.dir, "business.db"), o);
 }
 

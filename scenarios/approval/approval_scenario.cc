@@ -185,14 +185,28 @@ class ApprovalScenario final : public Scenario {
       }
     }
     auto db_exists = env.env->FileExists(JoinPath(env.dir, "business.db"));
-    if (!db_exists.ok() || !*db_exists) return;
-    auto business = OpenApprovalBusiness(env, BusinessOpen::kLook);
-    if (!business.ok()) return;
-    auto items = (*business)->Items();
-    auto rows = (*business)->ReadAll();
-    if (!items.ok() || !rows.ok()) return;
+    auto business = db_exists.ok() && *db_exists
+                        ? OpenApprovalBusiness(env, BusinessOpen::kLook)
+                        : Result<std::unique_ptr<ApprovalStore>>(
+                              Status::NotFound("business.db does not exist"));
+    auto items =
+        business.ok() ? (*business)->Items() : Result<std::vector<BacklogItem>>(business.status());
+    auto rows = business.ok() ? (*business)->ReadAll()
+                              : Result<std::vector<ApprovalRow>>(business.status());
+    if (!items.ok() || !rows.ok()) {
+      // What a life reported committed must be readable: a returned item is a business
+      // transaction that returned success (the durability oracle for committed data).
+      if (returned_item) {
+        out->push_back({kInvAlo, "a life reported item " + std::to_string(*returned_item) +
+                                     " Completed, but the business database cannot be read (" +
+                                     (items.ok() ? rows.status() : items.status()).ToString() +
+                                     ")"});
+      }
+      return;
+    }
     std::map<std::string, int> per_op;
     for (const BacklogItem& item : *items) per_op[item.operation_id]++;
+    CheckCompletedHasItsEffect(*rows, per_op, returned_item, out);
     for (const auto& [op, n] : per_op) {
       if (n > 1)
         out->push_back({kInvIdem, std::to_string(n) + " backlog items for operation " + op});
@@ -233,6 +247,31 @@ class ApprovalScenario final : public Scenario {
   }
 
  private:
+  // INV-ALO on the durable database at every check (after every life, and on the world a power
+  // loss right after a life would leave), not only the final one: `status` reports an operation
+  // Completed from its Approvals row, so a Completed row must already have its backlog row (one
+  // transaction commits both); and an item a life reported Completed must still be there.
+  static void CheckCompletedHasItsEffect(const std::vector<ApprovalRow>& rows,
+                                         const std::map<std::string, int>& per_op,
+                                         std::optional<int64_t> returned_item,
+                                         std::vector<Violation>* out) {
+    bool returned_found = false;
+    for (const ApprovalRow& row : rows) {
+      if (row.status != ApprovalStatus::kCompleted) continue;
+      if (per_op.count(row.operation_id) == 0) {
+        out->push_back({kInvAlo, "operation " + row.operation_id +
+                                     " is Completed in the durable database but its effect row "
+                                     "does not exist"});
+      }
+      returned_found = returned_found || (returned_item && row.item_id == returned_item);
+    }
+    if (returned_item && !returned_found) {
+      out->push_back({kInvAlo, "a life reported item " + std::to_string(*returned_item) +
+                                   " Completed, but the durable database holds no Completed "
+                                   "operation with that item"});
+    }
+  }
+
   // INV-DECISION: no stored checkpoint may carry a decision the business store does not hold yet.
   static void CheckDecisionBeforeEngine(HostEnv& env, const std::vector<ApprovalRow>& rows,
                                         std::vector<Violation>* out) {

@@ -121,6 +121,9 @@ Result<std::unique_ptr<ApprovalStore>> ApprovalStore::Open(const std::string& db
     }
   }
   SF_RETURN_IF_ERROR(sql::Exec(db, "PRAGMA synchronous=EXTRA"));
+  if (!store->options_.after_open_sql.empty()) {
+    SF_RETURN_IF_ERROR(sql::Exec(db, store->options_.after_open_sql.c_str()));
+  }
 
   Transaction txn(db);
   SF_RETURN_IF_ERROR(txn.Begin());
@@ -211,6 +214,17 @@ Result<ApplyResult> ApprovalStore::Apply(const std::string& op_id, const std::st
                                          const std::string& comment) {
   std::lock_guard<std::mutex> lock(mu_);
   SF_RETURN_IF_ERROR(RecordDecisionLocked(op_id, choice, comment));
+  if (options_.split_effect_commit) {
+    // Test seam (HostSeams::approval_split_effect_commit): the status commits in a transaction of
+    // its own before the row's; never set outside the bug-class tests.
+    Transaction early(db_);
+    SF_RETURN_IF_ERROR(early.Begin());
+    Statement mark;
+    SF_RETURN_IF_ERROR(mark.Prepare(db_, kMarkCompleted));
+    SF_RETURN_IF_ERROR(mark.BindText(1, op_id));
+    SF_RETURN_IF_ERROR(mark.Run());
+    SF_RETURN_IF_ERROR(early.Commit());
+  }
   {
     Transaction txn(db_);
     SF_RETURN_IF_ERROR(txn.Begin());

@@ -99,6 +99,11 @@ struct ApprovalStoreOptions {
   std::function<bool(const std::string&, const std::string&, const std::string&,
                      const std::string&)>
       same_decision;
+  // Test seams (HostSeams): commit the effect in two transactions, the Completed status first and
+  // the backlog row second (a host that split the one transaction); and SQL run right after the
+  // store configured its database (e.g. "PRAGMA synchronous=OFF"). Defaults: the faithful store.
+  bool split_effect_commit = false;
+  std::string after_open_sql;
 };
 
 // Fault points (probe names) the store hits.

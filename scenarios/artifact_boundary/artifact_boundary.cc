@@ -9,7 +9,9 @@
 //    the end, and the restored segment yields its terminal output again (exactly one);
 //  - INV-IDEM: one publication row for the job; an at-least-once duplicate equals the published
 //    one;
-//  - INV-ANCESTRY: no in-memory checkpoint changed after its commit and parent links chain;
+//  - INV-ANCESTRY: no checkpoint of a watched run changed after its commit and parent links chain;
+//    the recovery run's durable checkpoints (<dir>/recovery, file or SQLite store) keep their
+//    links and never change (CheckAncestry, without the deletion rules);
 //  - INV-OBSERVER (and INV-TOPOLOGY, never exercised): CheckHostFacts.
 #include "scenarios/artifact_boundary/artifact_boundary.h"
 
@@ -167,8 +169,12 @@ class ArtifactBoundaryScenario final : public Scenario {
       return "directory sync (ledger journal or accepted artifact)";
     if (point.find("[file]") != std::string::npos) return "publishing the accepted artifact";
     if (point.starts_with("restore.")) return "live restore of the accepted-boundary checkpoint";
+    if (point.find("[checkpoint]") != std::string::npos ||
+        point.find("[index]") != std::string::npos)
+      return "durable recovery checkpoint";
     if (point.starts_with("checkpoint.") || point.starts_with("step."))
-      return "in-memory super-step checkpoint";
+      return command == "recover" ? "recovery super-step checkpoint"
+                                  : "in-memory super-step checkpoint";
     return "";
   }
 
@@ -183,6 +189,11 @@ class ArtifactBoundaryScenario final : public Scenario {
     CheckRecords(env, lives, final, out);
     CheckLifeFacts(lives, out);
     CheckHostFacts(lives, out);
+    // The recovery run's durable checkpoints (links, steps, never changed after their commit).
+    // Deletions are not judged: the lives also report the live run's in-memory checkpoints as
+    // committed, which no durable store holds.
+    CheckAncestry(env, kArtifactRecoveryDir, ArtifactRecoverySession(env.root_seed), lives,
+                  /*check_deletions=*/false, out);
   }
 };
 

@@ -40,6 +40,11 @@ class HostLife {
     auto ledger = ArtifactLedger::Open(env_.dir, env_.vfs_name, env_.probe, env_.env);
     if (!ledger.ok()) return Fail(ledger.status());
     ledger_ = std::move(ledger).value();
+    // Every durable store is opened at startup, the recovery run's checkpoints too, so whatever
+    // command follows acts on state made durable first (the recovery rule, at the store's open).
+    auto recovery = OpenCheckpointStore(env_, kArtifactRecoveryDir);
+    if (!recovery.ok()) return Fail(recovery.status());
+    recovery_store_ = std::move(recovery).value();
     auto published = ledger_->Publication(job_);
     if (!published.ok()) return Fail(published.status());
     if (*published) {
@@ -123,7 +128,11 @@ class HostLife {
   }
 
   // An accepted artifact and no publication: the in-memory checkpoints died with the process that
-  // made them; recover from the application-owned artifact without calling the producers.
+  // made them; recover from the application-owned artifact without calling the producers. The
+  // recovery run is checkpointed in the durable store the host is configured with
+  // (env.checkpoint_store, in <dir>/recovery; ArtifactRecoverySession), so a life that dies during
+  // recovery resumes it from its latest intact checkpoint; when none resumes (all damaged), it
+  // recovers from the artifact again with in-memory checkpoints, as before acceptance.
   void Recover(const AcceptedArtifact& accepted) {
     // The artifact we act on must be durable even if the life that renamed it failed to sync.
     Status synced = env_.env->SyncDir(JoinPath(env_.dir, kArtifactsDir));
@@ -132,19 +141,50 @@ class HostLife {
     if (!calls_before.ok()) return Fail(calls_before.status());
     segment_name_ = "recovered";
     report_->trace.push_back("host: recovering from accepted artifact " + accepted.artifact_id);
-    auto run = StartRun(Message{"Accepted", accepted.ToJson()});
+    auto run = StartRecoveryRun(Message{"Accepted", accepted.ToJson()});
+    report_->command = "recover";
     if (!run.ok()) return Fail(run.status());
     Segment recovered;
     recovered.protected_ids = {kProducerAId, kProducerBId, kManifestId, kBoundaryId};
     recovered.replay_fact = "replayed_after_acceptance";
     DriveSegment(**run, recovered);
+    auto published = ledger_->Publication(job_);
+    if (active_ != &manager_ && recovered.error.ok() && recovered.outputs == 0 &&
+        (*run)->status() == RunStatus::kIdle && published.ok() && !published->has_value()) {
+      // The resumed recovery run had already yielded its output before the crash, which took the
+      // publication: the output is not in any checkpoint, so recover from the artifact again.
+      report_->trace.push_back("host: the resumed recovery run yields no output; recovering " +
+                               std::string("from the artifact again"));
+      run = StartRun(Message{"Accepted", accepted.ToJson()});
+      if (!run.ok()) return Fail(run.status());
+      DriveSegment(**run, recovered);
+    }
     auto calls_after = ProviderCallCount();
     if (!calls_after.ok()) return Finish(**run, calls_after.status());
     report_->facts["provider_calls_after_acceptance"] = *calls_after - *calls_before;
     Finish(**run, recovered.error);
   }
 
+  Result<std::unique_ptr<StreamingRun>> StartRecoveryRun(Message input) {
+    durable_ = std::make_unique<StoreCheckpointManager>(recovery_store_.get());
+    deps_ = ArtifactWorkflowDeps{env_.env, env_.dir, env_.root_seed, ledger_.get(), &segment_name_};
+    auto run =
+        StartOrResume(env_, BuildArtifactBoundarySpec(deps_), recovery_store_.get(), durable_.get(),
+                      ArtifactRecoverySession(env_.root_seed), input, report_);
+    if (run.ok()) {
+      active_ = durable_.get();
+      return run;
+    }
+    if (run.status().code() != StatusCode::kCorruption) return run.status();
+    report_->trace.push_back("host: the recovery checkpoints are damaged (" +
+                             run.status().ToString() + "); recovering from the artifact again");
+    report_->status = Status::Ok();
+    report_->final = false;
+    return StartRun(std::move(input));
+  }
+
   Result<std::unique_ptr<StreamingRun>> StartRun(Message input) {
+    active_ = &manager_;
     deps_ = ArtifactWorkflowDeps{env_.env, env_.dir, env_.root_seed, ledger_.get(), &segment_name_};
     SF_ASSIGN_OR_RETURN(std::shared_ptr<Workflow> wf, BuildArtifactBoundarySpec(deps_).Build());
     return StreamingRun::Start(wf, std::move(input), LifeRunOptions(env_, &manager_));
@@ -213,7 +253,10 @@ class HostLife {
 
   // The committed checkpoint as it is now, to compare at the end of the life.
   void RecordCommitted(const CheckpointInfo& info, int64_t step) {
-    auto cp = manager_.Lookup(info);
+    // A durable recovery run's checkpoints are judged from the store's bytes by the oracle
+    // (CheckAncestry), never read back through the host's store.
+    if (active_ != &manager_) return;
+    auto cp = active_->Lookup(info);
     SF_CHECK(cp.ok());  // the in-memory manager returns what it committed
     committed_.push_back({info, step, EncodeCheckpoint(**cp)});
   }
@@ -225,7 +268,7 @@ class HostLife {
     for (size_t i = 0; i < committed_.size(); ++i) {
       const Committed& c = committed_[i];
       auto cp = manager_.Lookup(c.info);
-      SF_CHECK(cp.ok());
+      SF_CHECK(cp.ok());  // the in-memory manager returns what it committed
       const std::string where =
           "step " + std::to_string(c.step) + " (" + c.info.checkpoint_id + ")";
       if (EncodeCheckpoint(**cp) != c.encoded)
@@ -267,6 +310,9 @@ class HostLife {
   LifeReport* report_;
   const std::string job_;
   InMemoryCheckpointManager manager_;
+  std::unique_ptr<CheckpointStore> recovery_store_;  // the recovery run's durable store
+  std::unique_ptr<StoreCheckpointManager> durable_;  // over recovery_store_
+  CheckpointManager* active_ = &manager_;            // where the watched run commits
   std::unique_ptr<ArtifactLedger> ledger_;
   std::string segment_name_;
   ArtifactWorkflowDeps deps_;
@@ -278,6 +324,10 @@ class HostLife {
 
 std::string ArtifactJobId(uint64_t root_seed) {
   return DeriveId(root_seed, "artifact-boundary|job");
+}
+
+std::string ArtifactRecoverySession(uint64_t root_seed) {
+  return DeriveId(root_seed, "artifact-boundary|recovery");
 }
 
 void RunArtifactBoundaryLife(HostEnv& env, LifeReport* report) { HostLife(env, report).Run(); }

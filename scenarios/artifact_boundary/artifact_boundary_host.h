@@ -9,8 +9,9 @@
 //   restored_outputs           terminal outputs of the restored segment (must be exactly 1)
 //   outputs, duplicate_outputs, output_mismatch   terminal outputs seen / already published /
 //                                                 different from the published one
-//   checkpoints_changed_after_commit, ancestry_errors   in-memory checkpoints that changed after
-//                                                       their commit, broken parent links
+//   checkpoints_changed_after_commit, ancestry_errors   checkpoints of the watched run that changed
+//                                                       after their commit (or cannot be read
+//                                                       back), broken parent links
 // Thread-safety: a life runs on one thread.
 #pragma once
 
@@ -26,6 +27,11 @@ inline constexpr char kHazardBoundaryCheckpointTooEarly[] = "boundary-checkpoint
 
 // The job's stable identity: the key of its terminal publication.
 std::string ArtifactJobId(uint64_t root_seed);
+
+// The recovery run's durable checkpoints: the store env.checkpoint_store names, in <dir>/recovery,
+// one session per job.
+inline constexpr char kArtifactRecoveryDir[] = "recovery";
+std::string ArtifactRecoverySession(uint64_t root_seed);
 
 void RunArtifactBoundaryLife(HostEnv& env, LifeReport* report);
 

@@ -13,6 +13,7 @@
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
 #include "scenarios/invariants.h"
+#include "scenarios/json/json_responses.h"
 #include "scenarios/json/json_scenario_internal.h"
 
 namespace stepfault::scenarios {
@@ -43,8 +44,8 @@ class JsonScenario final : public Scenario {
   // No parameters: the scenario's workflow and outcome are fixed (for JSON, by its file).
   std::vector<ParamDecl> params() const override { return {}; }
   std::vector<std::string> invariants() const override {
-    return {kInvAlo,      kInvIdem,     kInvReqid,   kInvAncestry,
-            kInvTopology, kInvObserver, kInvCorrupt, kInvExpect};
+    return {kInvAlo,      kInvIdem,    kInvReqid,  kInvAncestry, kInvTopology,
+            kInvObserver, kInvCorrupt, kInvExpect, kInvDecision};
   }
   std::vector<faults::FaultAction> RecoveryActions() const override {
     const WorkflowSpec spec = JsonScenarioSpec(def_, nullptr);
@@ -53,6 +54,11 @@ class JsonScenario final : public Scenario {
       if (faults::MutationApplies(spec, m)) out.push_back(faults::FaultAction::Topology(m));
     }
     out.push_back(faults::FaultAction::Of(faults::FaultActionKind::kObserverCancel));
+    if (HasScriptedPort()) {  // misuse of a response needs a request the host answers
+      out.push_back(faults::FaultAction::Of(faults::FaultActionKind::kDuplicateResponse));
+      out.push_back(faults::FaultAction::Conflicting(faults::ConflictField::kAll));
+      out.push_back(faults::FaultAction::Conflicting(faults::ConflictField::kRequestId));
+    }
     return out;
   }
   std::string BusinessWindow(const std::string& command, const std::string& point) const override {
@@ -86,9 +92,26 @@ class JsonScenario final : public Scenario {
     eo.durable_env = probe != nullptr ? env.env : nullptr;  // the host acts on it; the oracle looks
     return EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
   }
-  // Resumes the latest intact checkpoint, falling back to older ones when one is damaged. Records
-  // the requests the resumed checkpoint holds, which the run must re-emit (INV-REQID).
-  void Answer(StreamingRun& run, const WorkflowEvent& e, LifeReport* report) const;
+  // What one life's answering keeps: the request ledger (json_responses.h) and the misuse it did.
+  struct Answering {
+    const HostEnv* env = nullptr;
+    LifeReport* report = nullptr;
+    Json ledger = Json::object();
+    bool ledger_changed = false;  // an entry was added that is not written yet
+    bool misused = false;         // the life's misuse variation was applied (once, first answer)
+    std::string duplicate_id, forged_id;
+  };
+  bool HasScriptedPort() const;
+  // Answers a request with its scripted response, recorded in the ledger first (one write with a
+  // newly reported request's entry); a request the ledger answered already gets the recorded
+  // response. Then applies the life's misuse variation to the first answer. Fails when the ledger
+  // cannot be written or the script's response differs from the recorded one.
+  Status Answer(StreamingRun& run, const WorkflowEvent& e, Answering& a) const;
+  Status WriteLedger(Answering& a) const;
+  void Misuse(StreamingRun& run, const ExternalResponse& answer, Answering& a) const;
+  // Applies the life's misuse variation, before the run is driven, to the latest response the
+  // ledger records (none recorded: the first answer of the life gets it).
+  void MisuseRecorded(StreamingRun& run, Answering& a) const;
 
   // INV-REQID after a resume, from durable bytes only: the resumed checkpoint's outstanding
   // requests (decoded from the store's bytes) and the request ledger the host wrote when it
@@ -99,39 +122,130 @@ class JsonScenario final : public Scenario {
   JsonScenarioDef def_;
 };
 
-// The request ledger: every request id the host reported to the outside, with the step and the
-// life (its seed) that created it, written with WriteFileAtomically before the request is answered.
-constexpr const char* kRequestLedgerFile = "requests.json";
-
-// The ledger of `dir` (empty when missing or unreadable; read-only).
-Json ReadRequestLedger(Env* env, const std::string& dir) {
-  auto bytes = env->ReadFile(JoinPath(dir, kRequestLedgerFile));
-  if (!bytes.ok()) return Json::object();
-  Json j = Json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() ? j : Json::object();
+bool JsonScenario::HasScriptedPort() const {
+  return std::any_of(def_.executors.begin(), def_.executors.end(), [](const JsonExecutorDef& e) {
+    return e.kind == JsonExecutorKind::kRequestPort && !e.responses.empty();
+  });
 }
 
-void JsonScenario::Answer(StreamingRun& run, const WorkflowEvent& e, LifeReport* report) const {
-  report->facts["requests_seen"].push_back(e.request_id);
+Status JsonScenario::Answer(StreamingRun& run, const WorkflowEvent& e, Answering& a) const {
+  a.report->facts["requests_seen"].push_back(e.request_id);
   const JsonExecutorDef* port = def_.Find(e.executor_id);
   std::optional<Message> response;
   if (port != nullptr && port->kind == JsonExecutorKind::kRequestPort && e.message) {
     response = ScriptedResponse(*port, *e.message);
   }
   if (!response) {
-    report->trace.push_back("host: no scripted response matches request " + e.request_id + " of '" +
-                            e.executor_id + "'; it stays pending");
+    a.report->trace.push_back("host: no scripted response matches request " + e.request_id +
+                              " of '" + e.executor_id + "'; it stays pending");
+    return a.ledger_changed ? WriteLedger(a) : Status::Ok();
+  }
+  Json& entry = a.ledger[e.request_id];
+  if (!entry.is_object()) entry = Json::object();
+  if (entry.contains("response") && entry["response"] != response->body) {
+    return Status::FailedPrecondition("request " + e.request_id + ": the scripted response " +
+                                      response->body.dump() + " differs from the recorded " +
+                                      entry["response"].dump());
+  }
+  if (!entry.contains("response")) {
+    // Recorded before it reaches the engine, with what a later misuse needs to send it again.
+    entry["response"] = response->body;
+    entry["port"] = e.executor_id;
+    entry["type"] = response->type;
+    a.ledger_changed = true;
+  }
+  if (a.ledger_changed) SF_RETURN_IF_ERROR(WriteLedger(a));
+  const ExternalResponse answer{e.request_id, e.executor_id, std::move(*response)};
+  Status s = run.SendResponse(answer);
+  if (!s.ok()) {
+    a.report->trace.push_back("host: response to " + e.request_id + " refused: " + s.ToString());
+  }
+  if (!a.misused) {
+    a.misused = true;
+    Misuse(run, answer, a);
+  }
+  return Status::Ok();
+}
+
+Status JsonScenario::WriteLedger(Answering& a) const {
+  a.ledger_changed = false;
+  return WriteFileAtomically(a.env->env, a.env->dir, kRequestLedgerFile, a.ledger.dump() + "\n");
+}
+
+void JsonScenario::MisuseRecorded(StreamingRun& run, Answering& a) const {
+  if (a.env->variation.kind != faults::FaultActionKind::kDuplicateResponse &&
+      a.env->variation.kind != faults::FaultActionKind::kConflictingResponse) {
     return;
   }
-  Status s = run.SendResponse(ExternalResponse{e.request_id, e.executor_id, std::move(*response)});
-  if (!s.ok())
-    report->trace.push_back("host: response to " + e.request_id + " refused: " + s.ToString());
+  // The latest recorded response (highest step, then id): a duplicate or conflicting delivery of
+  // an answer the host already gave, arriving after the restart.
+  const Json* latest = nullptr;
+  std::string latest_id;
+  for (const auto& [id, entry] : a.ledger.items()) {
+    if (!entry.is_object() || !entry.contains("response") || !entry.contains("port")) continue;
+    if (latest == nullptr ||
+        entry.value("step", int64_t{-1}) >= latest->value("step", int64_t{-1})) {
+      latest = &entry;
+      latest_id = id;
+    }
+  }
+  if (latest == nullptr) return;  // nothing answered yet: the first answer of this life gets it
+  a.misused = true;
+  Misuse(run,
+         ExternalResponse{latest_id, (*latest)["port"].get<std::string>(),
+                          Message{(*latest)["type"].get<std::string>(), (*latest)["response"]}},
+         a);
+}
+
+void JsonScenario::Misuse(StreamingRun& run, const ExternalResponse& answer, Answering& a) const {
+  const faults::FaultActionKind kind = a.env->variation.kind;
+  Json& facts = a.report->facts;
+  if (kind == faults::FaultActionKind::kDuplicateResponse) {
+    facts["duplicate_request"] = answer.request_id;
+    facts["duplicate_rejected"] = false;
+    SF_CHECK(run.SendResponse(answer).ok());
+    a.duplicate_id = answer.request_id;
+    return;
+  }
+  if (kind != faults::FaultActionKind::kConflictingResponse) return;
+  if (ConflictFieldOf(*a.env) == faults::ConflictField::kRequestId) {
+    a.forged_id = DeriveId(a.env->root_seed, "forged|" + answer.request_id);
+    facts["mismatched_request_id"] = a.forged_id;
+    facts["mismatched_rejected"] = false;
+    SF_CHECK(run.SendResponse({a.forged_id, answer.port_id, answer.data}).ok());
+    return;
+  }
+  // Every field differs: the host's replay rule must refuse it before the engine sees it.
+  const Json offered = ConflictingResponseBody(answer.data.body);
+  const Json recorded = a.ledger[answer.request_id]["response"];
+  const bool same = a.env->seams && a.env->seams->same_response
+                        ? a.env->seams->same_response(recorded, offered)
+                        : recorded == offered;
+  facts["conflicting_request"] = answer.request_id;
+  facts["conflicting_rejected"] = !same;
+  if (!same) {
+    a.report->trace.push_back("host: a second, different response to request " + answer.request_id +
+                              " refused: the recorded response is " + recorded.dump());
+    return;
+  }
+  // Taken for a replay: recorded and sent as if it were the same decision.
+  a.ledger[answer.request_id]["response"] = offered;
+  Status written = WriteLedger(a);
+  if (written.ok()) {
+    (void)run.SendResponse({answer.request_id, answer.port_id, Message{answer.data.type, offered}});
+  }
 }
 
 void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
                            LifeReport* report) const {
   (void)previous;
   report->command = "open";
+  // The recovery rule (engine/env.h): the ledger a dead life wrote decides what this one answers.
+  Status inherited = MakeInheritedDurable(env.env, env.dir, {kRequestLedgerFile});
+  if (!inherited.ok()) {
+    report->status = inherited;
+    return;
+  }
   auto store = OpenCheckpointStore(env, "checkpoints");
   if (!store.ok()) {
     report->status = store.status();
@@ -154,19 +268,22 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
   report->facts["outputs"] = Json::array();
   report->facts["requests_seen"] = Json::array();
   report->facts["life_tag"] = std::to_string(env.seed);
-  Json ledger = ReadRequestLedger(env.env, env.dir);
+  Answering answering;
+  answering.env = &env;
+  answering.report = report;
+  answering.ledger = ReadRequestLedger(env.env, env.dir);
+  MisuseRecorded(*run, answering);
   Status error;
   std::string last_invoked;
   bool in_step = false;  // re-emitted requests come before the first step of a resume
   Drive(*run, env, report, [&](const WorkflowEvent& e) {
     if (e.kind == EventKind::kSuperStepStarted) in_step = true;
     if (e.kind == EventKind::kExecutorInvoked) last_invoked = e.executor_id;
-    if (e.kind == EventKind::kRequestInfo && in_step && !ledger.contains(e.request_id)) {
-      // Reported to the outside: recorded durably before it is answered (INV-REQID's witness).
-      ledger[e.request_id] = Json{{"step", e.step}, {"life", std::to_string(env.seed)}};
-      Status recorded =
-          WriteFileAtomically(env.env, env.dir, kRequestLedgerFile, ledger.dump() + "\n");
-      if (!recorded.ok() && error.ok()) error = recorded;
+    if (e.kind == EventKind::kRequestInfo && in_step && !answering.ledger.contains(e.request_id)) {
+      // Reported to the outside: recorded durably, with the response the host answers with,
+      // before it is answered (INV-REQID's and INV-DECISION's witness).
+      answering.ledger[e.request_id] = Json{{"step", e.step}, {"life", std::to_string(env.seed)}};
+      answering.ledger_changed = true;
     }
     if (e.kind == EventKind::kWorkflowError && e.error_kind == ErrorKind::kStepLimit) {
       // Tell the author which executor loops and what to change, not the engine's wording.
@@ -176,9 +293,20 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
           " steps without halting; raise `max_steps` in the scenario file if that is intended");
       report->final = true;
     }
-    if (e.kind == EventKind::kRequestInfo) Answer(*run, e, report);
+    if (e.kind == EventKind::kRequestInfo) {
+      Status answered = Answer(*run, e, answering);
+      if (!answered.ok() && error.ok()) error = answered;
+    }
     if (e.kind == EventKind::kWorkflowOutput && e.message) {
       report->facts["outputs"].push_back(JsonOutputRecord(e.executor_id, *e.message));
+    }
+    if (e.kind == EventKind::kWorkflowError && e.error_kind == ErrorKind::kResponseRejected &&
+        !e.request_id.empty() &&
+        (e.request_id == answering.duplicate_id || e.request_id == answering.forged_id)) {
+      // The misuse this life committed, rejected as it must be: not an error of the run.
+      report->facts[e.request_id == answering.duplicate_id ? "duplicate_rejected"
+                                                           : "mismatched_rejected"] = true;
+      return;
     }
     if (e.kind == EventKind::kWorkflowError && error.ok()) error = e.error;
   });
@@ -243,6 +371,7 @@ void JsonScenario::Check(HostEnv& env, const std::vector<LifeReport>& lives, boo
     }
   }
   CheckReemitted(env, lives, out);
+  CheckJsonResponses(env, Session(env.root_seed), lives, out);
   CheckAncestry(env, "checkpoints", Session(env.root_seed), lives, /*check_deletions=*/true, out);
   CheckGiveUp(env, "checkpoints", Session(env.root_seed), lives, out);
   CheckHostFacts(lives, out);

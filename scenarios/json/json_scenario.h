@@ -50,9 +50,12 @@
 // effects in <dir>/effects.db, session DeriveId(root_seed, name). Each life resumes the latest
 // intact checkpoint (or starts), answers every request from the script (again after a resume:
 // answering is idempotent) and is done when the run halts idle with every expected effect row
-// present. Invariants: INV-ALO, INV-IDEM, INV-REQID, INV-ANCESTRY, INV-TOPOLOGY, INV-OBSERVER,
-// INV-CORRUPT, and INV-EXPECT (every observed output is one of expect.outputs). Thread-safety: a
-// loaded scenario is immutable.
+// present. Every response is recorded in the request ledger (requests.json) before the engine
+// sees it; a replay answers with the recorded response; misuse at host.resume (duplicate-response,
+// conflicting-response, conflicting-response:request-id) follows scenarios/json/json_responses.h.
+// Invariants: INV-ALO, INV-IDEM, INV-REQID, INV-ANCESTRY, INV-TOPOLOGY, INV-OBSERVER,
+// INV-CORRUPT, INV-EXPECT (every observed output is one of expect.outputs) and INV-DECISION (the
+// recorded responses). Thread-safety: a loaded scenario is immutable.
 #pragma once
 
 #include <memory>

@@ -58,6 +58,9 @@ void CheckLifeFacts(const Json& facts, const std::string& life, const std::strin
           {a["invariant"].get<std::string>(), what + " was accepted; it must be rejected"});
       continue;  // an accepted restore may prune: the ancestry rules below are for failed ones
     }
+    if (a.value("state_imported", false)) {
+      out->push_back({kInvTopology, what + " was rejected only after state was imported"});
+    }
     if (a["invariant"] == kInvCorrupt && !IsTypedDataError(a["code"].get<std::string>())) {
       out->push_back({kInvCorrupt, what + " was rejected with an untyped error (" +
                                        a["code"].get<std::string>() + ")"});

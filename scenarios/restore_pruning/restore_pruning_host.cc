@@ -281,14 +281,19 @@ Status IncompatibleWorkflow(RestorePruningLife& life) {
     SF_ASSIGN_OR_RETURN(WorkflowSpec mutated, faults::MutateTopology(life.spec, m));
     SF_ASSIGN_OR_RETURN(std::shared_ptr<Workflow> wf, mutated.Build());
     bool rejected = false;
+    ImportWitness witness;  // whether state was imported, whatever the resume returns
+    witness.Retarget(life.env->probe);
     SF_RETURN_IF_ERROR(Attempt(
         life, 1, "resume with " + std::string(faults::TopologyMutationName(m)), kInvTopology,
         nullptr,
         [&] {
+          RunOptions options = Options(life);
+          options.probe = &witness;
           return ResumeStatus(
-              StreamingRun::Resume(wf, Info(life, life.progress.pending_id), Options(life)));
+              StreamingRun::Resume(wf, Info(life, life.progress.pending_id), options));
         },
         &rejected));
+    life.report->facts["attempts"].back()["state_imported"] = witness.imported();
     if (rejected && wf->owned()) all_reusable = false;
   }
   Json& facts = life.report->facts;

@@ -5,6 +5,8 @@
 
 namespace stepfault {
 
+const int kDefaultFullSnapshotEvery = 128;
+
 Result<CheckpointInfo> InMemoryCheckpointManager::Commit(const Checkpoint& checkpoint) {
   return Keep(std::make_shared<const Checkpoint>(checkpoint));
 }

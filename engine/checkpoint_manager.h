@@ -65,7 +65,8 @@ class InMemoryCheckpointManager final : public CheckpointManager {
   Result<CheckpointInfo> Keep(std::shared_ptr<const Checkpoint> checkpoint);
 };
 
-inline constexpr int kDefaultFullSnapshotEvery = 1;
+// The default K of StoreCheckpointOptions (defined and justified in checkpoint_manager.cc).
+extern const int kDefaultFullSnapshotEvery;
 
 struct StoreCheckpointOptions {
   // Incremental checkpoints: a full snapshot every `full_every` commits of a chain, deltas

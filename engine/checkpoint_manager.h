@@ -73,8 +73,7 @@ struct StoreCheckpointOptions {
   // against the parent in between (checkpoint.h). 1: every checkpoint is full (MAF's behaviour).
   // A checkpoint is full as well when its parent is not the manager's previous commit in that
   // session (the first commit, after a restore or resume, or after a failed commit), and after
-  // RequestFullSnapshot. Default 1: with deltas on by default, the fixed-seed random-schedule
-  // mutant search (properties/random_schedules_test.cc) stopped finding its mutant; see README.
+  // RequestFullSnapshot. Default kDefaultFullSnapshotEvery (128, see checkpoint_manager.cc).
   int full_every = kDefaultFullSnapshotEvery;
 };
 

@@ -1,11 +1,10 @@
-// Goal: the checkpoint format round-trips every part exactly, old full checkpoints (versions 1 and 2)
-// still decode, and no damaged byte is ever loaded.
-// Method: JSON round trips of each part (the equivalents of upstream JsonSerializationTests); the
-// framed version-2 layout checked byte by byte on a checkpoint with large strings in every framed
-// place; golden version-1 and version-2 full checkpoints checked in under engine/testdata
-// decoded (the version-2 one also as the base of a delta);
-// then exhaustive damage of real encoded checkpoints of both versions: every truncation, and a bit
-// flip at every byte, must give a typed error (never a crash, never a silent load).
+// Goal: the checkpoint format round-trips every part exactly, old full checkpoints (versions 1 and
+// 2) still decode, and no damaged byte is ever loaded. Method: JSON round trips of each part (the
+// equivalents of upstream JsonSerializationTests); the framed version-2 layout checked byte by byte
+// on a checkpoint with large strings in every framed place; golden version-1 and version-2 full
+// checkpoints checked in under engine/testdata decoded (the version-2 one also as the base of a
+// delta); then exhaustive damage of real encoded checkpoints of both versions: every truncation,
+// and a bit flip at every byte, must give a typed error (never a crash, never a silent load).
 #include "engine/checkpoint.h"
 
 #include <gtest/gtest.h>

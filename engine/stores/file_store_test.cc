@@ -426,14 +426,14 @@ TEST_F(FileStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFall
   for (const Case& k : {Case{4, 3}, Case{3, 2}}) {
     const CheckpointInfo& victim_info = chain.infos[static_cast<size_t>(k.victim)];
     const fs::path victim =
-        fs::path(dir_) /
-        FileCheckpointStore::FileNameFor(static_cast<uint64_t>(k.victim) + 1,
-                                         victim_info.checkpoint_id);
+        fs::path(dir_) / FileCheckpointStore::FileNameFor(static_cast<uint64_t>(k.victim) + 1,
+                                                          victim_info.checkpoint_id);
     const std::string original = ReadAll(victim);
     ASSERT_FALSE(original.empty()) << victim;
     const std::vector<std::pair<std::string, std::string>> damages = {
         {"truncated", original.substr(0, original.size() / 2)},
-        {"flipped", [&] {
+        {"flipped",
+         [&] {
            std::string b = original;
            b[b.size() / 2] = static_cast<char>(b[b.size() / 2] ^ 0x20);
            return b;
@@ -458,8 +458,8 @@ TEST_F(FileStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFall
       const testing::Fallback fallback = testing::FallBackToLatestIntact(*store);
       ASSERT_TRUE(fallback.landed.has_value()) << label;
       EXPECT_EQ(*fallback.landed, chain.infos[static_cast<size_t>(k.landing)]) << label;
-      EXPECT_TRUE(CheckpointsEqual(*fallback.checkpoint,
-                                   chain.committed[static_cast<size_t>(k.landing)]))
+      EXPECT_TRUE(
+          CheckpointsEqual(*fallback.checkpoint, chain.committed[static_cast<size_t>(k.landing)]))
           << label;
       for (const Status& s : fallback.skipped) {
         EXPECT_EQ(s.code(), StatusCode::kCorruption) << label << ": " << s.ToString();

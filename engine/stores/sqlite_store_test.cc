@@ -355,7 +355,8 @@ TEST_F(SqliteStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFa
       "UPDATE checkpoints SET body = substr(body, 1, length(body) / 2) WHERE seq = ?1",
       // One character of the body changed (the framing's header line is ASCII).
       "UPDATE checkpoints SET body = substr(body, 1, 10) || "
-      "(CASE substr(body, 11, 1) WHEN 'x' THEN 'y' ELSE 'x' END) || substr(body, 12) WHERE seq = ?1",
+      "(CASE substr(body, 11, 1) WHEN 'x' THEN 'y' ELSE 'x' END) || substr(body, 12) WHERE seq = "
+      "?1",
       "DELETE FROM checkpoints WHERE seq = ?1"};
   int fresh = 0;
   for (const Case& k : {Case{4, 3}, Case{3, 2}}) {
@@ -395,8 +396,8 @@ TEST_F(SqliteStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFa
       const testing::Fallback fallback = testing::FallBackToLatestIntact(**store);
       ASSERT_TRUE(fallback.landed.has_value()) << label;
       EXPECT_EQ(*fallback.landed, chain.infos[static_cast<size_t>(k.landing)]) << label;
-      EXPECT_TRUE(CheckpointsEqual(*fallback.checkpoint,
-                                   chain.committed[static_cast<size_t>(k.landing)]))
+      EXPECT_TRUE(
+          CheckpointsEqual(*fallback.checkpoint, chain.committed[static_cast<size_t>(k.landing)]))
           << label;
       for (const Status& s : fallback.skipped) {
         EXPECT_EQ(s.code(), StatusCode::kCorruption) << label << ": " << s.ToString();

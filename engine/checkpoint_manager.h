@@ -65,15 +65,15 @@ class InMemoryCheckpointManager final : public CheckpointManager {
   Result<CheckpointInfo> Keep(std::shared_ptr<const Checkpoint> checkpoint);
 };
 
-inline constexpr int kDefaultFullSnapshotEvery = 1;
+// The default K of StoreCheckpointOptions (defined and justified in checkpoint_manager.cc).
+extern const int kDefaultFullSnapshotEvery;
 
 struct StoreCheckpointOptions {
   // Incremental checkpoints: a full snapshot every `full_every` commits of a chain, deltas
   // against the parent in between (checkpoint.h). 1: every checkpoint is full (MAF's behaviour).
   // A checkpoint is full as well when its parent is not the manager's previous commit in that
   // session (the first commit, after a restore or resume, or after a failed commit), and after
-  // RequestFullSnapshot. Default 1: with deltas on by default, the fixed-seed random-schedule
-  // mutant search (properties/random_schedules_test.cc) stopped finding its mutant; see README.
+  // RequestFullSnapshot. Default kDefaultFullSnapshotEvery (128, see checkpoint_manager.cc).
   int full_every = kDefaultFullSnapshotEvery;
 };
 

@@ -1,10 +1,10 @@
-// Goal: the checkpoint format round-trips every part exactly, old (version-1) checkpoints still
-// decode, and no damaged byte is ever loaded.
-// Method: JSON round trips of each part (the equivalents of upstream JsonSerializationTests); the
-// framed version-2 layout checked byte by byte on a checkpoint with large strings in every framed
-// place; a golden version-1 checkpoint written by the previous codec (engine/testdata) decoded;
-// then exhaustive damage of real encoded checkpoints of both versions: every truncation, and a bit
-// flip at every byte, must give a typed error (never a crash, never a silent load).
+// Goal: the checkpoint format round-trips every part exactly, old full checkpoints (versions 1 and
+// 2) still decode, and no damaged byte is ever loaded. Method: JSON round trips of each part (the
+// equivalents of upstream JsonSerializationTests); the framed version-2 layout checked byte by byte
+// on a checkpoint with large strings in every framed place; golden version-1 and version-2 full
+// checkpoints checked in under engine/testdata decoded (the version-2 one also as the base of a
+// delta); then exhaustive damage of real encoded checkpoints of both versions: every truncation,
+// and a bit flip at every byte, must give a typed error (never a crash, never a silent load).
 #include "engine/checkpoint.h"
 
 #include <gtest/gtest.h>
@@ -139,6 +139,44 @@ TEST(CheckpointFramedTest, GoldenVersion1CheckpointFromThePreviousCodecStillDeco
   auto d = DecodeCheckpoint(golden);
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_TRUE(CheckpointsEqual(*d, Sample()));
+}
+
+// A full checkpoint in the format before incremental checkpoints (version 2, framed, with blobs in
+// every framed place), written by EncodeCheckpoint and checked in: it still decodes to the same
+// checkpoint, resolves without any base, is still what EncodeCheckpoint writes, and serves as the
+// base of a version-3 delta.
+TEST(CheckpointFramedTest, GoldenVersion2FullCheckpointStillDecodesAndServesAsADeltaBase) {
+  const std::string golden = ReadTestData("checkpoint_v2.ckpt");
+  ASSERT_FALSE(golden.empty());
+  EXPECT_EQ(golden.rfind("stepfault.checkpoint v2 ", 0), 0u) << golden.substr(0, 40);
+  const Checkpoint expected = SampleWithBlobs();
+  auto d = DecodeCheckpoint(golden);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_TRUE(CheckpointsEqual(*d, expected));
+  auto base = CheckpointDeltaBase(golden);
+  ASSERT_TRUE(base.ok()) << base.status().ToString();
+  EXPECT_FALSE(base->has_value());
+  auto no_fetch = [](const std::string& id) -> Result<std::string> {
+    return Status::NotFound("a full checkpoint fetched " + id);
+  };
+  auto resolved = ResolveCheckpoint(golden, no_fetch);
+  ASSERT_TRUE(resolved.ok()) << resolved.status().ToString();
+  EXPECT_TRUE(CheckpointsEqual(*resolved, expected));
+  EXPECT_EQ(EncodeCheckpoint(expected), golden) << "version 2 is still written the same";
+
+  Checkpoint next = expected;
+  next.step_number = expected.step_number + 1;
+  next.state["executor:prepare"]["op"] = "op-2";
+  next.state["executor:prepare"].erase("nul2");
+  next.parent = CheckpointInfo{expected.session_id, "golden"};
+  const std::string delta = EncodeCheckpointDelta(next, *d, "golden");
+  auto fetch = [&](const std::string& id) -> Result<std::string> {
+    if (id == "golden") return golden;
+    return Status::NotFound(id);
+  };
+  auto chained = ResolveCheckpoint(delta, fetch);
+  ASSERT_TRUE(chained.ok()) << chained.status().ToString();
+  EXPECT_TRUE(CheckpointsEqual(*chained, next));
 }
 
 TEST(CheckpointJsonTest, JsonEncodingIsCanonical) {

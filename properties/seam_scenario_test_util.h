@@ -152,16 +152,19 @@ class NeverSyncEnv final : public EnvWrapper {
   std::string file_;
 };
 
-// A checkpoint store that drops part of what it is given: `edit` changes each decoded checkpoint
-// before it is stored (the bug), everything else is forwarded (restoration notices too, so the
-// store still prunes).
+// A checkpoint store that drops part of what it is given: `edit` changes each checkpoint before it
+// is stored (the bug), everything else is forwarded (restoration notices too, so the store still
+// prunes). An incremental checkpoint (a delta) is resolved against what this store already holds
+// and stored edited and full, so the bug reaches every checkpoint whatever the manager's K.
 class EditingStore final : public CheckpointStore, public RestorationObserver {
  public:
   EditingStore(std::unique_ptr<CheckpointStore> inner, std::function<void(Checkpoint&)> edit)
       : inner_(std::move(inner)), edit_(std::move(edit)) {}
   Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
                                 const std::optional<CheckpointInfo>& parent) override {
-    auto decoded = DecodeCheckpoint(bytes);
+    auto decoded = ResolveCheckpoint(bytes, [&](const std::string& id) {
+      return inner_->Retrieve(CheckpointInfo{session_id, id});
+    });
     if (!decoded.ok()) return inner_->Commit(session_id, bytes, parent);
     edit_(*decoded);
     return inner_->Commit(session_id, EncodeCheckpoint(*decoded), parent);

@@ -14,6 +14,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/crc32c.h"
+#include "engine/stores/delta_chain_test_util.h"
 
 namespace stepfault {
 namespace {
@@ -401,6 +402,73 @@ TEST_F(FileStoreTest, InPlaceHazardIndexByteFlipsGiveTypedErrorsOrExactBytes) {
                     r.status().code() == StatusCode::kCorruption)
             << "flip " << i << ": " << r.status().ToString();
       }
+    }
+  }
+}
+
+// A damaged base of a kept delta (incremental checkpoints, K = 3: c0 full, c1 c2 deltas, c3 full,
+// c4 c5 deltas). The file of c4 (the base of c5) or of c3 (the full snapshot under c4 and c5) is
+// truncated, has a byte flipped, or is deleted between lives: restoring c5 is kCorruption naming
+// the broken link, and the host's fallback goes past every checkpoint of the broken chain to the
+// newest one whose chain is intact, with exactly the committed content.
+TEST_F(FileStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFallbackPassesIt) {
+  testing::DeltaChain chain;
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    chain = testing::CommitDeltaChain(*store, 6);
+  }
+  ASSERT_EQ(chain.infos.size(), 6u);
+  struct Case {
+    int victim;   // whose file is damaged
+    int landing;  // where the fallback lands
+  };
+  for (const Case& k : {Case{4, 3}, Case{3, 2}}) {
+    const CheckpointInfo& victim_info = chain.infos[static_cast<size_t>(k.victim)];
+    const fs::path victim =
+        fs::path(dir_) / FileCheckpointStore::FileNameFor(static_cast<uint64_t>(k.victim) + 1,
+                                                          victim_info.checkpoint_id);
+    const std::string original = ReadAll(victim);
+    ASSERT_FALSE(original.empty()) << victim;
+    const std::vector<std::pair<std::string, std::string>> damages = {
+        {"truncated", original.substr(0, original.size() / 2)},
+        {"flipped",
+         [&] {
+           std::string b = original;
+           b[b.size() / 2] = static_cast<char>(b[b.size() / 2] ^ 0x20);
+           return b;
+         }()},
+        {"deleted", ""}};
+    for (const auto& [what, bytes] : damages) {
+      const std::string label = "c" + std::to_string(k.victim) + " " + what;
+      if (what == "deleted") {
+        fs::remove(victim);
+      } else {
+        WriteAll(victim, bytes);
+      }
+      auto store = Open();
+      ASSERT_NE(store, nullptr) << label;
+      StoreCheckpointManager reader(store.get());
+      auto restored = reader.Lookup(chain.infos[5]);
+      ASSERT_FALSE(restored.ok()) << label << ": a delta over a damaged base was loaded";
+      EXPECT_EQ(restored.status().code(), StatusCode::kCorruption) << label;
+      EXPECT_NE(restored.status().message().find("base checkpoint " + victim_info.checkpoint_id),
+                std::string::npos)
+          << label << ": " << restored.status().ToString();
+      const testing::Fallback fallback = testing::FallBackToLatestIntact(*store);
+      ASSERT_TRUE(fallback.landed.has_value()) << label;
+      EXPECT_EQ(*fallback.landed, chain.infos[static_cast<size_t>(k.landing)]) << label;
+      EXPECT_TRUE(
+          CheckpointsEqual(*fallback.checkpoint, chain.committed[static_cast<size_t>(k.landing)]))
+          << label;
+      for (const Status& s : fallback.skipped) {
+        EXPECT_EQ(s.code(), StatusCode::kCorruption) << label << ": " << s.ToString();
+      }
+      // Damaging c4 leaves c3, a full snapshot, as the landing; damaging c3 leaves c2, a delta
+      // whose own chain (c1, c0) is intact.
+      EXPECT_EQ(testing::StoredFull(*store, *fallback.landed), k.landing % 3 == 0) << label;
+      store.reset();
+      WriteAll(victim, original);
     }
   }
 }

@@ -15,6 +15,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/crc32c.h"
+#include "engine/stores/delta_chain_test_util.h"
 
 namespace stepfault {
 namespace {
@@ -335,6 +336,75 @@ TEST_F(SqliteStoreTest, DeleteModeIgnoresAGarbageOrEmptyJournal) {
       auto r = (*store)->Retrieve(infos[i]);
       ASSERT_TRUE(r.ok()) << r.status().ToString();
       EXPECT_EQ(*r, Doc(static_cast<int>(i)));
+    }
+  }
+}
+
+// A damaged base of a kept delta (incremental checkpoints, K = 3: c0 full, c1 c2 deltas, c3 full,
+// c4 c5 deltas). The row of c4 (the base of c5) or of c3 (the full snapshot under c4 and c5) has
+// its body truncated, a byte of its body flipped, or is deleted, through SQLite between lives:
+// restoring c5 is kCorruption naming the broken link, and the host's fallback goes past every
+// checkpoint of the broken chain to the newest one whose chain is intact, with exactly the
+// committed content.
+TEST_F(SqliteStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFallbackPassesIt) {
+  struct Case {
+    int victim;   // whose row is damaged
+    int landing;  // where the fallback lands
+  };
+  const std::vector<std::string> damages = {
+      "UPDATE checkpoints SET body = substr(body, 1, length(body) / 2) WHERE seq = ?1",
+      // One character of the body changed (the framing's header line is ASCII).
+      "UPDATE checkpoints SET body = substr(body, 1, 10) || "
+      "(CASE substr(body, 11, 1) WHEN 'x' THEN 'y' ELSE 'x' END) || substr(body, 12) WHERE seq = "
+      "?1",
+      "DELETE FROM checkpoints WHERE seq = ?1"};
+  int fresh = 0;
+  for (const Case& k : {Case{4, 3}, Case{3, 2}}) {
+    for (const std::string& sql : damages) {
+      const std::string label = "c" + std::to_string(k.victim) + ": " + sql.substr(0, 30);
+      // A fresh database per damage (ids are a pure function of seed, session and sequence, so
+      // every chain is the same).
+      const std::string path = (root_ / ("chain-" + std::to_string(++fresh) + ".db")).string();
+      testing::DeltaChain chain;
+      {
+        auto store = TryOpen(path);
+        ASSERT_TRUE(store.ok()) << store.status().ToString();
+        chain = testing::CommitDeltaChain(**store, 6);
+      }
+      ASSERT_EQ(chain.infos.size(), 6u);
+      const CheckpointInfo& victim_info = chain.infos[static_cast<size_t>(k.victim)];
+      {
+        sqlite3* db = nullptr;
+        ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        sqlite3_stmt* stmt = nullptr;
+        ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << label;
+        sqlite3_bind_int64(stmt, 1, k.victim + 1);  // seq counts from 1
+        EXPECT_EQ(sqlite3_step(stmt), SQLITE_DONE) << label;
+        EXPECT_EQ(sqlite3_changes(db), 1) << label;
+        sqlite3_finalize(stmt);
+        sqlite3_close(db);
+      }
+      auto store = TryOpen(path);
+      ASSERT_TRUE(store.ok()) << label << ": " << store.status().ToString();
+      StoreCheckpointManager reader(store->get());
+      auto restored = reader.Lookup(chain.infos[5]);
+      ASSERT_FALSE(restored.ok()) << label << ": a delta over a damaged base was loaded";
+      EXPECT_EQ(restored.status().code(), StatusCode::kCorruption) << label;
+      EXPECT_NE(restored.status().message().find("base checkpoint " + victim_info.checkpoint_id),
+                std::string::npos)
+          << label << ": " << restored.status().ToString();
+      const testing::Fallback fallback = testing::FallBackToLatestIntact(**store);
+      ASSERT_TRUE(fallback.landed.has_value()) << label;
+      EXPECT_EQ(*fallback.landed, chain.infos[static_cast<size_t>(k.landing)]) << label;
+      EXPECT_TRUE(
+          CheckpointsEqual(*fallback.checkpoint, chain.committed[static_cast<size_t>(k.landing)]))
+          << label;
+      for (const Status& s : fallback.skipped) {
+        EXPECT_EQ(s.code(), StatusCode::kCorruption) << label << ": " << s.ToString();
+      }
+      // Damaging c4 leaves c3, a full snapshot, as the landing; damaging c3 leaves c2, a delta
+      // whose own chain (c1, c0) is intact.
+      EXPECT_EQ(testing::StoredFull(**store, *fallback.landed), k.landing % 3 == 0) << label;
     }
   }
 }

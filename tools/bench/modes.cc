@@ -15,10 +15,11 @@ const std::vector<Mode>& Modes() {
     m->push_back(Mode{"memory", ManagerKind::kInMemory, nullptr, LimitKind::kMemcpy, false});
     m->push_back(
         Mode{"memory_copy", ManagerKind::kInMemoryCopying, nullptr, LimitKind::kMemcpy, false});
-    // Incremental checkpoints, a full snapshot every 128.
+    // Incremental checkpoints with the default interval (kDefaultFullSnapshotEvery), as every
+    // host writes them.
     m->push_back(Mode{"bytes", ManagerKind::kStore,
                       [](const std::string&) { return std::make_unique<BytesStore>(); },
-                      LimitKind::kMemcpy, false, kBenchFullSnapshotEvery});
+                      LimitKind::kMemcpy, false, kDefaultFullSnapshotEvery});
     // The same with every checkpoint full (full_every = 1): the bytes written before incremental
     // checkpoints, measured beside them.
     m->push_back(Mode{"bytes_full", ManagerKind::kStore,

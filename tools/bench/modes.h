@@ -29,9 +29,6 @@ using StoreFactory = std::function<std::unique_ptr<CheckpointStore>(const std::s
 // the run's export), kept as the "before" of that change, measured in the same run.
 enum class ManagerKind { kNone, kInMemory, kInMemoryCopying, kStore };
 
-// The full-snapshot interval of the incremental `bytes` mode.
-inline constexpr int kBenchFullSnapshotEvery = 128;
-
 struct Mode {
   std::string name;
   ManagerKind manager = ManagerKind::kNone;

@@ -190,7 +190,7 @@ void BytesRow(const std::map<std::string, BenchResult>& results, std::FILE* out)
                "  %-30s %.2f%% of the %.0f B state per checkpoint (%.0f B/step, a full "
                "snapshot every %d)",
                row, pct, CounterOf(*inc, "state_bytes"), CounterOf(*inc, "stored_bytes_per_step"),
-               kBenchFullSnapshotEvery);
+               kDefaultFullSnapshotEvery);
   if (const BenchResult* full = Find(results, "BM_Step", full_labels)) {
     std::fprintf(out, "; every checkpoint full: %.0f%%",
                  100 * CounterOf(*full, "stored_bytes_per_step") / CounterOf(*full, "state_bytes"));

@@ -112,6 +112,7 @@ class ApprovalScenario final : public Scenario {
     return "after published wait";
   }
 
+  bool LifeReadsPrevious() const override { return false; }  // durable state alone
   void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
                LifeReport* report) const override {
     (void)previous;

@@ -166,18 +166,21 @@ struct ReusedLife {
   LifeRecord record;                   // before the harness's checks
   std::string life_error;              // an exception escaped the life (INV-HARNESS), else ""
   std::shared_ptr<const SimFs> world;  // the world right after the life, before its checks
+  uint64_t bytes = 0;                  // what `world` holds (files' bytes, twice), for the bound
 };
 using ReusedLives = std::vector<ReusedLife>;
 
 struct RunMemo::Impl {
   static constexpr size_t kPrefixesMax = 8;
   static constexpr size_t kContinuationsMax = 2048;
-  static constexpr size_t kLivesMax = 1024;
+  // Reused lives keep a world each: bounded by their files' bytes (twice: current and durable).
+  static constexpr uint64_t kLivesBytesMax = uint64_t{256} << 20;
   std::map<std::string, RunState> prefixes;
   std::deque<std::string> prefix_order;  // oldest first, for eviction
   std::map<std::string, Continuation> continuations;
   // (next life, world digest) -> the lives an earlier run lived from there (crash-state reuse).
   std::map<std::string, std::shared_ptr<const ReusedLives>> lives;
+  uint64_t lives_bytes = 0;
   RunMemo::Stats stats;
 };
 
@@ -338,13 +341,18 @@ class PlanRunner {
     auto kept = std::make_shared<ReusedLives>();
     filling_ = kept.get();
     for (; s_.next_life <= lives_max_ && !s_.stopped; ++s_.next_life) {
-      kept->push_back({kept->empty() ? digest : s_.world->Digest(), {}, "", nullptr});
+      kept->push_back({kept->empty() ? digest : s_.world->Digest(), {}, "", nullptr, 0});
       s_.stopped = LiveAndCheck(s_.next_life);
     }
     filling_ = nullptr;
     if (kept_complete_) {
-      if (memo_->lives.size() >= RunMemo::Impl::kLivesMax) memo_->lives.clear();
-      memo_->lives.emplace(k, std::move(kept));
+      uint64_t bytes = 0;
+      for (const ReusedLife& life : *kept) bytes += life.bytes;
+      if (memo_->lives_bytes + bytes > RunMemo::Impl::kLivesBytesMax) {
+        memo_->lives.clear();
+        memo_->lives_bytes = 0;
+      }
+      if (memo_->lives.emplace(k, std::move(kept)).second) memo_->lives_bytes += bytes;
     }
     kept_complete_ = true;
   }
@@ -366,6 +374,10 @@ class PlanRunner {
       kept.life_error = s_.harness_error;
       std::unique_ptr<SimFs> copy = s_.world->CrashClone(DeathKind::kCrash, 0);
       copy->SetRoleClassifier(faults::DefaultRoleClassifier());
+      for (const std::string& path : copy->ListAllFiles()) {
+        auto size = copy->GetFileSize(path);
+        kept.bytes += 2 * (size.ok() ? *size : 0);
+      }
       kept.world = std::move(copy);
     }
     return record;

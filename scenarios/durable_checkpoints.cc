@@ -158,7 +158,7 @@ class ReadCache {
   }
 
  private:
-  static constexpr size_t kBytesMax = size_t{96} << 20;
+  static constexpr size_t kBytesMax = size_t{32} << 20;
   std::mutex mu_;
   std::map<std::string, DurableCheckpoints> reads_;
   size_t bytes_ = 0;

@@ -6,8 +6,9 @@
 // counts and shard splits; reusing the lives plans share (ExploreOptions::reuse) changes nothing in
 // the report. Method: explore the built-in scenarios at depth 1 and a small toy scenario
 // (properties/toy_scenario_test_util.h) at depths 1-3, and compare reports through their JSON form
-// (with and without reuse: the toy at depths 2 and 3, and with STEPFAULT_LONG=1 approval at depth 2
-// over both checkpoint stores and with a host hazard whose violations must match exactly).
+// (with and without reuse: the toy at depths 2 and 3, the toy whose oracle reports every life's
+// history, and with STEPFAULT_LONG=1 approval at depth 2 over both checkpoint stores and with a
+// host hazard whose violations must match exactly).
 #include "properties/explorer.h"
 
 #include <gtest/gtest.h>
@@ -156,6 +157,26 @@ TEST(ExplorerTest, ReusingSharedLivesGivesTheSameReportAsRunningEveryPlanFromScr
       EXPECT_GT(scratch.scenarios[0].crash_states.explored, 0);
       EXPECT_EQ(reports::ToJson(reused), reports::ToJson(scratch)) << depth << " " << jobs;
     }
+  }
+}
+
+// Crash-state reuse is exact where it could go wrong: plans whose earlier lives reported
+// different things (a crash or a power loss, at different windows) reach byte-identical crash
+// states, the lives after them are reused, and the toy's oracle reports the whole history it was
+// given after every life, so a check run with another plan's history would change a violation.
+TEST(ExplorerTest, CrashStateReuseAcrossDifferentHistoriesGivesTheSameReportAsFromScratch) {
+  const auto toy = Toy(ToyScenario::Mode::kHistoryChecked);
+  for (int depth : {2, 3}) {
+    ExploreOptions o;
+    o.depth = depth;
+    o.reuse = false;
+    reports::Report scratch = Explore({toy}, o, "test");
+    o.reuse = true;
+    reports::Report reused = Explore({toy}, o, "test");
+    const auto& states = scratch.scenarios[0].crash_states;
+    EXPECT_GT(states.total, states.distinct);  // equal crash states from different histories
+    EXPECT_FALSE(scratch.violations.empty());
+    EXPECT_EQ(reports::ToJson(reused), reports::ToJson(scratch)) << depth;
   }
 }
 

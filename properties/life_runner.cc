@@ -158,12 +158,30 @@ struct RunMemo::Continuation {
   std::string final_digest;
 };
 
+// One life after a plan's last fault as an earlier run lived it from a world of `input_digest`:
+// what a life with the same index does on an equal world, whatever the run's history, when the
+// scenario's lives do not read `previous` (Scenario::LifeReadsPrevious).
+struct ReusedLife {
+  std::string input_digest;            // SimFs::Digest of the world the life started on
+  LifeRecord record;                   // before the harness's checks
+  std::string life_error;              // an exception escaped the life (INV-HARNESS), else ""
+  std::shared_ptr<const SimFs> world;  // the world right after the life, before its checks
+  uint64_t bytes = 0;                  // what `world` holds (files' bytes, twice), for the bound
+};
+using ReusedLives = std::vector<ReusedLife>;
+
 struct RunMemo::Impl {
   static constexpr size_t kPrefixesMax = 8;
   static constexpr size_t kContinuationsMax = 2048;
+  // Reused lives keep a world each: bounded by their files' bytes (twice: current and durable),
+  // which underestimates a kept world (256 MB counted gave a 1.7 GB peak on fan-in; 32 MB, 520 MB).
+  static constexpr uint64_t kLivesBytesMax = uint64_t{32} << 20;
   std::map<std::string, RunState> prefixes;
   std::deque<std::string> prefix_order;  // oldest first, for eviction
   std::map<std::string, Continuation> continuations;
+  // (next life, world digest) -> the lives an earlier run lived from there (crash-state reuse).
+  std::map<std::string, std::shared_ptr<const ReusedLives>> lives;
+  uint64_t lives_bytes = 0;
   RunMemo::Stats stats;
 };
 
@@ -244,7 +262,8 @@ class PlanRunner {
     KeyWriter key;
     key.Field(std::to_string(lives_max_));
     key.Field(std::to_string(s_.next_life));
-    key.Field(s_.world->Digest());
+    const std::string digest = s_.world->Digest();
+    key.Field(digest);
     key.Field(s_.damaged ? "damaged" : "intact");
     key.Field(s_.memo.dump());
     for (const scenarios::LifeReport& r : s_.reports) {
@@ -273,7 +292,11 @@ class PlanRunner {
     ++memo_->stats.continuation_misses;
     const size_t lives_before = s_.ex.lives.size();
     const size_t violations_before = s_.ex.violations.size();
-    RunLives(lives_max_);
+    if (scenario_.LifeReadsPrevious()) {
+      RunLives(lives_max_);
+    } else {
+      RunCrashStateLives(digest);
+    }
     final_digest_ = s_.world->Digest();
     RunMemo::Continuation c;
     c.lives.assign(s_.ex.lives.begin() + static_cast<std::ptrdiff_t>(lives_before),
@@ -295,9 +318,75 @@ class PlanRunner {
       s_.stopped = LiveAndCheck(s_.next_life);
   }
 
-  // One life and its checks; true when the run stops after it.
-  bool LiveAndCheck(int life) {
+  // Crash-state reuse: the lives after the last fault from a world of `digest`. The hosts do not
+  // read `previous` and every seed of a life derives from its index, so a life on a world equal to
+  // one an earlier run's life started on does exactly what that life did; it is taken from there
+  // and only the checks (which read the history) run again. Each reused life starts on a world
+  // whose digest is compared first: a check that changed the world differently ends the reuse, and
+  // the rest of the lives run. A miss runs the lives and keeps them.
+  void RunCrashStateLives(const std::string& digest) {
+    const std::string k = std::to_string(s_.next_life) + "|" + digest;
+    auto it = memo_->lives.find(k);
+    if (it != memo_->lives.end()) {
+      ++memo_->stats.lives_hits;
+      const std::shared_ptr<const ReusedLives> reused = it->second;
+      for (size_t i = 0; i < reused->size() && s_.next_life <= lives_max_ && !s_.stopped; ++i) {
+        if (i > 0 && s_.world->Digest() != (*reused)[i].input_digest) break;
+        s_.stopped = LiveAndCheck(s_.next_life, &(*reused)[i]);
+        ++s_.next_life;
+      }
+      RunLives(lives_max_);
+      return;
+    }
+    ++memo_->stats.lives_misses;
+    auto kept = std::make_shared<ReusedLives>();
+    filling_ = kept.get();
+    for (; s_.next_life <= lives_max_ && !s_.stopped; ++s_.next_life) {
+      kept->push_back({kept->empty() ? digest : s_.world->Digest(), {}, "", nullptr, 0});
+      s_.stopped = LiveAndCheck(s_.next_life);
+    }
+    filling_ = nullptr;
+    if (kept_complete_) {
+      uint64_t bytes = 0;
+      for (const ReusedLife& life : *kept) bytes += life.bytes;
+      if (memo_->lives_bytes + bytes > RunMemo::Impl::kLivesBytesMax) {
+        memo_->lives.clear();
+        memo_->lives_bytes = 0;
+      }
+      if (memo_->lives.emplace(k, std::move(kept)).second) memo_->lives_bytes += bytes;
+    }
+    kept_complete_ = true;
+  }
+
+  // Either lives `life` (and keeps it when filling_) or takes it from `reused`.
+  LifeRecord LiveOrReuse(int life, const ReusedLife* reused) {
+    if (reused != nullptr) {
+      s_.world = reused->world->CrashClone(DeathKind::kCrash, 0);
+      s_.world->SetRoleClassifier(faults::DefaultRoleClassifier());
+      s_.harness_error = reused->life_error;
+      return reused->record;
+    }
     LifeRecord record = RunLife(life);
+    if (filling_ != nullptr) {
+      // A death rewrites the world after the life (never so without a fault): not kept.
+      kept_complete_ = kept_complete_ && record.death.empty();
+      ReusedLife& kept = filling_->back();
+      kept.record = record;
+      kept.life_error = s_.harness_error;
+      std::unique_ptr<SimFs> copy = s_.world->CrashClone(DeathKind::kCrash, 0);
+      copy->SetRoleClassifier(faults::DefaultRoleClassifier());
+      for (const std::string& path : copy->ListAllFiles()) {
+        auto size = copy->GetFileSize(path);
+        kept.bytes += 2 * (size.ok() ? *size : 0);
+      }
+      kept.world = std::move(copy);
+    }
+    return record;
+  }
+
+  // One life (or a reused one) and its checks; true when the run stops after it.
+  bool LiveAndCheck(int life, const ReusedLife* reused = nullptr) {
+    LifeRecord record = LiveOrReuse(life, reused);
     if (!record.death.empty()) {
       AfterDeath(life, &record);
     } else {
@@ -500,7 +589,9 @@ class PlanRunner {
   RunMemo::Impl* memo_;
   int lives_max_ = 0;
   RunState s_;
-  std::string final_digest_;  // known early when the lives after the last fault were reused
+  ReusedLives* filling_ = nullptr;  // the lives being kept for crash-state reuse, if any
+  bool kept_complete_ = true;       // every kept life can be reused
+  std::string final_digest_;        // known early when the lives after the last fault were reused
 };
 
 }  // namespace

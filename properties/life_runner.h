@@ -64,7 +64,7 @@ struct Execution {
 };
 
 // Work shared between the RunPlan calls of one exploration in one process (the same scenario and
-// RunConfig for every call; a new RunMemo otherwise). Two reuses, both exact:
+// RunConfig for every call; a new RunMemo otherwise). Three reuses, all exact:
 //  - prefix: the lives before the plan's last fault's life depend only on the faults of those lives
 //    and lives_max, so the run's whole state after them (world, reports, oracle notes, execution so
 //    far) is kept for the last few such prefixes and copied into the next plan with the same ones
@@ -74,7 +74,13 @@ struct Execution {
 //    what their checks find and how the run ends is a pure function of (lives_max, next life, world
 //    digest, damaged, the oracle's notes, every earlier life's report); a run reaching a key seen
 //    before appends that run's later lives and violations instead of running them. The key holds
-//    the whole history because oracles look at earlier lives' observations.
+//    the whole history because oracles look at earlier lives' observations;
+//  - crash state: on a continuation miss, when the scenario's lives do not read `previous`
+//    (Scenario::LifeReadsPrevious), the lives themselves depend only on (next life, world digest):
+//    they are reused from an earlier run that reached the same crash state with any history, each
+//    with the world it left, and only the checks run again on that world with this run's history.
+//    A reused life starts only on a world whose digest equals the one it was lived on (a check
+//    that changed the world ends the reuse and the remaining lives run).
 // This rests on what the scenario contract already requires: a life and a check depend only on
 // their HostEnv, the world and the reports they are given (hosts never read process-wide state
 // beyond SQLite's randomness, which every life reseeds). The explorer's INV-DETERMINISM sample
@@ -88,6 +94,8 @@ class RunMemo {
     int64_t prefix_misses = 0;
     int64_t continuation_hits = 0;
     int64_t continuation_misses = 0;
+    int64_t lives_hits = 0;  // crash-state reuse, tried on each continuation miss
+    int64_t lives_misses = 0;
   };
   struct Impl;
   struct Continuation;

@@ -1,14 +1,17 @@
 // Goal: the life runner runs a scenario's fault-free reference to completion with no violation,
 // deterministically, and a death at a window really kills a life and is recovered from.
-// A RunMemo (shared prefixes and continuations) gives the same executions as running from scratch,
-// and really reuses.
+// A RunMemo (shared prefixes, continuations and crash-state lives) gives the same executions as
+// running from scratch, and really reuses.
 // Method: run the built-in scenarios fault-free twice and compare traces; inject a crash at a
 // recorded window and check the next life recovers; run crash-then-power-loss plans of every
-// window of approval's first recovery life with and without a memo and compare whole executions.
+// window of approval's first recovery life with and without a memo and compare whole executions;
+// the same for every one- and two-fault plan of the toy whose oracle reports each life's history,
+// where different histories reach equal crash states.
 #include "properties/life_runner.h"
 
 #include <gtest/gtest.h>
 
+#include "properties/toy_scenario_test_util.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
 
@@ -85,6 +88,46 @@ TEST(LifeRunnerTest, AMemoGivesTheSameExecutionsAsRunningEveryPlanFromScratchAnd
   EXPECT_EQ(stats.prefix_hits + stats.prefix_misses, compared);
   EXPECT_EQ(stats.prefix_misses, 1);  // every plan shares the crashed first life
   EXPECT_GT(stats.continuation_hits, 0);
+}
+
+// Crash-state reuse: plans whose first lives differ (crash or power loss, at any window) and leave
+// equal worlds share the lives after them; the oracle's violations name the history, so a check
+// run with the wrong one would differ from the execution run from scratch.
+TEST(LifeRunnerTest, CrashStateLivesAreReusedAcrossHistoriesAndGiveTheSameExecutions) {
+  const testing::ToyScenario toy(testing::ToyScenario::Mode::kHistoryChecked);
+  ASSERT_FALSE(toy.LifeReadsPrevious());
+  RunConfig config;
+  config.seed = 5;
+  const Execution reference = RunPlan(toy, faults::Plan{}, config);
+  RunMemo memo;
+  int compared = 0;
+  for (const faults::Window& first : reference.lives.front().windows) {
+    for (const char* first_action : {"crash", "powerloss"}) {
+      const std::string prefix =
+          std::string(first_action) + "@" + first.point + "#" + std::to_string(first.occurrence);
+      auto one = faults::ParsePlan(prefix);
+      ASSERT_TRUE(one.ok());
+      const Execution recovery = RunPlan(toy, *one, config);
+      std::vector<faults::Plan> plans = {*one};
+      for (const faults::Window& w :
+           recovery.lives.size() > 1 ? recovery.lives[1].windows : std::vector<faults::Window>{}) {
+        auto two = faults::ParsePlan(prefix + ";powerloss@" + w.point + "#" +
+                                     std::to_string(w.occurrence));
+        ASSERT_TRUE(two.ok());
+        plans.push_back(*two);
+      }
+      for (const faults::Plan& plan : plans) {
+        const Execution scratch = RunPlan(toy, plan, config);
+        const Execution reused = RunPlan(toy, plan, config, &memo);
+        ASSERT_FALSE(scratch.violations.empty());
+        ASSERT_EQ(reused.trace, scratch.trace) << faults::PrintPlan(plan);
+        EXPECT_EQ(reused.final_digest, scratch.final_digest);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 20);
+  EXPECT_GT(memo.stats().lives_hits, 0);
 }
 
 }  // namespace

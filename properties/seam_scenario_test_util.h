@@ -55,6 +55,7 @@ class SeamScenario final : public scenarios::Scenario {
   using EnvWrap = std::function<std::unique_ptr<Env>(Env*, const std::string& dir)>;
   void WrapEnv(EnvWrap wrap) { wrap_env_ = std::move(wrap); }
 
+  bool LifeReadsPrevious() const override { return inner_->LifeReadsPrevious(); }
   void RunLife(scenarios::HostEnv& env, const std::vector<scenarios::LifeReport>& previous,
                scenarios::LifeReport* report) const override {
     scenarios::HostEnv edited = env;

@@ -74,11 +74,13 @@ void PrintReuseStats(const RunMemo& memo) {
   if (std::getenv("STEPFAULT_REUSE_STATS") == nullptr) return;
   const RunMemo::Stats s = memo.stats();
   if (s.prefix_hits + s.prefix_misses + s.continuation_hits + s.continuation_misses == 0) return;
-  std::fprintf(stderr, "reuse: prefixes %lld/%lld continuations %lld/%lld\n",
-               static_cast<long long>(s.prefix_hits),
-               static_cast<long long>(s.prefix_hits + s.prefix_misses),
-               static_cast<long long>(s.continuation_hits),
-               static_cast<long long>(s.continuation_hits + s.continuation_misses));
+  std::fprintf(
+      stderr, "reuse: prefixes %lld/%lld continuations %lld/%lld crash-state lives %lld/%lld\n",
+      static_cast<long long>(s.prefix_hits),
+      static_cast<long long>(s.prefix_hits + s.prefix_misses),
+      static_cast<long long>(s.continuation_hits),
+      static_cast<long long>(s.continuation_hits + s.continuation_misses),
+      static_cast<long long>(s.lives_hits), static_cast<long long>(s.lives_hits + s.lives_misses));
 }
 
 // One forked worker: the task indices it owns and how far its answers got.

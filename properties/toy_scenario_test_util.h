@@ -2,8 +2,10 @@
 // "resume" writes a second one and completes), each a handful of file-system windows, so depth 2
 // and 3 explorations stay small. Modes turn it into the test doubles the explorer must survive: a
 // host that throws or aborts in a recovery life (INV-HARNESS) and a host whose trace reads a
-// process counter (INV-DETERMINISM). Thread-safety: immutable, except the counter of
-// kNondeterministic (one thread).
+// process counter (INV-DETERMINISM); and a host whose oracle reports the whole history it was
+// given (kHistoryChecked: a violation after every life naming each earlier life's command and how
+// it died, and what the world holds), so a reuse that ran a check with the wrong history shows.
+// Thread-safety: immutable, except the counter of kNondeterministic (one thread).
 #pragma once
 
 #include <cstdlib>
@@ -17,13 +19,25 @@ namespace stepfault::properties::testing {
 
 class ToyScenario final : public scenarios::Scenario {
  public:
-  enum class Mode { kNormal, kThrowInRecovery, kAbortInRecovery, kNondeterministic };
+  enum class Mode {
+    kNormal,
+    kThrowInRecovery,
+    kAbortInRecovery,
+    kNondeterministic,
+    kHistoryChecked
+  };
   explicit ToyScenario(Mode mode = Mode::kNormal) : mode_(mode) {}
 
   std::string name() const override { return "toy"; }
   std::string description() const override { return "two lives, two published files"; }
   std::vector<std::string> invariants() const override { return {}; }
   std::vector<scenarios::ParamDecl> params() const override { return {}; }
+
+  // Only the host doubles that throw or abort in recovery read `previous` (the counter of
+  // kNondeterministic must not be reused either: its runs must differ).
+  bool LifeReadsPrevious() const override {
+    return mode_ != Mode::kNormal && mode_ != Mode::kHistoryChecked;
+  }
 
   void RunLife(scenarios::HostEnv& env, const std::vector<scenarios::LifeReport>& previous,
                scenarios::LifeReport* report) const override {
@@ -42,8 +56,19 @@ class ToyScenario final : public scenarios::Scenario {
     report->completed = report->status.ok() && has(done);
   }
 
-  void Check(scenarios::HostEnv&, const std::vector<scenarios::LifeReport>&, bool,
-             std::vector<scenarios::Violation>*) const override {}
+  void Check(scenarios::HostEnv& env, const std::vector<scenarios::LifeReport>& lives, bool final,
+             std::vector<scenarios::Violation>* out) const override {
+    if (mode_ != Mode::kHistoryChecked) return;
+    std::string history;
+    for (const auto& l : lives)
+      history += l.command + (l.died ? (l.power_lost ? "(power lost) " : "(crashed) ") : " ");
+    std::string world;
+    for (const char* name : {"/data", "/data.tmp", "/done", "/done.tmp"}) {
+      auto r = env.env->ReadFile(env.dir + name);
+      world += std::string(name) + "=" + (r.ok() ? std::to_string(r->size()) : "-") + " ";
+    }
+    out->push_back({"TOY-HISTORY", history + "| " + world + (final ? "final" : "")});
+  }
 
  private:
   static Status Publish(scenarios::HostEnv& env, const std::string& path) {

@@ -7,14 +7,18 @@
 // every byte), opened through a VFS registered on the copy and read with SqliteCheckpointStore::
 // Rows(); opening SQLite may roll back a hot journal or recover a WAL, which must never happen to
 // the world under test, hence the copy.
-// Thread-safety: as the life that owns the Env.
+// Reads are pure functions of the directory's bytes, so each process keeps the reads it made
+// (keyed by every byte: exact) and returns a copy instead of reading and decoding again.
+// Thread-safety: as the life that owns the Env; the process-wide cache of reads is locked.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/checkpoint.h"
 #include "engine/checkpoint_store.h"
 #include "scenarios/scenario.h"
 
@@ -33,6 +37,9 @@ struct DurableCheckpoint {
   // stored bytes of this read), or the stored delta itself when a link is missing or damaged, which
   // DecodeCheckpoint rejects like any checkpoint that cannot be loaded.
   std::optional<std::string> delta_base;
+  // When intact: `document` decoded (DecodeCheckpoint), null when it does not decode. Shared with
+  // every read of the same bytes (immutable).
+  std::shared_ptr<const Checkpoint> decoded;
 };
 
 struct DurableCheckpoints {

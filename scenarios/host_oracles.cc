@@ -25,9 +25,9 @@ std::vector<Parsed> SessionCheckpoints(const DurableCheckpoints& stored,
   std::vector<Parsed> out;
   for (const DurableCheckpoint& c : stored.items) {
     if (!c.intact || c.entry.info.session_id != session_id) continue;
-    auto cp = DecodeCheckpoint(c.document);
-    if (!cp.ok()) continue;
-    out.push_back({c.entry.info.checkpoint_id, cp->step_number, c.entry.parent_checkpoint_id});
+    if (c.decoded == nullptr) continue;
+    out.push_back(
+        {c.entry.info.checkpoint_id, c.decoded->step_number, c.entry.parent_checkpoint_id});
   }
   return out;
 }

@@ -171,6 +171,11 @@ class Scenario {
   // Which recovery-side variations make sense for this scenario.
   virtual std::vector<faults::FaultAction> RecoveryActions() const { return {}; }
 
+  // Whether RunLife's behaviour may depend on `previous`. false (every built-in host: it chooses
+  // its command from durable state alone) lets the harness reuse the lives that follow one crash
+  // state for every plan that reaches it, whatever its earlier lives reported, and run only the
+  // checks again (properties/life_runner.h). true, the safe default, never reuses across histories.
+  virtual bool LifeReadsPrevious() const { return true; }
   // Runs the operator's next command. `previous` are the reports of the earlier lives.
   // Fills `report` as it goes, so what a life did before it died is kept.
   virtual void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,

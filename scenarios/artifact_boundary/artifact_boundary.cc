@@ -178,6 +178,7 @@ class ArtifactBoundaryScenario final : public Scenario {
     return "";
   }
 
+  bool LifeReadsPrevious() const override { return false; }  // durable state alone
   void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
                LifeReport* report) const override {
     (void)previous;  // the command comes from the durable records alone

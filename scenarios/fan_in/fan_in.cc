@@ -169,6 +169,7 @@ class FanInScenario final : public Scenario {
     return "";
   }
 
+  bool LifeReadsPrevious() const override { return false; }  // durable state alone
   void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
                LifeReport* report) const override {
     (void)previous;

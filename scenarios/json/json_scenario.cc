@@ -75,6 +75,7 @@ class JsonScenario final : public Scenario {
     return "";
   }
 
+  bool LifeReadsPrevious() const override { return false; }  // durable state alone
   void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
                LifeReport* report) const override;
   void Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,

@@ -186,6 +186,7 @@ class RestorePruningScenario final : public Scenario {
     return command;
   }
 
+  bool LifeReadsPrevious() const override { return false; }  // durable state alone
   void RunLife(HostEnv& env, const std::vector<LifeReport>& previous,
                LifeReport* report) const override {
     (void)previous;

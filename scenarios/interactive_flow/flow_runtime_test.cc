@@ -4,7 +4,8 @@
 // codec and hold the pending request the start reported, a resume from a named state answers
 // that request and chains new rows to it, a rolled-back transaction leaves no row, and a resume
 // from a state that does not exist fails. Method: one FlowDb on a simulated file system, the
-// adapter driven directly, the RuntimeState table read back with SQL and DecodeCheckpoint.
+// adapter driven directly, the RuntimeState table read back with SQL and ResolveCheckpoint (the
+// rows hold the engine's incremental checkpoints: deltas chained to a full snapshot).
 #include "scenarios/interactive_flow/flow_runtime.h"
 
 #include <gtest/gtest.h>
@@ -37,7 +38,12 @@ class FlowRuntimeTest : public ::testing::Test {
     RuntimeStateStore store(db_.get(), "run-1");
     Result<std::string> bytes = store.Retrieve(CheckpointInfo{"run-1", state});
     EXPECT_TRUE(bytes.ok());
-    Result<Checkpoint> checkpoint = DecodeCheckpoint(*bytes);
+    // The engine stores incremental checkpoints by default (a delta on its parent, a full
+    // snapshot every kDefaultFullSnapshotEvery): follow the chain through the same rows.
+    Result<Checkpoint> checkpoint =
+        ResolveCheckpoint(*bytes, [&store](const std::string& id) -> Result<std::string> {
+          return store.Retrieve(CheckpointInfo{"run-1", id});
+        });
     EXPECT_TRUE(checkpoint.ok()) << checkpoint.status().ToString();
     return *checkpoint;
   }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <compare>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,6 +62,42 @@ class RestorationObserver {
   // Called after a restore of `restored` fully succeeded. A failure is reported by the caller and
   // never undoes the restore; entries may have been deleted before the failure.
   virtual Status OnRestorationCompleted(const CheckpointInfo& restored) = 0;
+};
+
+// A store that forwards every call to an inner store, restoration notices included (to the inner
+// store when it is a RestorationObserver, else they are a no-op). A wrapper derives from it and
+// overrides only what it changes: a test seam that edits what it is given, a benchmark store that
+// keeps alive what its inner store runs on. Thread-safety: that of the inner store.
+class ForwardingCheckpointStore : public CheckpointStore, public RestorationObserver {
+ public:
+  explicit ForwardingCheckpointStore(std::unique_ptr<CheckpointStore> inner)
+      : inner_(std::move(inner)) {}
+
+  Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
+                                const std::optional<CheckpointInfo>& parent) override {
+    return inner_->Commit(session_id, bytes, parent);
+  }
+  Result<std::string> Retrieve(const CheckpointInfo& info) override {
+    return inner_->Retrieve(info);
+  }
+  Result<std::vector<StoreEntry>> Index(
+      const std::string& session_id,
+      const std::optional<CheckpointInfo>& with_parent = std::nullopt) override {
+    return inner_->Index(session_id, with_parent);
+  }
+  Status OnRestorationCompleted(const CheckpointInfo& restored) override {
+    auto* observer = dynamic_cast<RestorationObserver*>(inner_.get());
+    return observer != nullptr ? observer->OnRestorationCompleted(restored) : Status::Ok();
+  }
+
+ protected:
+  CheckpointStore& inner() { return *inner_; }
+  // Destroys the inner store now (a derived class whose members the inner store uses calls it
+  // from its destructor, which runs before this base's).
+  void DestroyInner() { inner_.reset(); }
+
+ private:
+  std::unique_ptr<CheckpointStore> inner_;
 };
 
 // The pruning rule of the Foundry store (docs/engine-semantics.md §4.4), over a session's index in

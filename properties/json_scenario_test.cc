@@ -26,16 +26,6 @@
 namespace stepfault::properties {
 namespace {
 
-std::shared_ptr<const scenarios::Scenario> Example(const std::string& file) {
-  const char* source = std::getenv("STEPFAULT_SOURCE_DIR");
-  const std::string dir = source != nullptr && *source != '\0'
-                              ? JoinPath(source, "scenarios/json/examples")
-                              : JoinPath(DirName(DirName(__FILE__)), "scenarios/json/examples");
-  auto scenario = scenarios::LoadJsonScenario(PosixEnv(), JoinPath(dir, file));
-  SF_CHECK(scenario.ok());
-  return *scenario;
-}
-
 // Plans that put one action at one window of one life of `reference`, leaving earlier lives
 // alone. `actions` empty: every action that applies at the window, at every `stride`-th window,
 // and corrupt and fail-after-write (rare windows) at every window.
@@ -85,7 +75,7 @@ std::string Violations(const Execution& ex) {
 class JsonScenarioExplorationTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(JsonScenarioExplorationTest, FaultFreeRunCompletesMeetsExpectAndIsDeterministic) {
-  auto scenario = Example(GetParam());
+  auto scenario = testing::JsonExample(GetParam());
   RunConfig config;
   config.seed = 11;
   Execution a = RunPlan(*scenario, faults::Plan{}, config);
@@ -101,7 +91,7 @@ TEST_P(JsonScenarioExplorationTest, FaultFreeRunCompletesMeetsExpectAndIsDetermi
 }
 
 TEST_P(JsonScenarioExplorationTest, EveryWindowTimesCrashAndPowerLossHasNoViolationUnderStrict) {
-  auto scenario = Example(GetParam());
+  auto scenario = testing::JsonExample(GetParam());
   RunConfig config;
   config.seed = 5;
   const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
@@ -122,7 +112,7 @@ TEST_P(JsonScenarioExplorationTest, EveryWindowTimesCrashAndPowerLossHasNoViolat
 
 TEST_P(JsonScenarioExplorationTest,
        ApplicableSingleFaultsAcrossTheWindowsHaveNoViolationUnderStrict) {
-  auto scenario = Example(GetParam());
+  auto scenario = testing::JsonExample(GetParam());
   RunConfig config;
   config.seed = 5;
   const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
@@ -141,7 +131,7 @@ TEST_P(JsonScenarioExplorationTest,
 
 TEST_P(JsonScenarioExplorationTest,
        EveryRecoveryActionAfterCrashesAcrossTheFirstLifeHasNoViolationUnderStrict) {
-  auto scenario = Example(GetParam());
+  auto scenario = testing::JsonExample(GetParam());
   RunConfig config;
   config.seed = 5;
   // A crash at each window of the first life; the second life applies the recovery action when it
@@ -181,7 +171,7 @@ INSTANTIATE_TEST_SUITE_P(Examples, JsonScenarioExplorationTest,
 
 TEST(JsonScenarioTest, TheReviewPipelineFailsOnceByDesignAndRecoversInTheNextLife) {
   RunConfig config;
-  Execution ex = RunPlan(*Example("review-pipeline.json"), faults::Plan{}, config);
+  Execution ex = RunPlan(*testing::JsonExample("review-pipeline.json"), faults::Plan{}, config);
   ASSERT_EQ(ex.lives.size(), 2u) << ex.trace;
   EXPECT_EQ(ex.lives[0].report.status.code(), StatusCode::kHandlerFailed) << ex.trace;
   EXPECT_EQ(ex.lives[1].report.command, "resume");
@@ -191,7 +181,7 @@ TEST(JsonScenarioTest, TheReviewPipelineFailsOnceByDesignAndRecoversInTheNextLif
 // Searches the crash sweep under `profile` for a violation of `invariant`.
 std::string FirstPlanViolating(const std::string& file, const EngineProfile& profile,
                                const std::string& invariant) {
-  auto scenario = Example(file);
+  auto scenario = testing::JsonExample(file);
   RunConfig config;
   config.seed = 5;
   const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
@@ -222,7 +212,7 @@ TEST(JsonScenarioTest, FanInStateNotCheckpointedIsCaughtAsINVALOByTheFanInExampl
 
 // Every misuse cell of the review pipeline (its port answers from a script) runs and holds.
 TEST(JsonScenarioTest, DuplicateAndConflictingResponsesAreExploredAndHold) {
-  ScenarioExploration e = testing::ExploreDepth1(*Example("review-pipeline.json"),
+  ScenarioExploration e = testing::ExploreDepth1(*testing::JsonExample("review-pipeline.json"),
                                                  {"duplicate-response", "conflicting-response"});
   EXPECT_TRUE(e.violations.empty()) << testing::Describe(e);
   std::set<std::string> ran;
@@ -238,7 +228,7 @@ TEST(JsonScenarioTest, DuplicateAndConflictingResponsesAreExploredAndHold) {
 std::pair<Execution, Json> RunReadingLedger(const std::string& plan_text) {
   auto responses = std::make_shared<Json>(Json::object());
   testing::SeamScenario reading(
-      Example("review-pipeline.json"), nullptr, [responses](scenarios::HostEnv& env) {
+      testing::JsonExample("review-pipeline.json"), nullptr, [responses](scenarios::HostEnv& env) {
         *responses = Json::object();
         const Json ledger = scenarios::ReadRequestLedger(env.env, env.dir);
         for (const auto& [id, entry] : ledger.items()) {
@@ -280,7 +270,7 @@ TEST(JsonScenarioTest, ADuplicateIsRejectedAndAConflictIsRefusedWithoutChangingT
 TEST(JsonScenarioTest, AReplayRuleAcceptingAConflictingResponseIsCaughtByINVDECISION) {
   auto seams = std::make_shared<scenarios::HostSeams>();
   seams->same_response = [](const Json&, const Json&) { return true; };
-  testing::SeamScenario buggy(Example("review-pipeline.json"),
+  testing::SeamScenario buggy(testing::JsonExample("review-pipeline.json"),
                               [seams](scenarios::HostEnv& env) { env.seams = seams; });
   ScenarioExploration e = testing::ExploreDepth1(buggy, {"conflicting-response"});
   bool changed = false;

@@ -157,33 +157,21 @@ class NeverSyncEnv final : public EnvWrapper {
 // is stored (the bug), everything else is forwarded (restoration notices too, so the store still
 // prunes). An incremental checkpoint (a delta) is resolved against what this store already holds
 // and stored edited and full, so the bug reaches every checkpoint whatever the manager's K.
-class EditingStore final : public CheckpointStore, public RestorationObserver {
+class EditingStore final : public ForwardingCheckpointStore {
  public:
   EditingStore(std::unique_ptr<CheckpointStore> inner, std::function<void(Checkpoint&)> edit)
-      : inner_(std::move(inner)), edit_(std::move(edit)) {}
+      : ForwardingCheckpointStore(std::move(inner)), edit_(std::move(edit)) {}
   Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
                                 const std::optional<CheckpointInfo>& parent) override {
     auto decoded = ResolveCheckpoint(bytes, [&](const std::string& id) {
-      return inner_->Retrieve(CheckpointInfo{session_id, id});
+      return inner().Retrieve(CheckpointInfo{session_id, id});
     });
-    if (!decoded.ok()) return inner_->Commit(session_id, bytes, parent);
+    if (!decoded.ok()) return inner().Commit(session_id, bytes, parent);
     edit_(*decoded);
-    return inner_->Commit(session_id, EncodeCheckpoint(*decoded), parent);
-  }
-  Result<std::string> Retrieve(const CheckpointInfo& info) override {
-    return inner_->Retrieve(info);
-  }
-  Result<std::vector<StoreEntry>> Index(const std::string& session_id,
-                                        const std::optional<CheckpointInfo>& with_parent) override {
-    return inner_->Index(session_id, with_parent);
-  }
-  Status OnRestorationCompleted(const CheckpointInfo& restored) override {
-    auto* observer = dynamic_cast<RestorationObserver*>(inner_.get());
-    return observer != nullptr ? observer->OnRestorationCompleted(restored) : Status::Ok();
+    return inner().Commit(session_id, EncodeCheckpoint(*decoded), parent);
   }
 
  private:
-  std::unique_ptr<CheckpointStore> inner_;
   std::function<void(Checkpoint&)> edit_;
 };
 

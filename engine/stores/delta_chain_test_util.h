@@ -16,50 +16,31 @@
 #include "engine/checkpoint.h"
 #include "engine/checkpoint_manager.h"
 #include "engine/checkpoint_store.h"
+#include "engine/testing/delta_chain.h"
 
 namespace stepfault::testing {
 
 inline constexpr int kDeltaChainFullEvery = 3;  // c0 full, c1 c2 deltas, c3 full, c4 c5 deltas
-
-// Step `step` of a chain: a large value that never changes and a small one that does, so every
-// checkpoint but the full snapshots is a small delta of its parent.
-inline Checkpoint DeltaChainStep(int step, const std::optional<CheckpointInfo>& parent) {
-  Checkpoint c;
-  c.session_id = "s";
-  c.step_number = step;
-  c.workflow = Json::parse(
-      R"({"start":"a","executors":{"a":{"type":"A"}},"edges":[],"ports":[],"outputs":[]})");
-  c.state["executor:a"]["big"] = std::string(4000, 'k');
-  c.state["executor:a"]["step"] = step;
-  c.queued["a"] = {Envelope{Message{"Tick", Json{{"n", step}}}, "a", std::nullopt, ""}};
-  c.parent = parent;
-  return c;
-}
 
 struct DeltaChain {
   std::vector<CheckpointInfo> infos;
   std::vector<Checkpoint> committed;
 };
 
-// Commits `n` chained steps through a StoreCheckpointManager with kDeltaChainFullEvery, and
-// checks that the stored bytes are full exactly at the positions it predicts.
+// Commits `n` chained steps (DeltaChainStep) through a StoreCheckpointManager with
+// kDeltaChainFullEvery, and checks that the stored bytes are full exactly at the positions it
+// predicts.
 inline DeltaChain CommitDeltaChain(CheckpointStore& store, int n) {
   DeltaChain chain;
-  StoreCheckpointManager manager(&store, StoreCheckpointOptions{kDeltaChainFullEvery});
-  std::optional<CheckpointInfo> parent;
-  for (int i = 0; i < n; ++i) {
-    Checkpoint c = DeltaChainStep(i, parent);
-    auto info = manager.Commit(c);
-    EXPECT_TRUE(info.ok()) << info.status().ToString();
-    if (!info.ok()) return chain;
-    auto bytes = store.Retrieve(*info);
+  const Status committed =
+      CommitDeltaChainSteps(store, kDeltaChainFullEvery, n, &chain.infos, &chain.committed);
+  EXPECT_TRUE(committed.ok()) << committed.ToString();
+  for (size_t i = 0; i < chain.infos.size(); ++i) {
+    auto bytes = store.Retrieve(chain.infos[i]);
     EXPECT_TRUE(bytes.ok());
     auto base = CheckpointDeltaBase(bytes.ok() ? *bytes : std::string());
     EXPECT_TRUE(base.ok());
     EXPECT_EQ(base.ok() && base->has_value(), i % kDeltaChainFullEvery != 0) << "step " << i;
-    chain.committed.push_back(std::move(c));
-    chain.infos.push_back(*info);
-    parent = *info;
   }
   return chain;
 }
@@ -97,6 +78,43 @@ inline bool StoredFull(CheckpointStore& store, const CheckpointInfo& info) {
   if (!bytes.ok()) return false;
   auto base = CheckpointDeltaBase(*bytes);
   return base.ok() && !base->has_value();
+}
+
+// The cases of the damaged-base tests over a chain of 6 (c0 full, c1 c2 deltas, c3 full, c4 c5
+// deltas): the damaged checkpoint, and where the fallback must land.
+struct DamagedBaseCase {
+  int victim;   // whose stored bytes are damaged
+  int landing;  // where the fallback lands
+};
+inline constexpr DamagedBaseCase kDamagedBaseCases[] = {{4, 3}, {3, 2}};
+
+// Over `store`, whose copy of chain.infos[k.victim] was damaged: restoring the newest checkpoint
+// (c5) is kCorruption naming the broken link, and the host's fallback goes past every checkpoint
+// of the broken chain (each a kCorruption) to chain.infos[k.landing], with exactly the committed
+// content; damaging c4 leaves c3, a full snapshot, as the landing; damaging c3 leaves c2, a delta
+// whose own chain (c1, c0) is intact.
+inline void ExpectDamagedBaseFailsTypedAndFallbackLands(CheckpointStore& store,
+                                                        const DeltaChain& chain,
+                                                        const DamagedBaseCase& k,
+                                                        const std::string& label) {
+  const CheckpointInfo& victim = chain.infos[static_cast<size_t>(k.victim)];
+  StoreCheckpointManager reader(&store);
+  auto restored = reader.Lookup(chain.infos[5]);
+  ASSERT_FALSE(restored.ok()) << label << ": a delta over a damaged base was loaded";
+  EXPECT_EQ(restored.status().code(), StatusCode::kCorruption) << label;
+  EXPECT_NE(restored.status().message().find("base checkpoint " + victim.checkpoint_id),
+            std::string::npos)
+      << label << ": " << restored.status().ToString();
+  const Fallback fallback = FallBackToLatestIntact(store);
+  ASSERT_TRUE(fallback.landed.has_value()) << label;
+  EXPECT_EQ(*fallback.landed, chain.infos[static_cast<size_t>(k.landing)]) << label;
+  EXPECT_TRUE(
+      CheckpointsEqual(*fallback.checkpoint, chain.committed[static_cast<size_t>(k.landing)]))
+      << label;
+  for (const Status& s : fallback.skipped) {
+    EXPECT_EQ(s.code(), StatusCode::kCorruption) << label << ": " << s.ToString();
+  }
+  EXPECT_EQ(StoredFull(store, *fallback.landed), k.landing % kDeltaChainFullEvery == 0) << label;
 }
 
 }  // namespace stepfault::testing

@@ -419,11 +419,7 @@ TEST_F(FileStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFall
     chain = testing::CommitDeltaChain(*store, 6);
   }
   ASSERT_EQ(chain.infos.size(), 6u);
-  struct Case {
-    int victim;   // whose file is damaged
-    int landing;  // where the fallback lands
-  };
-  for (const Case& k : {Case{4, 3}, Case{3, 2}}) {
+  for (const testing::DamagedBaseCase& k : testing::kDamagedBaseCases) {
     const CheckpointInfo& victim_info = chain.infos[static_cast<size_t>(k.victim)];
     const fs::path victim =
         fs::path(dir_) / FileCheckpointStore::FileNameFor(static_cast<uint64_t>(k.victim) + 1,
@@ -448,25 +444,7 @@ TEST_F(FileStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFall
       }
       auto store = Open();
       ASSERT_NE(store, nullptr) << label;
-      StoreCheckpointManager reader(store.get());
-      auto restored = reader.Lookup(chain.infos[5]);
-      ASSERT_FALSE(restored.ok()) << label << ": a delta over a damaged base was loaded";
-      EXPECT_EQ(restored.status().code(), StatusCode::kCorruption) << label;
-      EXPECT_NE(restored.status().message().find("base checkpoint " + victim_info.checkpoint_id),
-                std::string::npos)
-          << label << ": " << restored.status().ToString();
-      const testing::Fallback fallback = testing::FallBackToLatestIntact(*store);
-      ASSERT_TRUE(fallback.landed.has_value()) << label;
-      EXPECT_EQ(*fallback.landed, chain.infos[static_cast<size_t>(k.landing)]) << label;
-      EXPECT_TRUE(
-          CheckpointsEqual(*fallback.checkpoint, chain.committed[static_cast<size_t>(k.landing)]))
-          << label;
-      for (const Status& s : fallback.skipped) {
-        EXPECT_EQ(s.code(), StatusCode::kCorruption) << label << ": " << s.ToString();
-      }
-      // Damaging c4 leaves c3, a full snapshot, as the landing; damaging c3 leaves c2, a delta
-      // whose own chain (c1, c0) is intact.
-      EXPECT_EQ(testing::StoredFull(*store, *fallback.landed), k.landing % 3 == 0) << label;
+      testing::ExpectDamagedBaseFailsTypedAndFallbackLands(*store, chain, k, label);
       store.reset();
       WriteAll(victim, original);
     }

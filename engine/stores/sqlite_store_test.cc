@@ -347,10 +347,6 @@ TEST_F(SqliteStoreTest, DeleteModeIgnoresAGarbageOrEmptyJournal) {
 // checkpoint of the broken chain to the newest one whose chain is intact, with exactly the
 // committed content.
 TEST_F(SqliteStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFallbackPassesIt) {
-  struct Case {
-    int victim;   // whose row is damaged
-    int landing;  // where the fallback lands
-  };
   const std::vector<std::string> damages = {
       "UPDATE checkpoints SET body = substr(body, 1, length(body) / 2) WHERE seq = ?1",
       // One character of the body changed (the framing's header line is ASCII).
@@ -359,7 +355,7 @@ TEST_F(SqliteStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFa
       "?1",
       "DELETE FROM checkpoints WHERE seq = ?1"};
   int fresh = 0;
-  for (const Case& k : {Case{4, 3}, Case{3, 2}}) {
+  for (const testing::DamagedBaseCase& k : testing::kDamagedBaseCases) {
     for (const std::string& sql : damages) {
       const std::string label = "c" + std::to_string(k.victim) + ": " + sql.substr(0, 30);
       // A fresh database per damage (ids are a pure function of seed, session and sequence, so
@@ -372,7 +368,6 @@ TEST_F(SqliteStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFa
         chain = testing::CommitDeltaChain(**store, 6);
       }
       ASSERT_EQ(chain.infos.size(), 6u);
-      const CheckpointInfo& victim_info = chain.infos[static_cast<size_t>(k.victim)];
       {
         sqlite3* db = nullptr;
         ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
@@ -386,25 +381,7 @@ TEST_F(SqliteStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFa
       }
       auto store = TryOpen(path);
       ASSERT_TRUE(store.ok()) << label << ": " << store.status().ToString();
-      StoreCheckpointManager reader(store->get());
-      auto restored = reader.Lookup(chain.infos[5]);
-      ASSERT_FALSE(restored.ok()) << label << ": a delta over a damaged base was loaded";
-      EXPECT_EQ(restored.status().code(), StatusCode::kCorruption) << label;
-      EXPECT_NE(restored.status().message().find("base checkpoint " + victim_info.checkpoint_id),
-                std::string::npos)
-          << label << ": " << restored.status().ToString();
-      const testing::Fallback fallback = testing::FallBackToLatestIntact(**store);
-      ASSERT_TRUE(fallback.landed.has_value()) << label;
-      EXPECT_EQ(*fallback.landed, chain.infos[static_cast<size_t>(k.landing)]) << label;
-      EXPECT_TRUE(
-          CheckpointsEqual(*fallback.checkpoint, chain.committed[static_cast<size_t>(k.landing)]))
-          << label;
-      for (const Status& s : fallback.skipped) {
-        EXPECT_EQ(s.code(), StatusCode::kCorruption) << label << ": " << s.ToString();
-      }
-      // Damaging c4 leaves c3, a full snapshot, as the landing; damaging c3 leaves c2, a delta
-      // whose own chain (c1, c0) is intact.
-      EXPECT_EQ(testing::StoredFull(**store, *fallback.landed), k.landing % 3 == 0) << label;
+      testing::ExpectDamagedBaseFailsTypedAndFallbackLands(**store, chain, k, label);
     }
   }
 }

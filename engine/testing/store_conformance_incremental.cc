@@ -10,12 +10,12 @@
 #include "engine/checkpoint.h"
 #include "engine/checkpoint_manager.h"
 #include "engine/store_prune.h"
+#include "engine/testing/delta_chain.h"
 #include "engine/testing/store_conformance_internal.h"
 
 namespace stepfault::testing {
-namespace {
 
-Checkpoint ChainStep(int step, const std::optional<CheckpointInfo>& parent) {
+Checkpoint DeltaChainStep(int step, const std::optional<CheckpointInfo>& parent) {
   Checkpoint c;
   c.session_id = "s";
   c.step_number = step;
@@ -29,13 +29,13 @@ Checkpoint ChainStep(int step, const std::optional<CheckpointInfo>& parent) {
   return c;
 }
 
-// Commits `n` chained steps through a manager with full_every = k.
-Status CommitChain(CheckpointStore& store, int k, int n, std::vector<CheckpointInfo>* infos,
-                   std::vector<Checkpoint>* committed) {
+Status CommitDeltaChainSteps(CheckpointStore& store, int k, int n,
+                             std::vector<CheckpointInfo>* infos,
+                             std::vector<Checkpoint>* committed) {
   StoreCheckpointManager manager(&store, StoreCheckpointOptions{k});
   std::optional<CheckpointInfo> parent;
   for (int i = 0; i < n; ++i) {
-    Checkpoint c = ChainStep(i, parent);
+    Checkpoint c = DeltaChainStep(i, parent);
     SF_ASSIGN_OR_RETURN(CheckpointInfo info, manager.Commit(c));
     committed->push_back(std::move(c));
     infos->push_back(info);
@@ -43,8 +43,6 @@ Status CommitChain(CheckpointStore& store, int k, int n, std::vector<CheckpointI
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 int IncrementalTestsAnchor() { return 0; }
 
@@ -55,7 +53,7 @@ TEST_P(StoreConformanceTest, IncrementalCheckpointsResolveExactlyForEveryFullSna
     ASSERT_NE(store, nullptr);
     std::vector<CheckpointInfo> infos;
     std::vector<Checkpoint> committed;
-    CONF_ASSERT_OK(CommitChain(*store, k, 8, &infos, &committed));
+    CONF_ASSERT_OK(CommitDeltaChainSteps(*store, k, 8, &infos, &committed));
     for (int life = 0; life < (GetParam().durable ? 2 : 1); ++life) {
       if (life == 1) {
         store.reset();
@@ -87,7 +85,7 @@ TEST_P(StoreConformanceTest, PruningAfterRestoringADeltaKeepsEveryBaseItResolves
   // K = 3: c0 full, c1 delta(c0), c2 delta(c1), c3 full, c4 delta(c3), c5 delta(c4).
   std::vector<CheckpointInfo> c;
   std::vector<Checkpoint> committed;
-  CONF_ASSERT_OK(CommitChain(*store, 3, 6, &c, &committed));
+  CONF_ASSERT_OK(CommitDeltaChainSteps(*store, 3, 6, &c, &committed));
   // Restoring c2 (a delta): its obsolete ancestors c0, c1 are its chain, so nothing goes.
   CONF_ASSERT_OK(observer->OnRestorationCompleted(c[2]));
   CONF_ASSERT_OK_AND_ASSIGN(auto after_c2, store->Index("s"));

@@ -42,30 +42,14 @@ struct Mode {
 // A store that keeps alive what its inner store runs on (a simulated file system, an Env), so a
 // factory can return one object. Forwards the store calls, and restoration notices when the inner
 // store is a RestorationObserver.
-class OwningStore final : public CheckpointStore, public RestorationObserver {
+class OwningStore final : public ForwardingCheckpointStore {
  public:
   OwningStore(std::shared_ptr<void> owned, std::unique_ptr<CheckpointStore> inner)
-      : owned_(std::move(owned)), inner_(std::move(inner)) {}
-  ~OwningStore() override { inner_.reset(); }  // the store goes before what it runs on
-  Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
-                                const std::optional<CheckpointInfo>& parent) override {
-    return inner_->Commit(session_id, bytes, parent);
-  }
-  Result<std::string> Retrieve(const CheckpointInfo& info) override {
-    return inner_->Retrieve(info);
-  }
-  Result<std::vector<StoreEntry>> Index(const std::string& session_id,
-                                        const std::optional<CheckpointInfo>& with_parent) override {
-    return inner_->Index(session_id, with_parent);
-  }
-  Status OnRestorationCompleted(const CheckpointInfo& restored) override {
-    auto* observer = dynamic_cast<RestorationObserver*>(inner_.get());
-    return observer != nullptr ? observer->OnRestorationCompleted(restored) : Status::Ok();
-  }
+      : ForwardingCheckpointStore(std::move(inner)), owned_(std::move(owned)) {}
+  ~OwningStore() override { DestroyInner(); }  // the store goes before what it runs on
 
  private:
   std::shared_ptr<void> owned_;
-  std::unique_ptr<CheckpointStore> inner_;
 };
 
 // none, memory, bytes, then the durable store modes.

@@ -8,7 +8,11 @@
 // unwrapped scenario with the same options and asserts no violation at all.
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "properties/life_runner.h"
 #include "properties/seam_scenario_test_util.h"
+#include "scenarios/effect_store.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
 
@@ -180,6 +184,100 @@ TEST(BugClassesTest, CompletedReportedBeforeItsEffectRowIsDurableIsCaught) {
                                       v.message.find("a life reported item") != std::string::npos);
   }
   EXPECT_TRUE(reported_lost) << Describe(e);
+}
+
+// The same split in the other order: the backlog row commits alone, the Completed status in a
+// second transaction. A death between the two leaves the row with its operation still Approved:
+// `status` says Approved, which is true (nothing reports Completed before it is), and the next
+// life's replayed Apply inserts the row again with ON CONFLICT(OperationId) DO NOTHING, so the
+// unique key absorbs the repetition and the status commit completes it. This order is therefore
+// safe, and the test proves it (no violation over crash and power loss). The safety rests on the
+// unique key alone: the same split with the key dropped (the effect-without-unique-key mutant) is
+// caught by INV-IDEM in a window only the split has, the second transaction's effect.commit.before
+// (the row is durable, the status is not), where the unsplit mutant commits nothing and holds.
+TEST(BugClassesTest, EffectCommitSplitRowFirstIsSafeOnlyThanksToTheUniqueKey) {
+  auto seams = std::make_shared<scenarios::HostSeams>();
+  seams->approval_split_effect_commit_row_first = true;
+  SeamScenario split(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
+  for (const char* action : {"crash", "powerloss"}) {
+    ScenarioExploration e = ExploreDepth1(split, {action});
+    EXPECT_TRUE(e.violations.empty()) << action << ": " << Describe(e);
+  }
+
+  auto without_key = [](scenarios::HostEnv& env) {
+    env.hazards.insert(scenarios::kHazardEffectWithoutUniqueKey);
+  };
+  SeamScenario split_without_key(
+      Builtin("approval"),
+      [seams, without_key](scenarios::HostEnv& env) {
+        env.seams = seams;
+        without_key(env);
+      },
+      without_key);
+  SeamScenario unsplit_without_key(Builtin("approval"), without_key, without_key);
+  ScenarioExploration bug = ExploreDepth1(split_without_key, {"crash"});
+  ScenarioExploration mutant = ExploreDepth1(unsplit_without_key, {"crash"});
+  auto idem_plans = [](const ScenarioExploration& e) {
+    std::set<std::string> plans;
+    for (const reports::Violation& v : e.violations) {
+      if (v.invariant == scenarios::kInvIdem) plans.insert(v.plan);
+    }
+    return plans;
+  };
+  const std::set<std::string> split_plans = idem_plans(bug);
+  const std::set<std::string> mutant_plans = idem_plans(mutant);
+  bool between_commits = false;
+  for (const std::string& plan : split_plans) {
+    between_commits = between_commits || (plan.find("effect.commit.before") != std::string::npos &&
+                                          mutant_plans.count(plan) == 0);
+  }
+  EXPECT_TRUE(between_commits) << "split:\n" << Describe(bug) << "unsplit:\n" << Describe(mutant);
+}
+
+// A checkpoint store that prunes as if every commit were a restore (it calls the pruning rule on
+// the checkpoint it just committed): the artifact-boundary recovery run's durable store loses the
+// ancestors a life observed committed, with no resume to make them obsolete. INV-ANCESTRY's
+// deletion rules see it in the recovery store (<dir>/recovery), over the file and SQLite stores.
+// The stores never prune the base a kept delta needs, so the wrapper stores every checkpoint full
+// (an EditingStore that changes nothing resolves each delta) for its pruning to delete anything.
+// The control: the unmodified scenario holds, and its lives report only durable checkpoints as
+// committed (the live run's in-memory ones are "in_memory_checkpoints").
+class PruneOnCommitStore final : public ForwardingCheckpointStore {
+ public:
+  using ForwardingCheckpointStore::ForwardingCheckpointStore;
+  Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
+                                const std::optional<CheckpointInfo>& parent) override {
+    SF_ASSIGN_OR_RETURN(CheckpointInfo info, inner().Commit(session_id, bytes, parent));
+    SF_RETURN_IF_ERROR(OnRestorationCompleted(info));  // the bug: pruning without a restore
+    return info;
+  }
+};
+
+TEST(BugClassesTest, RecoveryStorePruningWithoutARestoreIsCaughtInArtifactBoundary) {
+  auto seams = std::make_shared<scenarios::HostSeams>();
+  seams->wrap_checkpoint_store = [](std::unique_ptr<CheckpointStore> inner) {
+    auto full = std::make_unique<testing::EditingStore>(std::move(inner), [](Checkpoint&) {});
+    return std::unique_ptr<CheckpointStore>(std::make_unique<PruneOnCommitStore>(std::move(full)));
+  };
+  SeamScenario buggy(Builtin("artifact-boundary"),
+                     [seams](scenarios::HostEnv& env) { env.seams = seams; });
+  for (const char* store : {"file", "sqlite"}) {
+    ScenarioExploration e = ExploreDepth1(buggy, {"crash"}, store);
+    bool deleted = false;
+    for (const reports::Violation& v : e.violations) {
+      deleted = deleted || (v.invariant == scenarios::kInvAncestry &&
+                            v.message.find("no resume since could prune it") != std::string::npos);
+    }
+    EXPECT_TRUE(deleted) << store << ": " << Describe(e);
+
+    ScenarioExploration control = ExploreDepth1(*Builtin("artifact-boundary"), {"crash"}, store);
+    EXPECT_TRUE(control.violations.empty()) << store << ": " << Describe(control);
+  }
+  Execution reference = RunPlan(*Builtin("artifact-boundary"), faults::Plan{}, RunConfig{});
+  ASSERT_FALSE(reference.lives.empty());
+  const Json& facts = reference.lives[0].report.facts;
+  EXPECT_TRUE(facts.value("checkpoints_written", Json::array()).empty()) << facts.dump();
+  EXPECT_FALSE(facts.value("in_memory_checkpoints", Json::array()).empty()) << facts.dump();
 }
 
 TEST(BugClassesTest, ApprovalWithoutTheBugsPassesTheSameExplorations) {

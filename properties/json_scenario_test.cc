@@ -281,5 +281,39 @@ TEST(JsonScenarioTest, AReplayRuleAcceptingAConflictingResponseIsCaughtByINVDECI
   EXPECT_TRUE(changed) << testing::Describe(e);
 }
 
+// A host that resumes one checkpoint too early (the parent of the newest, an off-by-one in its
+// choice of "latest"; the store and the engine are untouched, only the host's resume call differs
+// through HostSeams::resume): when the newest checkpoint already consumed the review's response,
+// the parent still has the request pending, the host re-emits it and answers it from its ledger
+// with the recorded response, and the engine accepts it again: the run resumes twice on one
+// response. Exploration of the review pipeline reports it from durable bytes alone, as two stored
+// checkpoints that both consumed the request (INV-REQID, CheckConsumedResponses). The control
+// (the faithful resume) is DuplicateAndConflictingResponsesAreExploredAndHold and the crash
+// sweeps above.
+TEST(JsonScenarioTest, AResumeOfAnOlderCheckpointReusingAConsumedResponseIsCaughtByINVREQID) {
+  auto seams = std::make_shared<scenarios::HostSeams>();
+  seams->resume = [](const WorkflowSpec&, std::shared_ptr<Workflow> built,
+                     const CheckpointInfo& checkpoint,
+                     RunOptions options) -> Result<std::unique_ptr<StreamingRun>> {
+    auto newest = options.checkpoints->Lookup(checkpoint);
+    const CheckpointInfo chosen =
+        newest.ok() && (*newest)->parent ? *(*newest)->parent : checkpoint;  // the bug
+    return StreamingRun::Resume(std::move(built), chosen, std::move(options));
+  };
+  testing::SeamScenario buggy(testing::JsonExample("review-pipeline.json"),
+                              [seams](scenarios::HostEnv& env) { env.seams = seams; });
+  ScenarioExploration e = testing::ExploreDepth1(buggy, {"crash"});
+  bool twice = false;
+  for (const reports::Violation& v : e.violations) {
+    twice = twice || (v.invariant == scenarios::kInvReqid &&
+                      v.message.find("resumed the run twice") != std::string::npos);
+  }
+  EXPECT_TRUE(twice) << testing::Describe(e);
+
+  ScenarioExploration control =
+      testing::ExploreDepth1(*testing::JsonExample("review-pipeline.json"), {"crash"});
+  EXPECT_TRUE(control.violations.empty()) << testing::Describe(control);
+}
+
 }  // namespace
 }  // namespace stepfault::properties

@@ -85,6 +85,10 @@ struct HostSeams {
   // The approval business store commits an approval's effect in two transactions instead of one:
   // the Completed status first, then the backlog row (ApprovalStoreOptions::split_effect_commit).
   bool approval_split_effect_commit = false;
+  // The other order of the same split: the backlog row first, then the Completed status
+  // (ApprovalStoreOptions::split_effect_commit_row_first). Safe while the row's unique key makes a
+  // replayed Apply idempotent (properties/bug_classes_test.cc says why).
+  bool approval_split_effect_commit_row_first = false;
   // SQL the approval business store runs right after it opened and configured its database (e.g.
   // "PRAGMA synchronous=OFF", a host that trades durability for speed).
   std::string approval_after_open_sql;

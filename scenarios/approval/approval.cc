@@ -71,6 +71,7 @@ Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, 
   if (env.seams) {
     o.same_decision = env.seams->same_decision;
     o.split_effect_commit = env.seams->approval_split_effect_commit;
+    o.split_effect_commit_row_first = env.seams->approval_split_effect_commit_row_first;
     // The oracle's look (kLook) sees the database as it is; the seam's SQL is the host's.
     if (mode != BusinessOpen::kLook) o.after_open_sql = env.seams->approval_after_open_sql;
   }

@@ -234,6 +234,13 @@ Result<ApplyResult> ApprovalStore::Apply(const std::string& op_id, const std::st
     SF_RETURN_IF_ERROR(insert.BindText(1, FormatUtc(clock_->NowMicros())));
     SF_RETURN_IF_ERROR(insert.BindText(2, op_id));
     SF_RETURN_IF_ERROR(insert.Run());
+    if (options_.split_effect_commit_row_first) {
+      // Test seam (HostSeams::approval_split_effect_commit_row_first): the row commits alone and
+      // the status follows in a transaction of its own; never set outside the bug-class tests.
+      probe_->Hit(points::kEffectCommitBefore);
+      SF_RETURN_IF_ERROR(txn.Commit());
+      SF_RETURN_IF_ERROR(txn.Begin());
+    }
     Statement complete;
     SF_RETURN_IF_ERROR(complete.Prepare(db_, kMarkCompleted));
     SF_RETURN_IF_ERROR(complete.BindText(1, op_id));

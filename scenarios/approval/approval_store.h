@@ -103,6 +103,8 @@ struct ApprovalStoreOptions {
   // the backlog row second (a host that split the one transaction); and SQL run right after the
   // store configured its database (e.g. "PRAGMA synchronous=OFF"). Defaults: the faithful store.
   bool split_effect_commit = false;
+  // The same split in the other order: the backlog row first, the Completed status second.
+  bool split_effect_commit_row_first = false;
   std::string after_open_sql;
 };
 

@@ -11,7 +11,8 @@
 //    one;
 //  - INV-ANCESTRY: no checkpoint of a watched run changed after its commit and parent links chain;
 //    the recovery run's durable checkpoints (<dir>/recovery, file or SQLite store) keep their
-//    links and never change (CheckAncestry, without the deletion rules);
+//    links, never change and are never deleted but by the pruning rule (CheckAncestry with its
+//    deletion rules, as approval, fan-in and JSON);
 //  - INV-OBSERVER (and INV-TOPOLOGY, never exercised): CheckHostFacts.
 #include "scenarios/artifact_boundary/artifact_boundary.h"
 
@@ -190,11 +191,12 @@ class ArtifactBoundaryScenario final : public Scenario {
     CheckRecords(env, lives, final, out);
     CheckLifeFacts(lives, out);
     CheckHostFacts(lives, out);
-    // The recovery run's durable checkpoints (links, steps, never changed after their commit).
-    // Deletions are not judged: the lives also report the live run's in-memory checkpoints as
-    // committed, which no durable store holds.
+    // The recovery run's durable checkpoints: links, steps, never changed after their commit,
+    // never deleted but by the pruning rule after a resume, and every one a life observed
+    // committed still there (the lives report only these as committed; the live run's in-memory
+    // checkpoints go to "in_memory_checkpoints", audited by the host).
     CheckAncestry(env, kArtifactRecoveryDir, ArtifactRecoverySession(env.root_seed), lives,
-                  /*check_deletions=*/false, out);
+                  /*check_deletions=*/true, out);
   }
 };
 

@@ -256,6 +256,14 @@ class HostLife {
     // A durable recovery run's checkpoints are judged from the store's bytes by the oracle
     // (CheckAncestry), never read back through the host's store.
     if (active_ != &manager_) return;
+    // An in-memory checkpoint dies with the process: Drive() listed it as observed committed (the
+    // durability oracle's "checkpoints_written", which it then expects to find in the durable
+    // store); move it to the facts of what only memory held, so the observations say what is true.
+    Json& written = report_->facts["checkpoints_written"];
+    if (written.is_array() && !written.empty() && written.back() == info.checkpoint_id) {
+      report_->facts["in_memory_checkpoints"].push_back(written.back());
+      written.erase(written.end() - 1);
+    }
     auto cp = active_->Lookup(info);
     SF_CHECK(cp.ok());  // the in-memory manager returns what it committed
     committed_.push_back({info, step, EncodeCheckpoint(**cp)});

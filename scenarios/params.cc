@@ -105,4 +105,23 @@ std::string DescribeParams(const std::vector<ParamDecl>& decls, const std::strin
   return out;
 }
 
+ParamDecl CheckpointModeParam() {
+  return {kCheckpointModeParam,
+          ParamType::kChoice,
+          0,
+          0,
+          {"incremental", "full"},
+          "incremental",
+          "incremental: a full checkpoint every " + std::to_string(kDefaultFullSnapshotEvery) +
+              " commits, deltas between; full: every checkpoint full (MAF's mode)"};
+}
+
+StoreCheckpointOptions CheckpointOptionsOf(const Json& params) {
+  StoreCheckpointOptions options;
+  if (params.is_object() && params.value(kCheckpointModeParam, std::string()) == "full") {
+    options.full_every = 1;
+  }
+  return options;
+}
+
 }  // namespace stepfault::scenarios

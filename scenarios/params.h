@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/checkpoint_manager.h"
 #include "engine/message.h"
 #include "engine/status.h"
 
@@ -43,6 +44,15 @@ Json DefaultParams(const std::vector<ParamDecl>& decls);
 // scenario, the key and what is allowed.
 Result<Json> ResolveParams(const std::string& scenario, const std::vector<ParamDecl>& decls,
                            const Json& given);
+
+// The checkpoint mode of a host that checkpoints into a durable store (issue 15: every store mode
+// is explored like the others): "incremental" (the default: a full snapshot every
+// kDefaultFullSnapshotEvery commits of a chain, deltas in between) or "full" (every checkpoint a
+// full snapshot, K = 1, MAF's own mode). Declared by the scenarios that explore both.
+inline constexpr char kCheckpointModeParam[] = "checkpoints";
+ParamDecl CheckpointModeParam();
+// The StoreCheckpointOptions the mode in `params` asks for (absent: incremental, the default).
+StoreCheckpointOptions CheckpointOptionsOf(const Json& params);
 
 // "width  int 1..64  default 3  the number of parallel workers" lines, one per parameter.
 std::string DescribeParams(const std::vector<ParamDecl>& decls, const std::string& indent);

@@ -157,7 +157,7 @@ class StartLife {
   // Registers the proposal and runs until RequestInfo; keeps the checkpoint of the
   // SuperStepCompleted after the request (never an earlier one: it may lack the request).
   std::optional<ApprovalOutcome> RunToRequest() {
-    StoreCheckpointManager manager(checkpoints_.get());
+    StoreCheckpointManager manager(checkpoints_.get(), CheckpointOptionsOf(env_.params));
     op_ = DeriveId(env_.root_seed, "operation|" + draft_);
     auto wf = ApprovalSpec(business_.get(), false).Build();
     SF_CHECK(wf.ok());
@@ -246,7 +246,7 @@ class ResumeLife {
   ApprovalOutcome Run() {
     report_->command = "resume";
     if (std::optional<ApprovalOutcome> failed = Open()) return *failed;
-    StoreCheckpointManager manager(checkpoints_.get());
+    StoreCheckpointManager manager(checkpoints_.get(), CheckpointOptionsOf(env_.params));
     manager_ = &manager;
     spec_ = ApprovalSpec(business_.get(), fail_after_write_);
     env_.probe->Hit(points::kHostResume);
@@ -340,7 +340,7 @@ class ResumeLife {
       }
       return false;
     };
-    StoreCheckpointManager manager(checkpoints_.get());
+    StoreCheckpointManager manager(checkpoints_.get(), CheckpointOptionsOf(env_.params));
     bool finished = false;
     for (const StoreEntry& e : *index) {
       if (finished || !descends(e.info.checkpoint_id)) continue;

@@ -64,13 +64,18 @@ class ApprovalScenario final : public Scenario {
              {},
              "External business decision.",
              "the decision's comment: 1 to 500 characters, not blank",
-             [](const Json& v) { return ValidateDecision("approve", v.get<std::string>()); }}};
+             [](const Json& v) { return ValidateDecision("approve", v.get<std::string>()); }},
+            CheckpointModeParam()};
   }
-  // Both decisions: an approval creates the effect, a rejection must create none.
+  // Both decisions: an approval creates the effect, a rejection must create none. The approval
+  // again with every checkpoint full (MAF's mode), so the stores' pruning after a restore deletes
+  // full checkpoints (with deltas it keeps the bases they need).
   std::vector<Json> Variants() const override {
     Json reject = default_params();
     reject["choice"] = "reject";
-    return {default_params(), reject};
+    Json full = default_params();
+    full[kCheckpointModeParam] = "full";
+    return {default_params(), reject, full};
   }
   std::vector<faults::FaultAction> RecoveryActions() const override {
     using faults::FaultAction;

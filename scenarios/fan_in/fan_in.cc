@@ -135,12 +135,21 @@ class FanInScenario final : public Scenario {
   // of messages (at most 4 MiB), and a fan needs at least one worker.
   std::vector<ParamDecl> params() const override {
     return {{"width", ParamType::kInt, 1, 64, {}, 3, "workers the fan-out feeds (fan-in sources)"},
-            {"payload_bytes", ParamType::kInt, 0, 65536, {}, 16, "bytes of payload per worker"}};
+            {"payload_bytes", ParamType::kInt, 0, 65536, {}, 16, "bytes of payload per worker"},
+            CheckpointModeParam()};
   }
-  // The default width first, then a single branch and a wide fan-in.
+  // The default width first, then a single branch and a wide fan-in; the default width again with
+  // every checkpoint full (MAF's mode; the default is incremental).
   std::vector<Json> Variants() const override {
     std::vector<Json> out{default_params()};
-    for (int width : {1, 8}) out.push_back(Json{{"width", width}, {"payload_bytes", 16}});
+    for (int width : {1, 8}) {
+      Json v = default_params();
+      v["width"] = width;
+      out.push_back(v);
+    }
+    Json full = default_params();
+    full[kCheckpointModeParam] = "full";
+    out.push_back(full);
     return out;
   }
   std::vector<faults::FaultAction> RecoveryActions() const override {
@@ -183,7 +192,7 @@ class FanInScenario final : public Scenario {
       report->final = store.status().code() == StatusCode::kCorruption;
       return;
     }
-    StoreCheckpointManager manager(store->get());
+    StoreCheckpointManager manager(store->get(), CheckpointOptionsOf(env.params));
     EffectStoreOptions eo;
     eo.vfs_name = env.vfs_name;
     eo.probe = env.probe;

@@ -44,7 +44,8 @@ struct Stored {
   int deltas = 0;
 };
 
-// The fault-free run of `name` with `mode` over `store`; what its checkpoint store holds at the end.
+// The fault-free run of `name` with `mode` over `store`; what its checkpoint store holds at the
+// end.
 Stored FaultFreeRun(const std::string& name, const std::string& store, const std::string& mode) {
   auto stored = std::make_shared<Stored>();
   testing::SeamScenario reading(Builtin(name), nullptr, [stored](scenarios::HostEnv& env) {

@@ -20,7 +20,7 @@ Result<Json> Resolve(const std::string& scenario, const Json& given) {
 TEST(ParamsTest, APartialObjectIsMergedOverTheDefaults) {
   auto r = Resolve("fan-in", Json{{"width", 5}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(*r, (Json{{"width", 5}, {"payload_bytes", 16}}));
+  EXPECT_EQ(*r, (Json{{"width", 5}, {"payload_bytes", 16}, {"checkpoints", "incremental"}}));
   auto none = Resolve("fan-in", Json());
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(*none, FindScenario("fan-in")->default_params());
@@ -44,6 +44,7 @@ TEST(ParamsTest, WrongTypesSizesAndTyposAreRejectedWithTheReason) {
       {"approval", Json{{"choice", "maybe"}}, "one of approve|reject"},
       {"approval", Json{{"draft", ""}}, "0 bytes"},
       {"approval", Json{{"comment", "   "}}, "blank"},
+      {"approval", Json{{"checkpoints", "delta"}}, "one of incremental|full"},
       {"artifact-boundary", Json{{"x", 1}}, "takes no parameters"},
   };
   for (const Case& c : cases) {
@@ -52,6 +53,15 @@ TEST(ParamsTest, WrongTypesSizesAndTyposAreRejectedWithTheReason) {
     EXPECT_NE(r.status().message().find(c.expected), std::string::npos)
         << c.given.dump() << ": " << r.status().message();
   }
+}
+
+// The checkpoint mode: full snapshots every commit only when asked for; the default K otherwise.
+TEST(ParamsTest, TheCheckpointModeAsksForFullSnapshotsOnlyWhenFull) {
+  EXPECT_EQ(CheckpointOptionsOf(Json{{"checkpoints", "full"}}).full_every, 1);
+  EXPECT_EQ(CheckpointOptionsOf(Json{{"checkpoints", "incremental"}}).full_every,
+            kDefaultFullSnapshotEvery);
+  EXPECT_EQ(CheckpointOptionsOf(Json::object()).full_every, kDefaultFullSnapshotEvery);
+  EXPECT_EQ(CheckpointOptionsOf(Json()).full_every, kDefaultFullSnapshotEvery);
 }
 
 TEST(ParamsTest, EveryScenarioDeclaresDocumentedDefaultsThatPassItsOwnValidation) {

@@ -158,6 +158,13 @@ struct RunMemo::Continuation {
   std::string final_digest;
 };
 
+// What the check after a death found and left, when it left the world unchanged.
+struct RunMemo::DeathCheck {
+  std::vector<scenarios::Violation> violations;
+  Json memo;
+  std::string harness_error;
+};
+
 // One life after a plan's last fault as an earlier run lived it from a world of `input_digest`:
 // what a life with the same index does on an equal world, whatever the run's history, when the
 // scenario's lives do not read `previous` (Scenario::LifeReadsPrevious).
@@ -179,6 +186,11 @@ struct RunMemo::Impl {
   std::map<std::string, RunState> prefixes;
   std::deque<std::string> prefix_order;  // oldest first, for eviction
   std::map<std::string, Continuation> continuations;
+  std::deque<std::string> continuation_order;  // oldest first, for eviction
+  // The checks after deaths (PlanRunner::CheckAfterDeath), oldest evicted first.
+  static constexpr size_t kDeathChecksMax = 4096;
+  std::map<std::string, DeathCheck> death_checks;
+  std::deque<std::string> death_check_order;
   // (next life, world digest) -> the lives an earlier run lived from there (crash-state reuse).
   std::map<std::string, std::shared_ptr<const ReusedLives>> lives;
   uint64_t lives_bytes = 0;
@@ -262,20 +274,11 @@ class PlanRunner {
     KeyWriter key;
     key.Field(std::to_string(lives_max_));
     key.Field(std::to_string(s_.next_life));
-    const std::string digest = s_.world->Digest();
+    // The digest the faulted life's check left, when known (CheckAfterDeath).
+    const std::string digest = checked_digest_.empty() ? s_.world->Digest() : checked_digest_;
     key.Field(digest);
     key.Field(s_.damaged ? "damaged" : "intact");
-    key.Field(s_.memo.dump());
-    for (const scenarios::LifeReport& r : s_.reports) {
-      key.Field(r.command);
-      key.Field(std::to_string(static_cast<int>(r.status.code())) + " " + r.status.ToString());
-      key.Field(std::to_string(r.completed) + std::to_string(r.final) + std::to_string(r.died) +
-                std::to_string(r.power_lost) + std::to_string(r.damaged) + " " +
-                std::to_string(r.exit_code));
-      key.Field(std::to_string(r.trace.size()));
-      for (const std::string& line : r.trace) key.Field(line);
-      key.Field(r.facts.dump());
-    }
+    AddHistory(&key);
     const std::string k = key.Finish();
     auto it = memo_->continuations.find(k);
     if (it != memo_->continuations.end()) {
@@ -307,9 +310,71 @@ class PlanRunner {
     c.stopped = s_.stopped;
     c.harness_error = s_.harness_error;
     c.final_digest = final_digest_;
-    if (memo_->continuations.size() >= RunMemo::Impl::kContinuationsMax)
-      memo_->continuations.clear();
-    memo_->continuations.emplace(k, std::move(c));
+    if (memo_->continuation_order.size() >= RunMemo::Impl::kContinuationsMax) {
+      memo_->continuations.erase(memo_->continuation_order.front());
+      memo_->continuation_order.pop_front();
+    }
+    if (memo_->continuations.emplace(k, std::move(c)).second)
+      memo_->continuation_order.push_back(k);
+  }
+
+  // What the oracles read besides the world: their notes and every earlier life's report.
+  void AddHistory(KeyWriter* key) const {
+    key->Field(s_.memo.dump());
+    for (const scenarios::LifeReport& r : s_.reports) {
+      key->Field(r.command);
+      key->Field(std::to_string(static_cast<int>(r.status.code())) + " " + r.status.ToString());
+      key->Field(std::to_string(r.completed) + std::to_string(r.final) + std::to_string(r.died) +
+                 std::to_string(r.power_lost) + std::to_string(r.damaged) + " " +
+                 std::to_string(r.exit_code));
+      key->Field(std::to_string(r.trace.size()));
+      for (const std::string& line : r.trace) key->Field(line);
+      key->Field(r.facts.dump());
+    }
+  }
+
+  // The check after a life that died (the plan's faulted life): a pure function of the life, the
+  // post-death world (its digest), the oracle's notes and the history, like every check (see
+  // RunMemo). Sibling plans of one crash state that die into an equal world with an equal history
+  // share it: the verdict, the notes after it and the harness error are taken from the first,
+  // which is kept only when its check left the world unchanged (digest), so nothing else is owed.
+  // Either way the digest of the world after the check is left in checked_digest_.
+  void CheckAfterDeath(int life, const LifeRecord& record) {
+    if (memo_ == nullptr) {
+      CheckWorld(life, record);
+      return;
+    }
+    KeyWriter key;
+    key.Field(std::to_string(lives_max_));
+    key.Field(std::to_string(life));
+    key.Field(record.world_digest);
+    AddHistory(&key);
+    const std::string k = key.Finish();
+    auto it = memo_->death_checks.find(k);
+    if (it != memo_->death_checks.end()) {
+      ++memo_->stats.death_check_hits;
+      const RunMemo::DeathCheck& d = it->second;
+      s_.ex.violations.insert(s_.ex.violations.end(), d.violations.begin(), d.violations.end());
+      s_.memo = d.memo;
+      s_.harness_error = d.harness_error;
+      checked_digest_ = record.world_digest;
+      return;
+    }
+    ++memo_->stats.death_check_misses;
+    const size_t violations_before = s_.ex.violations.size();
+    CheckWorld(life, record);
+    checked_digest_ = s_.world->Digest();
+    if (checked_digest_ != record.world_digest) return;  // the check wrote: not kept
+    RunMemo::DeathCheck d;
+    d.violations.assign(s_.ex.violations.begin() + static_cast<std::ptrdiff_t>(violations_before),
+                        s_.ex.violations.end());
+    d.memo = s_.memo;
+    d.harness_error = s_.harness_error;
+    if (memo_->death_check_order.size() >= RunMemo::Impl::kDeathChecksMax) {
+      memo_->death_checks.erase(memo_->death_check_order.front());
+      memo_->death_check_order.pop_front();
+    }
+    if (memo_->death_checks.emplace(k, std::move(d)).second) memo_->death_check_order.push_back(k);
   }
 
   // Runs lives from the next one up to `until` (and lives_max) unless the run has stopped.
@@ -386,15 +451,24 @@ class PlanRunner {
 
   // One life (or a reused one) and its checks; true when the run stops after it.
   bool LiveAndCheck(int life, const ReusedLife* reused = nullptr) {
-    LifeRecord record = LiveOrReuse(life, reused);
-    if (!record.death.empty()) {
-      AfterDeath(life, &record);
+    checked_digest_.clear();
+    LifeRecord fresh = LiveOrReuse(life, reused);
+    const bool died = !fresh.death.empty();
+    if (died) {
+      AfterDeath(life, &fresh);
     } else {
-      CheckObservedSurvivesPowerLoss(life, record);
+      CheckObservedSurvivesPowerLoss(life, fresh);
     }
-    s_.reports.push_back(record.report);
-    s_.ex.lives.push_back(record);
-    if (s_.harness_error.empty()) CheckWorld(life, record);
+    s_.reports.push_back(fresh.report);
+    s_.ex.lives.push_back(std::move(fresh));
+    const LifeRecord& record = s_.ex.lives.back();
+    if (s_.harness_error.empty()) {
+      if (died) {
+        CheckAfterDeath(life, record);
+      } else {
+        CheckWorld(life, record);
+      }
+    }
     if (!s_.harness_error.empty()) {
       s_.ex.violations.push_back({scenarios::kInvHarness, s_.harness_error});
       return true;
@@ -538,7 +612,9 @@ class PlanRunner {
     std::unique_ptr<SimFs> lost = s_.world->CrashClone(
         DeathKind::kPowerLoss, DeriveSeed(config_.seed, "observed|" + std::to_string(life)));
     lost->SetRoleClassifier(faults::DefaultRoleClassifier());
-    std::vector<scenarios::LifeReport> lives = s_.reports;
+    // The history seen by this look: the run's, plus this life as if its power was lost right
+    // after (appended for the look only, not a copy of every earlier report).
+    std::vector<scenarios::LifeReport>& lives = s_.reports;
     lives.push_back(record.report);
     lives.back().power_lost = true;  // the next look is after a power loss
     Json memo = s_.memo;
@@ -546,6 +622,7 @@ class PlanRunner {
     Check(lost.get(), &memo, life, last, lives,
           "after a power loss right after life " + std::to_string(life) + " (" +
               record.report.command + "): ");
+    lives.pop_back();
   }
 
   void JudgeGiveUp(int life, const LifeRecord& record) {
@@ -592,6 +669,7 @@ class PlanRunner {
   ReusedLives* filling_ = nullptr;  // the lives being kept for crash-state reuse, if any
   bool kept_complete_ = true;       // every kept life can be reused
   std::string final_digest_;        // known early when the lives after the last fault were reused
+  std::string checked_digest_;      // the world's digest after the last life's check, if known
 };
 
 }  // namespace

@@ -80,7 +80,13 @@ struct Execution {
 //    they are reused from an earlier run that reached the same crash state with any history, each
 //    with the world it left, and only the checks run again on that world with this run's history.
 //    A reused life starts only on a world whose digest equals the one it was lived on (a check
-//    that changed the world ends the reuse and the remaining lives run).
+//    that changed the world ends the reuse and the remaining lives run);
+//  - death check: the check after a life that died depends only on (lives_max, life, post-death
+//    world digest, the oracle's notes, every life's report so far); sibling plans of one crash
+//    state that die into an equal world with an equal history (a crash and a power loss at
+//    windows between two writes, say) take the first one's verdict and notes. Kept only when that
+//    check left the world's digest unchanged, so the world needs no restoring; the digest after
+//    the check is then known, and the continuation's key does not hash the world again.
 // This rests on what the scenario contract already requires: a life and a check depend only on
 // their HostEnv, the world and the reports they are given (hosts never read process-wide state
 // beyond SQLite's randomness, which every life reseeds). The explorer's INV-DETERMINISM sample
@@ -96,9 +102,12 @@ class RunMemo {
     int64_t continuation_misses = 0;
     int64_t lives_hits = 0;  // crash-state reuse, tried on each continuation miss
     int64_t lives_misses = 0;
+    int64_t death_check_hits = 0;  // the check after the faulted life's death
+    int64_t death_check_misses = 0;
   };
   struct Impl;
   struct Continuation;
+  struct DeathCheck;
 
   RunMemo();
   ~RunMemo();

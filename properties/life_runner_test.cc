@@ -6,7 +6,7 @@
 // recorded window and check the next life recovers; run crash-then-power-loss plans of every
 // window of approval's first recovery life with and without a memo and compare whole executions;
 // the same for every one- and two-fault plan of the toy whose oracle reports each life's history,
-// where different histories reach equal crash states.
+// where different histories reach equal crash states; both also reuse the check after a death.
 #include "properties/life_runner.h"
 
 #include <gtest/gtest.h>
@@ -88,6 +88,8 @@ TEST(LifeRunnerTest, AMemoGivesTheSameExecutionsAsRunningEveryPlanFromScratchAnd
   EXPECT_EQ(stats.prefix_hits + stats.prefix_misses, compared);
   EXPECT_EQ(stats.prefix_misses, 1);  // every plan shares the crashed first life
   EXPECT_GT(stats.continuation_hits, 0);
+  // Siblings dying into an equal world with an equal history share the check after the death.
+  EXPECT_GT(stats.death_check_hits, 0);
 }
 
 // Crash-state reuse: plans whose first lives differ (crash or power loss, at any window) and leave
@@ -128,6 +130,8 @@ TEST(LifeRunnerTest, CrashStateLivesAreReusedAcrossHistoriesAndGiveTheSameExecut
   }
   EXPECT_GT(compared, 20);
   EXPECT_GT(memo.stats().lives_hits, 0);
+  // The oracle names the history, so a death check reused under another history would differ.
+  EXPECT_GT(memo.stats().death_check_hits, 0);
 }
 
 }  // namespace

@@ -75,12 +75,16 @@ void PrintReuseStats(const RunMemo& memo) {
   const RunMemo::Stats s = memo.stats();
   if (s.prefix_hits + s.prefix_misses + s.continuation_hits + s.continuation_misses == 0) return;
   std::fprintf(
-      stderr, "reuse: prefixes %lld/%lld continuations %lld/%lld crash-state lives %lld/%lld\n",
+      stderr,
+      "reuse: prefixes %lld/%lld continuations %lld/%lld crash-state lives %lld/%lld death checks "
+      "%lld/%lld\n",
       static_cast<long long>(s.prefix_hits),
       static_cast<long long>(s.prefix_hits + s.prefix_misses),
       static_cast<long long>(s.continuation_hits),
       static_cast<long long>(s.continuation_hits + s.continuation_misses),
-      static_cast<long long>(s.lives_hits), static_cast<long long>(s.lives_hits + s.lives_misses));
+      static_cast<long long>(s.lives_hits), static_cast<long long>(s.lives_hits + s.lives_misses),
+      static_cast<long long>(s.death_check_hits),
+      static_cast<long long>(s.death_check_hits + s.death_check_misses));
 }
 
 // One forked worker: the task indices it owns and how far its answers got.

@@ -2,9 +2,9 @@
 // bytes.
 //
 // The oracles check the world after every life and again on the world a power loss right after it
-// would leave, and many plans reach the same worlds, so they looked at the same database bytes again
-// and again, each time opening a connection, configuring it, parsing the schema and preparing every
-// statement. A look is a pure function of the files SQLite can read for the database (the
+// would leave, and many plans reach the same worlds, so they looked at the same database bytes
+// again and again, each time opening a connection, configuring it, parsing the schema and preparing
+// every statement. A look is a pure function of the files SQLite can read for the database (the
 // database, its journal, a WAL: every file of its directory whose name begins with the database's
 // name) and of what the caller puts in `salt`; so the result of a look that changed none of those
 // bytes is kept, keyed by every byte of them (exact: a hit is a look at identical bytes), and a

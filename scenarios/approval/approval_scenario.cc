@@ -260,10 +260,12 @@ class ApprovalScenario final : public Scenario {
       return {missing, missing};
     }
     const bool no_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
-    return LookOnce<BusinessLook>(env.env, db, no_unique_key ? "approval|no-unique-key" : "approval",
+    return LookOnce<BusinessLook>(env.env, db,
+                                  no_unique_key ? "approval|no-unique-key" : "approval",
                                   [&env]() -> BusinessLook {
                                     auto business = OpenApprovalBusiness(env, BusinessOpen::kLook);
-                                    if (!business.ok()) return {business.status(), business.status()};
+                                    if (!business.ok())
+                                      return {business.status(), business.status()};
                                     return {(*business)->Items(), (*business)->ReadAll()};
                                   });
   }

@@ -46,8 +46,8 @@ constexpr std::string_view kInsertItemNoUnique =
 constexpr std::string_view kMarkCompleted =
     "UPDATE Approvals SET Status = 'Completed' WHERE OperationId = ?1 AND Status = 'Approved'";
 
-#define SF_SELECT_ROW                                                                          \
-  "SELECT a.OperationId, a.Draft, a.Status, a.Decision, a.Comment, "                          \
+#define SF_SELECT_ROW                                                                       \
+  "SELECT a.OperationId, a.Draft, a.Status, a.Decision, a.Comment, "                        \
   "(SELECT MIN(b.ItemId) FROM ApprovedBacklogItems b WHERE b.OperationId = a.OperationId) " \
   "FROM Approvals a"
 constexpr std::string_view kSelectRowOf = SF_SELECT_ROW " WHERE a.OperationId = ?1";
@@ -161,7 +161,8 @@ Status ApprovalStore::RegisterProposal(const std::string& op_id, const std::stri
   Transaction txn(statements_.get());
   SF_RETURN_IF_ERROR(txn.Begin());
   Statement select;
-  SF_RETURN_IF_ERROR(select.Use(statements_.get(), "SELECT Draft FROM Approvals WHERE OperationId = ?1"));
+  SF_RETURN_IF_ERROR(
+      select.Use(statements_.get(), "SELECT Draft FROM Approvals WHERE OperationId = ?1"));
   SF_RETURN_IF_ERROR(select.BindText(1, op_id));
   SF_ASSIGN_OR_RETURN(bool exists, select.Step());
   if (exists) {
@@ -171,8 +172,9 @@ Status ApprovalStore::RegisterProposal(const std::string& op_id, const std::stri
                                  "proposal, so start a new operation for a new draft");
   }
   Statement insert;
-  SF_RETURN_IF_ERROR(insert.Use(
-      statements_.get(), "INSERT INTO Approvals(OperationId, Draft, Status) VALUES(?1, ?2, 'Waiting')"));
+  SF_RETURN_IF_ERROR(
+      insert.Use(statements_.get(),
+                 "INSERT INTO Approvals(OperationId, Draft, Status) VALUES(?1, ?2, 'Waiting')"));
   SF_RETURN_IF_ERROR(insert.BindText(1, op_id));
   SF_RETURN_IF_ERROR(insert.BindText(2, draft));
   SF_RETURN_IF_ERROR(insert.Run());
@@ -192,8 +194,8 @@ Status ApprovalStore::RecordDecisionLocked(const std::string& op_id, const std::
     Transaction txn(statements_.get());
     SF_RETURN_IF_ERROR(txn.Begin());
     Statement select;
-    SF_RETURN_IF_ERROR(
-        select.Use(statements_.get(), "SELECT Decision, Comment FROM Approvals WHERE OperationId = ?1"));
+    SF_RETURN_IF_ERROR(select.Use(
+        statements_.get(), "SELECT Decision, Comment FROM Approvals WHERE OperationId = ?1"));
     SF_RETURN_IF_ERROR(select.BindText(1, op_id));
     SF_ASSIGN_OR_RETURN(bool exists, select.Step());
     if (!exists) {
@@ -213,10 +215,9 @@ Status ApprovalStore::RecordDecisionLocked(const std::string& op_id, const std::
           " with comment " + Quote(comment) + ")");
     }
     Statement update;
-    SF_RETURN_IF_ERROR(
-        update.Use(statements_.get(),
-                       "UPDATE Approvals SET Status = ?1, Decision = ?2, Comment = ?3 "
-                       "WHERE OperationId = ?4 AND Status = 'Waiting'"));
+    SF_RETURN_IF_ERROR(update.Use(statements_.get(),
+                                  "UPDATE Approvals SET Status = ?1, Decision = ?2, Comment = ?3 "
+                                  "WHERE OperationId = ?4 AND Status = 'Waiting'"));
     const ApprovalStatus next =
         choice == kChoiceApprove ? ApprovalStatus::kApproved : ApprovalStatus::kRejected;
     SF_RETURN_IF_ERROR(update.BindText(1, ApprovalStatusName(next)));
@@ -250,8 +251,8 @@ Result<ApplyResult> ApprovalStore::Apply(const std::string& op_id, const std::st
     Transaction txn(statements_.get());
     SF_RETURN_IF_ERROR(txn.Begin());
     Statement insert;
-    SF_RETURN_IF_ERROR(
-        insert.Use(statements_.get(), options_.hazard_no_unique_key ? kInsertItemNoUnique : kInsertItem));
+    SF_RETURN_IF_ERROR(insert.Use(
+        statements_.get(), options_.hazard_no_unique_key ? kInsertItemNoUnique : kInsertItem));
     SF_RETURN_IF_ERROR(insert.BindText(1, FormatUtc(clock_->NowMicros())));
     SF_RETURN_IF_ERROR(insert.BindText(2, op_id));
     SF_RETURN_IF_ERROR(insert.Run());
@@ -322,11 +323,11 @@ Result<std::vector<BacklogItem>> ApprovalStore::Items() {
 Result<std::optional<int64_t>> ApprovalStore::StoredItemByJoin(const std::string& op_id) {
   std::lock_guard<std::mutex> lock(mu_);
   Statement select;
-  SF_RETURN_IF_ERROR(select.Use(
-      statements_.get(),
-      "SELECT b.ItemId FROM Approvals a JOIN ApprovedBacklogItems b "
-      "ON b.OperationId = a.OperationId "
-      "WHERE a.OperationId = ?1 AND a.Status = 'Completed' ORDER BY b.ItemId LIMIT 1"));
+  SF_RETURN_IF_ERROR(
+      select.Use(statements_.get(),
+                 "SELECT b.ItemId FROM Approvals a JOIN ApprovedBacklogItems b "
+                 "ON b.OperationId = a.OperationId "
+                 "WHERE a.OperationId = ?1 AND a.Status = 'Completed' ORDER BY b.ItemId LIMIT 1"));
   SF_RETURN_IF_ERROR(select.BindText(1, op_id));
   SF_ASSIGN_OR_RETURN(bool has_row, select.Step());
   if (!has_row) return std::optional<int64_t>();

@@ -54,8 +54,9 @@ constexpr std::string_view kSelectRowOf = SF_SELECT_ROW " WHERE a.OperationId = 
 constexpr std::string_view kSelectAllRows = SF_SELECT_ROW " ORDER BY a.OperationId";
 #undef SF_SELECT_ROW
 
-// Connections Open has opened in this process (ApprovalStore::OpensForTesting).
+// Connections Open has opened in this process, and stores open now (for tests).
 std::atomic<uint64_t> opens{0};
+std::atomic<int64_t> open_now{0};
 
 Result<ApprovalStatus> ParseStatus(const std::string& text) {
   for (ApprovalStatus s : {ApprovalStatus::kWaiting, ApprovalStatus::kApproved,
@@ -86,6 +87,7 @@ ApprovalStore::ApprovalStore(std::string path, sqlite3* db, ApprovalStoreOptions
       db_(db),
       statements_(std::make_unique<sql::StatementCache>(db)),
       options_(std::move(options)) {
+  open_now.fetch_add(1);
   probe_ = options_.probe != nullptr ? options_.probe : NullProbe();
   if (options_.clock == nullptr) owned_clock_ = std::make_unique<LogicalClock>();
   clock_ = options_.clock != nullptr ? options_.clock : owned_clock_.get();
@@ -94,9 +96,12 @@ ApprovalStore::ApprovalStore(std::string path, sqlite3* db, ApprovalStoreOptions
 ApprovalStore::~ApprovalStore() {
   statements_.reset();  // finalized first: a connection with live statements closes as a zombie
   sqlite3_close_v2(db_);
+  open_now.fetch_sub(1);
 }
 
 uint64_t ApprovalStore::OpensForTesting() { return opens.load(); }
+
+int64_t ApprovalStore::OpenNowForTesting() { return open_now.load(); }
 
 uint64_t ApprovalStore::StatementsPreparedForTesting() {
   std::lock_guard<std::mutex> lock(mu_);

@@ -157,9 +157,11 @@ class ApprovalStore {
 
   const std::string& path() const { return path_; }
 
-  // For tests: how many connections Open has opened in this process so far, and how many
-  // statements this store's connection has prepared (a repeated call prepares none).
+  // For tests: how many connections Open has opened in this process so far, how many stores are
+  // open now, and how many statements this store's connection has prepared (a repeated call
+  // prepares none).
   static uint64_t OpensForTesting();
+  static int64_t OpenNowForTesting();
   uint64_t StatementsPreparedForTesting();
 
  private:

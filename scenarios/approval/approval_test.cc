@@ -5,6 +5,8 @@
 // SQLite VFS, as the life runner drives them; ApprovalStore's process-wide counters of opens and of
 // open connections are read around each life. The crash is a probe that throws CrashSignal at
 // effect.commit.before (inside the business transaction), then the world is the crash's copy.
+#include "scenarios/approval/approval.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -16,7 +18,6 @@
 #include "faults/points.h"
 #include "faults/sim_fs.h"
 #include "faults/sim_vfs.h"
-#include "scenarios/approval/approval.h"
 #include "scenarios/approval/approval_store.h"
 #include "scenarios/registry.h"
 

@@ -54,7 +54,43 @@ Result<std::unique_ptr<EffectStore>> EffectStore::Open(const std::string& db_pat
   return store;
 }
 
-EffectStore::~EffectStore() { sqlite3_close(db_); }
+EffectStore::~EffectStore() {
+  for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
+  sqlite3_close(db_);
+}
+
+int EffectStore::Statement(const char* sql, sqlite3_stmt** stmt) {
+  auto it = statements_.find(std::string_view(sql));
+  if (it != statements_.end()) {
+    sqlite3_reset(it->second);
+    sqlite3_clear_bindings(it->second);
+    *stmt = it->second;
+    return SQLITE_OK;
+  }
+  int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(*stmt);
+    *stmt = nullptr;
+    return rc;
+  }
+  ++prepared_;
+  statements_.emplace(sql, *stmt);
+  return SQLITE_OK;
+}
+
+Status EffectStore::Run(const char* sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = Statement(sql, &stmt);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(stmt);
+    if (rc == SQLITE_DONE || rc == SQLITE_ROW) rc = SQLITE_OK;
+  }
+  // The error is read before the reset, as sqlite3_exec reports it.
+  Status s = rc == SQLITE_OK ? Status::Ok()
+                             : SqliteStatus(rc, "executing '" + std::string(sql) + "'", db_);
+  if (stmt != nullptr) sqlite3_reset(stmt);
+  return s;
+}
 
 Status EffectStore::Exec(const std::string& sql) {
   char* err = nullptr;
@@ -66,29 +102,30 @@ Status EffectStore::Exec(const std::string& sql) {
 
 Result<EffectRow> EffectStore::Apply(const std::string& key, const std::string& value) {
   Probe* probe = options_.probe != nullptr ? options_.probe : NullProbe();
-  SF_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+  SF_RETURN_IF_ERROR(Run("BEGIN IMMEDIATE"));
   const char* sql =
       options_.without_unique_key
           ? "INSERT INTO Effects(Key, Value) VALUES(?1, ?2)"
           : "INSERT INTO Effects(Key, Value) VALUES(?1, ?2) ON CONFLICT(Key) DO NOTHING";
   sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
+  int rc = Statement(sql, &stmt);
   if (rc == SQLITE_OK) {
     sqlite3_bind_text(stmt, 1, key.c_str(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
     sqlite3_bind_text(stmt, 2, value.c_str(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
     rc = sqlite3_step(stmt);
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
   }
-  sqlite3_finalize(stmt);
   if (rc != SQLITE_OK) {
     Status s = SqliteStatus(rc, "inserting effect " + key, db_);
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    if (stmt != nullptr) sqlite3_reset(stmt);
+    (void)Run("ROLLBACK");
     return s;
   }
+  sqlite3_reset(stmt);
   probe->Hit(points::kEffectCommitBefore);
-  Status commit = Exec("COMMIT");
+  Status commit = Run("COMMIT");
   if (!commit.ok()) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    (void)Run("ROLLBACK");
     return commit;
   }
   probe->Hit(points::kEffectCommitAfter);
@@ -101,8 +138,7 @@ Result<EffectRow> EffectStore::Apply(const std::string& key, const std::string& 
 
 Result<std::vector<EffectRow>> EffectStore::All() {
   sqlite3_stmt* stmt = nullptr;
-  int rc =
-      sqlite3_prepare_v2(db_, "SELECT Id, Key, Value FROM Effects ORDER BY Id", -1, &stmt, nullptr);
+  int rc = Statement("SELECT Id, Key, Value FROM Effects ORDER BY Id", &stmt);
   if (rc != SQLITE_OK) return SqliteStatus(rc, "reading effects", db_);
   std::vector<EffectRow> rows;
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -116,8 +152,9 @@ Result<std::vector<EffectRow>> EffectStore::All() {
     r.value = text(2);
     rows.push_back(std::move(r));
   }
-  sqlite3_finalize(stmt);
-  if (rc != SQLITE_DONE) return SqliteStatus(rc, "reading effects", db_);
+  Status s = rc == SQLITE_DONE ? Status::Ok() : SqliteStatus(rc, "reading effects", db_);
+  sqlite3_reset(stmt);
+  if (!s.ok()) return s;
   return rows;
 }
 

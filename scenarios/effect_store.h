@@ -7,11 +7,16 @@
 // closes that window, and the simulated file system reproduces the difference.)
 // Probe points effect.commit.before / effect.commit.after surround COMMIT; the second is the
 // fail-after-write window. The mutant `without_unique_key` drops the key's uniqueness.
+// One store is one connection, opened once per life; each statement (BEGIN/COMMIT/ROLLBACK
+// included) is prepared once per connection (SQLITE_PREPARE_PERSISTENT) and reset with its
+// bindings cleared around every use. Destroying the store (also while a simulated crash unwinds the
+// life) finalizes them and closes the connection.
 // Thread-safety: one thread per store.
 #pragma once
 
 #include <sqlite3.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,13 +60,22 @@ class EffectStore {
   Result<EffectRow> Apply(const std::string& key, const std::string& value);
   Result<std::vector<EffectRow>> All();
 
+  // For tests: how many statements this store's connection has prepared (repeated calls: none).
+  uint64_t StatementsPreparedForTesting() const { return prepared_; }
+
  private:
   EffectStore(sqlite3* db, EffectStoreOptions options) : db_(db), options_(std::move(options)) {}
   Status Exec(const std::string& sql);
-  Status Error(const std::string& what) const;
+  // The connection's statement for `sql`, prepared on first use, reset and with bindings cleared.
+  // SQLite's result code when it cannot be prepared.
+  int Statement(const char* sql, sqlite3_stmt** stmt);
+  // Runs a cached statement without parameters or rows (BEGIN/COMMIT/ROLLBACK), failing as Exec.
+  Status Run(const char* sql);
 
   sqlite3* db_;
   EffectStoreOptions options_;
+  std::map<std::string, sqlite3_stmt*, std::less<>> statements_;  // keyed by SQL text
+  uint64_t prepared_ = 0;
 };
 
 // Maps a SQLite result code to a Status kind (shared by the scenario stores).

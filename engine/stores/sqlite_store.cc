@@ -187,15 +187,20 @@ Status SqliteCheckpointStore::Exec(const char* sql) {
 }
 
 Result<sqlite3_stmt*> SqliteCheckpointStore::Prepare(const char* sql) {
-  auto it = statements_.find(sql);
+  auto it = statements_.find(std::string_view(sql));
   if (it != statements_.end()) {
     sqlite3_reset(it->second);
     sqlite3_clear_bindings(it->second);
     return it->second;
   }
   sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
-  if (rc != SQLITE_OK) return Error(rc, "preparing a statement");
+  // Prepared once per connection and kept: PERSISTENT tells SQLite so (no lookaside memory).
+  int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return Error(rc, "preparing a statement");
+  }
+  ++statements_prepared_;
   statements_.emplace(sql, stmt);
   return stmt;
 }
@@ -415,6 +420,11 @@ Status SqliteCheckpointStore::PruneLocked(const CheckpointInfo& restored) {
   return Status::Ok();
 }
 
+uint64_t SqliteCheckpointStore::StatementsPreparedForTesting() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return statements_prepared_;
+}
+
 Result<std::vector<SqliteCheckpointStore::Row>> SqliteCheckpointStore::Rows() {
   std::lock_guard<std::mutex> lock(mu_);
   SF_ASSIGN_OR_RETURN(sqlite3_stmt * select, Prepare(kSelectAll));
@@ -430,9 +440,10 @@ Result<std::vector<SqliteCheckpointStore::Row>> SqliteCheckpointStore::Rows() {
     row.entry.parent_checkpoint_id = ColumnOptionalText(select, 3);
     row.document = ColumnText(select, 4);
     row.checksum = ColumnText(select, 5);
-    row.intact = RowChecksum(sqlite3_column_int64(select, 0), row.entry.info.session_id,
-                             row.entry.info.checkpoint_id, row.entry.parent_checkpoint_id,
-                             row.document) == row.checksum;
+    // The seal the row was written with (a version 1 row is as intact as Index lists it).
+    row.intact = ExpectedChecksum(row.checksum, sqlite3_column_int64(select, 0),
+                                  row.entry.info.session_id, row.entry.info.checkpoint_id,
+                                  row.entry.parent_checkpoint_id, row.document) == row.checksum;
     rows.push_back(std::move(row));
   }
   return rows;

@@ -75,6 +75,11 @@ class SqliteCheckpointStore final : public CheckpointStore, public RestorationOb
   };
   Result<std::vector<Row>> Rows();
 
+  // For tests: how many statements this store's connection has prepared. Each SQL text is prepared
+  // once per connection (sqlite3_prepare_v3, SQLITE_PREPARE_PERSISTENT) and reset with its
+  // bindings cleared before every further use, so repeated calls prepare nothing.
+  uint64_t StatementsPreparedForTesting();
+
  private:
   SqliteCheckpointStore(std::string db_path, SqliteStoreOptions options,
                         std::unique_ptr<FileLock> lock)
@@ -96,7 +101,8 @@ class SqliteCheckpointStore final : public CheckpointStore, public RestorationOb
 
   std::mutex mu_;
   sqlite3* db_ = nullptr;
-  std::map<std::string, sqlite3_stmt*> statements_;  // keyed by SQL text
+  std::map<std::string, sqlite3_stmt*, std::less<>> statements_;  // keyed by SQL text
+  uint64_t statements_prepared_ = 0;
   uint64_t next_seq_ = 1;
   bool opening_ = true;  // Initialize has not finished
 };

@@ -386,5 +386,58 @@ TEST_F(SqliteStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFa
   }
 }
 
+TEST_F(SqliteStoreTest, RepeatedCallsPrepareNoStatementAgain) {
+  auto store = TryOpen(db_);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  std::vector<CheckpointInfo> infos = CommitChain(**store, 2);
+  ASSERT_EQ(infos.size(), 2u);
+  ASSERT_TRUE((*store)->Retrieve(infos[0]).ok());
+  ASSERT_TRUE((*store)->Index("s").ok());
+  ASSERT_TRUE((*store)->Rows().ok());
+  const uint64_t prepared = (*store)->StatementsPreparedForTesting();
+  // Each SQL text was prepared once on this connection; the same calls again prepare nothing.
+  infos = CommitChain(**store, 3);
+  ASSERT_EQ(infos.size(), 3u);
+  EXPECT_EQ((*store)->Retrieve(infos[2]).value(), Doc(2));
+  EXPECT_EQ((*store)->Retrieve(CheckpointInfo{"s", "missing"}).status().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ((*store)->Index("s")->size(), 5u);
+  EXPECT_EQ((*store)->Rows()->size(), 5u);
+  EXPECT_EQ((*store)->StatementsPreparedForTesting(), prepared);
+}
+
+TEST_F(SqliteStoreTest, RowsJudgesAVersionOneSealAsIndexDoes) {
+  CheckpointInfo info;
+  {
+    auto store = TryOpen(db_);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    info = CommitChain(**store, 1).at(0);
+  }
+  // Re-seal the row the way version 1 did: the CRC32C of the JSON array of its columns.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT seq, body FROM checkpoints", -1, &stmt, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  const int64_t seq = sqlite3_column_int64(stmt, 0);
+  const std::string body(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1)));
+  sqlite3_finalize(stmt);
+  const std::string v1 =
+      Crc32cTag(nlohmann::json::array({seq, "s", info.checkpoint_id, nullptr, body}).dump());
+  ASSERT_EQ(sqlite3_exec(db, ("UPDATE checkpoints SET checksum = '" + v1 + "'").c_str(), nullptr,
+                         nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto store = TryOpen(db_);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_EQ((*store)->Index("s")->size(), 1u) << "the version 1 seal holds";
+  auto rows = (*store)->Rows();
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->at(0).checksum, v1);
+  EXPECT_TRUE(rows->at(0).intact) << "the oracles' read must agree with Index";
+}
+
 }  // namespace
 }  // namespace stepfault

@@ -80,6 +80,10 @@ Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, 
 
 namespace {
 
+// `status` of the directory; with `life_store`, through the calling life's open connection instead
+// of a second one (a life opens the business database once).
+ApprovalOutcome ApprovalStatusWith(HostEnv& env, bool read_only, ApprovalStore* life_store);
+
 ApprovalOutcome Fail(Status s, int exit_code, LifeReport* report) {
   report->trace.push_back("host: " + s.ToString());
   ApprovalOutcome o;
@@ -473,7 +477,7 @@ class ResumeLife {
                                                                                   : kExitViolation),
                   report_);
     }
-    ApprovalOutcome out = ApprovalStatusOf(env_);
+    ApprovalOutcome out = ApprovalStatusWith(env_, false, business_.get());
     if (!out.status.ok()) return Fail(out.status, kExitViolation, report_);
     if (out.item_id) report_->facts["item_id"] = *out.item_id;
     report_->facts["state"] = out.state;
@@ -508,6 +512,12 @@ ApprovalOutcome ApprovalResume(HostEnv& env, const std::string& choice, const st
 ApprovalOutcome ApprovalStatusOf(HostEnv& env) { return ApprovalStatusOf(env, false); }
 
 ApprovalOutcome ApprovalStatusOf(HostEnv& env, bool read_only) {
+  return ApprovalStatusWith(env, read_only, nullptr);
+}
+
+namespace {
+
+ApprovalOutcome ApprovalStatusWith(HostEnv& env, bool read_only, ApprovalStore* life_store) {
   ApprovalOutcome out;
   auto fail = [&out](Status s, int code) {
     out.status = std::move(s);
@@ -541,21 +551,32 @@ ApprovalOutcome ApprovalStatusOf(HostEnv& env, bool read_only) {
                                    (*receipt)->operation_id + " but business.db is missing"),
                 kExitUsage);
   }
-  auto business =
-      OpenApprovalBusiness(env, read_only ? BusinessOpen::kReadOnly : BusinessOpen::kAct);
-  if (!business.ok()) return fail(business.status(), ExitCodeOf(business.status()));
+  Result<std::unique_ptr<ApprovalStore>> opened = std::unique_ptr<ApprovalStore>();
+  if (life_store != nullptr) {
+    // The life's own connection (one per life), made durable as a new open would: the same
+    // recovery rule, the same file-system calls.
+    const std::string base = BaseName(db);
+    Status made = MakeInheritedDurable(env.env, env.dir, {base, base + "-journal"});
+    if (!made.ok()) return fail(made, ExitCodeOf(made));
+  } else {
+    opened = OpenApprovalBusiness(env, read_only ? BusinessOpen::kReadOnly : BusinessOpen::kAct);
+    if (!opened.ok()) return fail(opened.status(), ExitCodeOf(opened.status()));
+  }
+  ApprovalStore* business = life_store != nullptr ? life_store : opened->get();
   out.operation_id = (*receipt)->operation_id;
   out.request_id = (*receipt)->request_id;
-  auto row = (*business)->Read(out.operation_id);
+  auto row = business->Read(out.operation_id);
   // A read-only status cannot roll back a hot journal: bad input for it, like damage (exit 2).
   if (!row.ok() && read_only && row.status().code() == StatusCode::kFailedPrecondition)
     return fail(row.status(), kExitUsage);
   if (!row.ok()) return fail(row.status(), ExitCodeOf(row.status()));
   out.state = std::string(ApprovalStatusName(row->status));
-  auto stored = (*business)->StoredItemByJoin(out.operation_id);
+  auto stored = business->StoredItemByJoin(out.operation_id);
   if (!stored.ok()) return fail(stored.status(), ExitCodeOf(stored.status()));
   out.item_id = *stored;
   return out;
 }
+
+}  // namespace
 
 }  // namespace stepfault::scenarios

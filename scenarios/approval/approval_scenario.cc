@@ -9,6 +9,7 @@
 #include "scenarios/approval/approval_hazards.h"
 #include "scenarios/approval/approval_store.h"
 #include "scenarios/approval/receipt.h"
+#include "scenarios/business_look.h"
 #include "scenarios/durable_checkpoints.h"
 #include "scenarios/effect_store.h"
 #include "scenarios/host_drive.h"
@@ -190,15 +191,9 @@ class ApprovalScenario final : public Scenario {
                                          now.status().ToString() + ")"});
       }
     }
-    auto db_exists = env.env->FileExists(JoinPath(env.dir, "business.db"));
-    auto business = db_exists.ok() && *db_exists
-                        ? OpenApprovalBusiness(env, BusinessOpen::kLook)
-                        : Result<std::unique_ptr<ApprovalStore>>(
-                              Status::NotFound("business.db does not exist"));
-    auto items =
-        business.ok() ? (*business)->Items() : Result<std::vector<BacklogItem>>(business.status());
-    auto rows = business.ok() ? (*business)->ReadAll()
-                              : Result<std::vector<ApprovalRow>>(business.status());
+    const BusinessLook look = LookAtBusiness(env);
+    const Result<std::vector<BacklogItem>>& items = look.items;
+    const Result<std::vector<ApprovalRow>>& rows = look.rows;
     if (!items.ok() || !rows.ok()) {
       // What a life reported committed must be readable: a returned item is a business
       // transaction that returned success (the durability oracle for committed data).
@@ -253,6 +248,33 @@ class ApprovalScenario final : public Scenario {
   }
 
  private:
+  // What the oracle reads from the business database: its backlog rows and its operations.
+  struct BusinessLook {
+    Result<std::vector<BacklogItem>> items = Status::Internal("unread");
+    Result<std::vector<ApprovalRow>> rows = Status::Internal("unread");
+  };
+
+  // The business database as it is (BusinessOpen::kLook), read once per process for the same
+  // bytes (LookOnce): the checks after every life and on every power-loss copy look at the same
+  // few databases again and again.
+  static BusinessLook LookAtBusiness(HostEnv& env) {
+    const std::string db = JoinPath(env.dir, "business.db");
+    auto db_exists = env.env->FileExists(db);
+    if (!db_exists.ok() || !*db_exists) {
+      Status missing = Status::NotFound("business.db does not exist");
+      return {missing, missing};
+    }
+    const bool no_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
+    return LookOnce<BusinessLook>(env.env, db,
+                                  no_unique_key ? "approval|no-unique-key" : "approval",
+                                  [&env]() -> BusinessLook {
+                                    auto business = OpenApprovalBusiness(env, BusinessOpen::kLook);
+                                    if (!business.ok())
+                                      return {business.status(), business.status()};
+                                    return {(*business)->Items(), (*business)->ReadAll()};
+                                  });
+  }
+
   // INV-ALO on the durable database at every check (after every life, and on the world a power
   // loss right after a life would leave), not only the final one: `status` reports an operation
   // Completed from its Approvals row, so a Completed row must already have its backlog row (one

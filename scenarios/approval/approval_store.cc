@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <utility>
 
 #include "engine/probe_points.h"
@@ -45,10 +46,17 @@ constexpr std::string_view kInsertItemNoUnique =
 constexpr std::string_view kMarkCompleted =
     "UPDATE Approvals SET Status = 'Completed' WHERE OperationId = ?1 AND Status = 'Approved'";
 
-constexpr std::string_view kSelectRow =
-    "SELECT a.OperationId, a.Draft, a.Status, a.Decision, a.Comment, "
-    "(SELECT MIN(b.ItemId) FROM ApprovedBacklogItems b WHERE b.OperationId = a.OperationId) "
-    "FROM Approvals a";
+#define SF_SELECT_ROW                                                                       \
+  "SELECT a.OperationId, a.Draft, a.Status, a.Decision, a.Comment, "                        \
+  "(SELECT MIN(b.ItemId) FROM ApprovedBacklogItems b WHERE b.OperationId = a.OperationId) " \
+  "FROM Approvals a"
+constexpr std::string_view kSelectRowOf = SF_SELECT_ROW " WHERE a.OperationId = ?1";
+constexpr std::string_view kSelectAllRows = SF_SELECT_ROW " ORDER BY a.OperationId";
+#undef SF_SELECT_ROW
+
+// Connections Open has opened in this process, and stores open now (for tests).
+std::atomic<uint64_t> opens{0};
+std::atomic<int64_t> open_now{0};
 
 Result<ApprovalStatus> ParseStatus(const std::string& text) {
   for (ApprovalStatus s : {ApprovalStatus::kWaiting, ApprovalStatus::kApproved,
@@ -75,13 +83,30 @@ std::string Quote(const std::string& text) { return "'" + text + "'"; }
 }  // namespace
 
 ApprovalStore::ApprovalStore(std::string path, sqlite3* db, ApprovalStoreOptions options)
-    : path_(std::move(path)), db_(db), options_(std::move(options)) {
+    : path_(std::move(path)),
+      db_(db),
+      statements_(std::make_unique<sql::StatementCache>(db)),
+      options_(std::move(options)) {
+  open_now.fetch_add(1);
   probe_ = options_.probe != nullptr ? options_.probe : NullProbe();
   if (options_.clock == nullptr) owned_clock_ = std::make_unique<LogicalClock>();
   clock_ = options_.clock != nullptr ? options_.clock : owned_clock_.get();
 }
 
-ApprovalStore::~ApprovalStore() { sqlite3_close_v2(db_); }
+ApprovalStore::~ApprovalStore() {
+  statements_.reset();  // finalized first: a connection with live statements closes as a zombie
+  sqlite3_close_v2(db_);
+  open_now.fetch_sub(1);
+}
+
+uint64_t ApprovalStore::OpensForTesting() { return opens.load(); }
+
+int64_t ApprovalStore::OpenNowForTesting() { return open_now.load(); }
+
+uint64_t ApprovalStore::StatementsPreparedForTesting() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return statements_->prepared();
+}
 
 Result<std::unique_ptr<ApprovalStore>> ApprovalStore::Open(const std::string& db_path,
                                                            ApprovalStoreOptions options) {
@@ -98,6 +123,7 @@ Result<std::unique_ptr<ApprovalStore>> ApprovalStore::Open(const std::string& db
   }
   const int flags =
       options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  opens.fetch_add(1);
   int rc = sqlite3_open_v2(db_path.c_str(), &db, flags, vfs);
   if (rc != SQLITE_OK) {
     Status s = sql::ErrorStatus(db, rc, "opening business database '" + db_path + "'");
@@ -137,10 +163,11 @@ Result<std::unique_ptr<ApprovalStore>> ApprovalStore::Open(const std::string& db
 Status ApprovalStore::RegisterProposal(const std::string& op_id, const std::string& draft) {
   SF_CHECK(!op_id.empty());
   std::lock_guard<std::mutex> lock(mu_);
-  Transaction txn(db_);
+  Transaction txn(statements_.get());
   SF_RETURN_IF_ERROR(txn.Begin());
   Statement select;
-  SF_RETURN_IF_ERROR(select.Prepare(db_, "SELECT Draft FROM Approvals WHERE OperationId = ?1"));
+  SF_RETURN_IF_ERROR(
+      select.Use(statements_.get(), "SELECT Draft FROM Approvals WHERE OperationId = ?1"));
   SF_RETURN_IF_ERROR(select.BindText(1, op_id));
   SF_ASSIGN_OR_RETURN(bool exists, select.Step());
   if (exists) {
@@ -150,8 +177,9 @@ Status ApprovalStore::RegisterProposal(const std::string& op_id, const std::stri
                                  "proposal, so start a new operation for a new draft");
   }
   Statement insert;
-  SF_RETURN_IF_ERROR(insert.Prepare(
-      db_, "INSERT INTO Approvals(OperationId, Draft, Status) VALUES(?1, ?2, 'Waiting')"));
+  SF_RETURN_IF_ERROR(
+      insert.Use(statements_.get(),
+                 "INSERT INTO Approvals(OperationId, Draft, Status) VALUES(?1, ?2, 'Waiting')"));
   SF_RETURN_IF_ERROR(insert.BindText(1, op_id));
   SF_RETURN_IF_ERROR(insert.BindText(2, draft));
   SF_RETURN_IF_ERROR(insert.Run());
@@ -168,11 +196,11 @@ Status ApprovalStore::RecordDecisionLocked(const std::string& op_id, const std::
                                            const std::string& comment) {
   SF_RETURN_IF_ERROR(ValidateDecision(choice, comment));
   {
-    Transaction txn(db_);
+    Transaction txn(statements_.get());
     SF_RETURN_IF_ERROR(txn.Begin());
     Statement select;
-    SF_RETURN_IF_ERROR(
-        select.Prepare(db_, "SELECT Decision, Comment FROM Approvals WHERE OperationId = ?1"));
+    SF_RETURN_IF_ERROR(select.Use(
+        statements_.get(), "SELECT Decision, Comment FROM Approvals WHERE OperationId = ?1"));
     SF_RETURN_IF_ERROR(select.BindText(1, op_id));
     SF_ASSIGN_OR_RETURN(bool exists, select.Step());
     if (!exists) {
@@ -192,10 +220,9 @@ Status ApprovalStore::RecordDecisionLocked(const std::string& op_id, const std::
           " with comment " + Quote(comment) + ")");
     }
     Statement update;
-    SF_RETURN_IF_ERROR(
-        update.Prepare(db_,
-                       "UPDATE Approvals SET Status = ?1, Decision = ?2, Comment = ?3 "
-                       "WHERE OperationId = ?4 AND Status = 'Waiting'"));
+    SF_RETURN_IF_ERROR(update.Use(statements_.get(),
+                                  "UPDATE Approvals SET Status = ?1, Decision = ?2, Comment = ?3 "
+                                  "WHERE OperationId = ?4 AND Status = 'Waiting'"));
     const ApprovalStatus next =
         choice == kChoiceApprove ? ApprovalStatus::kApproved : ApprovalStatus::kRejected;
     SF_RETURN_IF_ERROR(update.BindText(1, ApprovalStatusName(next)));
@@ -217,20 +244,20 @@ Result<ApplyResult> ApprovalStore::Apply(const std::string& op_id, const std::st
   if (options_.split_effect_commit) {
     // Test seam (HostSeams::approval_split_effect_commit): the status commits in a transaction of
     // its own before the row's; never set outside the bug-class tests.
-    Transaction early(db_);
+    Transaction early(statements_.get());
     SF_RETURN_IF_ERROR(early.Begin());
     Statement mark;
-    SF_RETURN_IF_ERROR(mark.Prepare(db_, kMarkCompleted));
+    SF_RETURN_IF_ERROR(mark.Use(statements_.get(), kMarkCompleted));
     SF_RETURN_IF_ERROR(mark.BindText(1, op_id));
     SF_RETURN_IF_ERROR(mark.Run());
     SF_RETURN_IF_ERROR(early.Commit());
   }
   {
-    Transaction txn(db_);
+    Transaction txn(statements_.get());
     SF_RETURN_IF_ERROR(txn.Begin());
     Statement insert;
-    SF_RETURN_IF_ERROR(
-        insert.Prepare(db_, options_.hazard_no_unique_key ? kInsertItemNoUnique : kInsertItem));
+    SF_RETURN_IF_ERROR(insert.Use(
+        statements_.get(), options_.hazard_no_unique_key ? kInsertItemNoUnique : kInsertItem));
     SF_RETURN_IF_ERROR(insert.BindText(1, FormatUtc(clock_->NowMicros())));
     SF_RETURN_IF_ERROR(insert.BindText(2, op_id));
     SF_RETURN_IF_ERROR(insert.Run());
@@ -242,7 +269,7 @@ Result<ApplyResult> ApprovalStore::Apply(const std::string& op_id, const std::st
       SF_RETURN_IF_ERROR(txn.Begin());
     }
     Statement complete;
-    SF_RETURN_IF_ERROR(complete.Prepare(db_, kMarkCompleted));
+    SF_RETURN_IF_ERROR(complete.Use(statements_.get(), kMarkCompleted));
     SF_RETURN_IF_ERROR(complete.BindText(1, op_id));
     SF_RETURN_IF_ERROR(complete.Run());
     probe_->Hit(points::kEffectCommitBefore);
@@ -269,7 +296,7 @@ Result<ApprovalRow> ApprovalStore::Read(const std::string& op_id) {
 
 Result<ApprovalRow> ApprovalStore::ReadLocked(const std::string& op_id) {
   Statement select;
-  SF_RETURN_IF_ERROR(select.Prepare(db_, std::string(kSelectRow) + " WHERE a.OperationId = ?1"));
+  SF_RETURN_IF_ERROR(select.Use(statements_.get(), kSelectRowOf));
   SF_RETURN_IF_ERROR(select.BindText(1, op_id));
   SF_ASSIGN_OR_RETURN(bool exists, select.Step());
   if (!exists) return Status::NotFound("operation " + op_id + " is not in the business database");
@@ -279,7 +306,7 @@ Result<ApprovalRow> ApprovalStore::ReadLocked(const std::string& op_id) {
 Result<std::vector<ApprovalRow>> ApprovalStore::ReadAll() {
   std::lock_guard<std::mutex> lock(mu_);
   Statement select;
-  SF_RETURN_IF_ERROR(select.Prepare(db_, std::string(kSelectRow) + " ORDER BY a.OperationId"));
+  SF_RETURN_IF_ERROR(select.Use(statements_.get(), kSelectAllRows));
   std::vector<ApprovalRow> rows;
   while (true) {
     SF_ASSIGN_OR_RETURN(bool has_row, select.Step());
@@ -293,8 +320,8 @@ Result<std::vector<ApprovalRow>> ApprovalStore::ReadAll() {
 Result<std::vector<BacklogItem>> ApprovalStore::Items() {
   std::lock_guard<std::mutex> lock(mu_);
   Statement select;
-  SF_RETURN_IF_ERROR(select.Prepare(
-      db_,
+  SF_RETURN_IF_ERROR(select.Use(
+      statements_.get(),
       "SELECT ItemId, OperationId, Draft, CreatedUtc FROM ApprovedBacklogItems ORDER BY ItemId"));
   std::vector<BacklogItem> items;
   while (true) {
@@ -308,11 +335,11 @@ Result<std::vector<BacklogItem>> ApprovalStore::Items() {
 Result<std::optional<int64_t>> ApprovalStore::StoredItemByJoin(const std::string& op_id) {
   std::lock_guard<std::mutex> lock(mu_);
   Statement select;
-  SF_RETURN_IF_ERROR(select.Prepare(
-      db_,
-      "SELECT b.ItemId FROM Approvals a JOIN ApprovedBacklogItems b "
-      "ON b.OperationId = a.OperationId "
-      "WHERE a.OperationId = ?1 AND a.Status = 'Completed' ORDER BY b.ItemId LIMIT 1"));
+  SF_RETURN_IF_ERROR(
+      select.Use(statements_.get(),
+                 "SELECT b.ItemId FROM Approvals a JOIN ApprovedBacklogItems b "
+                 "ON b.OperationId = a.OperationId "
+                 "WHERE a.OperationId = ?1 AND a.Status = 'Completed' ORDER BY b.ItemId LIMIT 1"));
   SF_RETURN_IF_ERROR(select.BindText(1, op_id));
   SF_ASSIGN_OR_RETURN(bool has_row, select.Step());
   if (!has_row) return std::optional<int64_t>();
@@ -322,7 +349,7 @@ Result<std::optional<int64_t>> ApprovalStore::StoredItemByJoin(const std::string
 Result<std::string> ApprovalStore::IntegrityCheck() {
   std::lock_guard<std::mutex> lock(mu_);
   Statement check;
-  SF_RETURN_IF_ERROR(check.Prepare(db_, "PRAGMA integrity_check"));
+  SF_RETURN_IF_ERROR(check.Use(statements_.get(), "PRAGMA integrity_check"));
   std::string out;
   while (true) {
     SF_ASSIGN_OR_RETURN(bool has_row, check.Step());

@@ -14,6 +14,10 @@
 // several stores on one file are safe too (SQLite file locks, BEGIN IMMEDIATE, a bounded busy
 // wait). A probe may throw to simulate a crash; open transactions and statements are released by
 // RAII.
+// One store is one connection: a host opens it once per life (process) and uses it for the whole
+// life; each statement is prepared once per connection (SQLITE_PREPARE_PERSISTENT) and reset with
+// its bindings cleared after every use. Nothing outlives the store: destroying it (also while a
+// simulated crash unwinds the life) finalizes the statements and closes the connection.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +37,9 @@
 struct sqlite3;
 
 namespace stepfault::scenarios {
+namespace sql {
+class StatementCache;
+}  // namespace sql
 
 // The lifecycle of an operation: Waiting -> Approved -> Completed, or Waiting -> Rejected (final).
 enum class ApprovalStatus { kWaiting, kApproved, kRejected, kCompleted };
@@ -152,6 +159,13 @@ class ApprovalStore {
 
   const std::string& path() const { return path_; }
 
+  // For tests: how many connections Open has opened in this process so far, how many stores are
+  // open now, and how many statements this store's connection has prepared (a repeated call
+  // prepares none).
+  static uint64_t OpensForTesting();
+  static int64_t OpenNowForTesting();
+  uint64_t StatementsPreparedForTesting();
+
  private:
   ApprovalStore(std::string path, sqlite3* db, ApprovalStoreOptions options);
   Status RecordDecisionLocked(const std::string& op_id, const std::string& choice,
@@ -161,6 +175,8 @@ class ApprovalStore {
   std::mutex mu_;
   const std::string path_;
   sqlite3* const db_;
+  // The connection's prepared statements; destroyed before the connection is closed.
+  std::unique_ptr<sql::StatementCache> statements_;
   const ApprovalStoreOptions options_;
   std::unique_ptr<Clock> owned_clock_;
   Probe* probe_;

@@ -50,13 +50,47 @@ Status Exec(sqlite3* db, const char* sql) {
   return Status::Ok();
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+StatementCache::~StatementCache() {
+  for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
+}
+
+Result<sqlite3_stmt*> StatementCache::Get(std::string_view sql) {
+  auto it = statements_.find(sql);
+  if (it != statements_.end()) return it->second;
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return ErrorStatus(db_, rc, "preparing '" + std::string(sql) + "'");
+  }
+  ++prepared_;
+  statements_.emplace(std::string(sql), stmt);
+  return stmt;
+}
+
+Statement::~Statement() {
+  if (!borrowed_) {
+    sqlite3_finalize(stmt_);
+  } else if (stmt_ != nullptr) {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+}
 
 Status Statement::Prepare(sqlite3* db, std::string_view sql) {
   SF_CHECK(stmt_ == nullptr);
   db_ = db;
   int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
   if (rc != SQLITE_OK) return ErrorStatus(db, rc, "preparing '" + std::string(sql) + "'");
+  return Status::Ok();
+}
+
+Status Statement::Use(StatementCache* cache, std::string_view sql) {
+  SF_CHECK(stmt_ == nullptr);
+  db_ = cache->db();
+  SF_ASSIGN_OR_RETURN(stmt_, cache->Get(sql));
+  borrowed_ = true;
   return Status::Ok();
 }
 
@@ -101,20 +135,31 @@ int64_t Statement::Int64(int column) const { return sqlite3_column_int64(stmt_, 
 Transaction::~Transaction() {
   // Rolling back is the only safe end of an unfinished transaction; its error (e.g. the simulated
   // world refusing I/O after a crash) changes nothing: the journal restores the file on reopen.
-  if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  if (open_) (void)Run("ROLLBACK");
+}
+
+Status Transaction::Run(const char* sql) {
+  if (cache_ == nullptr) return Exec(db_, sql);
+  Statement stmt;
+  Status s = stmt.Use(cache_, sql);
+  if (!s.ok()) return s;
+  // The context sqlite3_exec's path names, so a failure reads the same either way.
+  int rc = sqlite3_step(stmt.stmt_);
+  if (rc == SQLITE_DONE || rc == SQLITE_ROW) return Status::Ok();
+  return ErrorStatus(db_, rc, std::string("executing '") + sql + "'");
 }
 
 Status Transaction::Begin() {
   SF_CHECK(!open_);
   // IMMEDIATE takes the write lock up front, so two stores never deadlock upgrading read locks.
-  SF_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE"));
+  SF_RETURN_IF_ERROR(Run("BEGIN IMMEDIATE"));
   open_ = true;
   return Status::Ok();
 }
 
 Status Transaction::Commit() {
   SF_CHECK(open_);
-  Status s = Exec(db_, "COMMIT");
+  Status s = Run("COMMIT");
   // A failed COMMIT may leave the transaction open (e.g. BUSY); the destructor then rolls back.
   if (s.ok() || sqlite3_get_autocommit(db_) != 0) open_ = false;
   return s;

@@ -505,5 +505,57 @@ TEST(ApprovalStatusTest, NamesMatchTheStoredStrings) {
   EXPECT_EQ(ApprovalStatusName(ApprovalStatus::kCompleted), "Completed");
 }
 
+// ---- One connection, statements prepared once --------------------------------------------------
+
+TEST_F(ApprovalStoreTest, RepeatedCallsOnOneConnectionPrepareNoStatementAgain) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store->RegisterProposal("op-1", "draft").ok());
+  EXPECT_EQ(store->RegisterProposal("op-1", "other draft").code(), StatusCode::kAlreadyExists);
+  ASSERT_TRUE(store->Read("op-1").ok());
+  ASSERT_TRUE(store->Apply("op-1", "approve", "yes").ok());
+  ASSERT_TRUE(store->ReadAll().ok());
+  ASSERT_TRUE(store->Items().ok());
+  const uint64_t prepared = store->StatementsPreparedForTesting();
+  EXPECT_GT(prepared, 0u);
+  // The same calls again (a refused one rolls back, an unknown operation) reuse every statement.
+  ASSERT_TRUE(store->RegisterProposal("op-1", "draft").ok());
+  EXPECT_EQ(store->RegisterProposal("op-1", "other draft").code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(store->Read("op-2").status().code(), StatusCode::kNotFound);
+  auto replay = store->Apply("op-1", "approve", "yes");
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(replay->status, ApprovalStatus::kCompleted);
+  EXPECT_EQ(store->ReadAll()->size(), 1u);
+  EXPECT_EQ(store->Items()->size(), 1u);
+  EXPECT_EQ(store->StatementsPreparedForTesting(), prepared);
+}
+
+TEST_F(ApprovalStoreTest, AStatementInUseWhenAProbeThrowsIsResetForTheNextCall) {
+  ThrowingProbe crash("effect.commit.before");
+  auto store = OpenStore({.probe = &crash});
+  ASSERT_TRUE(store->RegisterProposal("op-1", "draft").ok());
+  ASSERT_TRUE(store->Read("op-1").ok());
+  EXPECT_EQ(store->RegisterProposal("op-1", "other draft").code(), StatusCode::kAlreadyExists);
+  EXPECT_THROW((void)store->Apply("op-1", "approve", "yes"), InjectedCrash);
+  // The unwound transaction rolled back and its statements were reset: the same connection reads
+  // the decision (committed before the effect) and no effect, without preparing anything again.
+  const uint64_t prepared = store->StatementsPreparedForTesting();
+  auto row = store->Read("op-1");
+  ASSERT_TRUE(row.ok()) << row.status().ToString();
+  EXPECT_EQ(row->status, ApprovalStatus::kApproved);
+  EXPECT_FALSE(row->item_id.has_value());
+  EXPECT_EQ(store->StatementsPreparedForTesting(), prepared);
+}
+
+TEST_F(ApprovalStoreTest, OpenCountsOneConnectionAndClosingTheStoreEndsIt) {
+  const uint64_t opens = ApprovalStore::OpensForTesting();
+  const int64_t open_now = ApprovalStore::OpenNowForTesting();
+  {
+    auto store = OpenStore();
+    EXPECT_EQ(ApprovalStore::OpensForTesting(), opens + 1);
+    EXPECT_EQ(ApprovalStore::OpenNowForTesting(), open_now + 1);
+  }
+  EXPECT_EQ(ApprovalStore::OpenNowForTesting(), open_now);
+}
+
 }  // namespace
 }  // namespace stepfault::scenarios

@@ -16,6 +16,7 @@
 
 #include "engine/checkpoint_manager.h"
 #include "engine/random.h"
+#include "scenarios/business_look.h"
 #include "scenarios/effect_store.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
@@ -251,29 +252,34 @@ class FanInScenario final : public Scenario {
     EffectStoreOptions eo;
     eo.vfs_name = env.vfs_name;
     eo.without_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
-    auto effects = EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
-    if (effects.ok()) {
-      auto rows = (*effects)->All();
-      if (rows.ok()) {
-        int count = 0;
-        std::string value;
-        for (const EffectRow& r : *rows) {
-          if (r.key == kOperation) {
-            ++count;
-            value = r.value;
-          }
+    // Looked at once per process for the same bytes (LookOnce, scenarios/business_look.h).
+    const std::string db = JoinPath(env.dir, "effects.db");
+    using Rows = Result<std::vector<EffectRow>>;
+    const Rows rows = LookOnce<Rows>(
+        env.env, db, eo.without_unique_key ? "fan-in|no-unique" : "fan-in", [&]() -> Rows {
+          auto effects = EffectStore::Open(db, eo);
+          if (!effects.ok()) return effects.status();
+          return (*effects)->All();
+        });
+    if (rows.ok()) {
+      int count = 0;
+      std::string value;
+      for (const EffectRow& r : *rows) {
+        if (r.key == kOperation) {
+          ++count;
+          value = r.value;
         }
-        if (count > 1)
-          out->push_back({kInvIdem, std::to_string(count) + " effect rows for one operation"});
-        const std::string expected =
-            ExpectedValue(env.params.value("width", 3), env.params.value("payload_bytes", 16));
-        if (count == 1 && value != expected) {
-          out->push_back({kInvAlo, "the effect holds '" + value +
-                                       "', expected every contribution: '" + expected + "'"});
-        }
-        if (final && count == 0 && !lives.empty() && !lives.back().final) {
-          out->push_back({kInvAlo, "the run ended without its effect"});
-        }
+      }
+      if (count > 1)
+        out->push_back({kInvIdem, std::to_string(count) + " effect rows for one operation"});
+      const std::string expected =
+          ExpectedValue(env.params.value("width", 3), env.params.value("payload_bytes", 16));
+      if (count == 1 && value != expected) {
+        out->push_back({kInvAlo, "the effect holds '" + value +
+                                     "', expected every contribution: '" + expected + "'"});
+      }
+      if (final && count == 0 && !lives.empty() && !lives.back().final) {
+        out->push_back({kInvAlo, "the run ended without its effect"});
       }
     }
     CheckAncestry(env, "checkpoints", DeriveId(env.root_seed, "fan-in|session"), lives,

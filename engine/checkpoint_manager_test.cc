@@ -4,9 +4,10 @@
 // (id = DeriveId(seed, "<session>|<commit sequence>")), and hands back the very object it was given
 // by CommitOwned. Method: commits into two interleaved sessions, then lookups of every id, of an
 // id under the wrong session, and of an unknown id.
+#include "engine/checkpoint_manager.h"
+
 #include <gtest/gtest.h>
 
-#include "engine/checkpoint_manager.h"
 #include "engine/random.h"
 
 namespace stepfault {

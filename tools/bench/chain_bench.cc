@@ -20,9 +20,12 @@ namespace stepfault::bench {
 namespace {
 
 Mode BytesMode(int k) {
-  return Mode{"bytes_k" + std::to_string(k), ManagerKind::kStore,
+  return Mode{"bytes_k" + std::to_string(k),
+              ManagerKind::kStore,
               [](const std::string&) { return std::make_unique<BytesStore>(); },
-              LimitKind::kNone, false, k};
+              LimitKind::kNone,
+              false,
+              k};
 }
 
 StepConfig StaticConfig(size_t state_bytes) {
@@ -91,8 +94,8 @@ void StoredBytesPerStep(benchmark::State& state, int k, size_t state_bytes) {
 void RegisterChainFamily() {
   for (size_t size : {size_t{100}, size_t{1} << 20}) {
     for (int k : {1, 16, 32, 128}) {
-      const Labels labels = {{"changes", "none"}, {"k", std::to_string(k)},
-                             {"state", std::to_string(size)}};
+      const Labels labels = {
+          {"changes", "none"}, {"k", std::to_string(k)}, {"state", std::to_string(size)}};
       Registry::Global()
           .Add(BenchName("BM_RestoreChain", labels),
                [k, size](benchmark::State& s) { RestoreChain(s, k, size); })

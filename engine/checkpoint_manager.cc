@@ -25,29 +25,35 @@ Result<CheckpointInfo> InMemoryCheckpointManager::Keep(
     std::shared_ptr<const Checkpoint> checkpoint) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t seq = ++seq_;
-  CheckpointInfo info{checkpoint->session_id,
-                      DeriveId(seed_, checkpoint->session_id + "|" + std::to_string(seq))};
-  checkpoints_[info] = std::move(checkpoint);
-  index_[info.session_id].push_back(info);
+  const std::string& session_id = checkpoint->session_id;
+  Session& session = sessions_[session_id];
+  // The id's input "<session>|<seq>", built in a kept buffer (no allocation per commit).
+  id_input_.assign(session_id);
+  id_input_ += '|';
+  id_input_ += std::to_string(seq);
+  CheckpointInfo info{session_id, DeriveId(seed_, id_input_)};
+  session.by_id.emplace(info.checkpoint_id, std::move(checkpoint));
+  session.index.push_back(info);
   return info;
 }
 
 Result<std::shared_ptr<const Checkpoint>> InMemoryCheckpointManager::Lookup(
     const CheckpointInfo& info) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = checkpoints_.find(info);
-  if (it == checkpoints_.end()) {
-    return Status::NotFound("no checkpoint " + info.ToString() + " in the in-memory manager");
+  auto s = sessions_.find(info.session_id);
+  if (s != sessions_.end()) {
+    auto it = s->second.by_id.find(info.checkpoint_id);
+    if (it != s->second.by_id.end()) return it->second;
   }
-  return it->second;
+  return Status::NotFound("no checkpoint " + info.ToString() + " in the in-memory manager");
 }
 
 Result<std::vector<CheckpointInfo>> InMemoryCheckpointManager::Index(
     const std::string& session_id) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = index_.find(session_id);
-  if (it == index_.end()) return std::vector<CheckpointInfo>();
-  return it->second;
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end()) return std::vector<CheckpointInfo>();
+  return it->second.index;
 }
 
 StoreCheckpointManager::StoreCheckpointManager(CheckpointStore* store,

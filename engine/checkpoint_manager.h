@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/checkpoint.h"
@@ -59,8 +60,16 @@ class InMemoryCheckpointManager final : public CheckpointManager {
   std::mutex mu_;
   uint64_t seed_;
   uint64_t seq_ = 0;
-  std::map<std::string, std::vector<CheckpointInfo>> index_;
-  std::map<CheckpointInfo, std::shared_ptr<const Checkpoint>> checkpoints_;
+  struct Session {
+    std::vector<CheckpointInfo> index;  // commit order
+    // By checkpoint id. Hashed, not ordered: a commit was a std::map insert keyed by the whole
+    // CheckpointInfo (a session-id compare per tree level); this map is only looked up, never
+    // iterated, so no order reaches output. (Profile share of the commit in the ring of 8 in
+    // stepfault-bench: 9.8% of samples before, 7.1% after; README "Measured performance".)
+    std::unordered_map<std::string, std::shared_ptr<const Checkpoint>> by_id;
+  };
+  std::map<std::string, Session> sessions_;
+  std::string id_input_;  // Keep's scratch buffer, under mu_
 
   Result<CheckpointInfo> Keep(std::shared_ptr<const Checkpoint> checkpoint);
 };

@@ -238,7 +238,7 @@ bool StreamingRun::CommitCheckpoint(int64_t step) {
     return false;
   }
   last_checkpoint_ = *info;
-  checkpoints_.push_back(*info);
+  checkpoints_.push_back(std::move(*info));
   probe_->Hit(points::kCheckpointCommitAfter);
   return true;
 }

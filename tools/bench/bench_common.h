@@ -62,5 +62,6 @@ void RegisterStepFamily();     // step_bench.cc
 void RegisterCodecFamily();    // codec_bench.cc
 void RegisterRestoreFamily();  // restore_bench.cc
 void RegisterLimitFamily();    // limit_bench.cc
+void RegisterChainFamily();    // chain_bench.cc
 
 }  // namespace stepfault::bench

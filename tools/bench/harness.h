@@ -76,6 +76,7 @@ class StepHarness {
   double StoredBytesPerStep();
   StreamingRun& run() { return *run_; }
   CheckpointManager* manager() { return manager_.get(); }
+  CheckpointStore* store() { return store_.get(); }  // null unless a store mode
 
  private:
   void TearDown();

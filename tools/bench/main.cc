@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   RegisterCodecFamily();
   RegisterRestoreFamily();
   RegisterLimitFamily();
+  RegisterChainFamily();
   Registry::Global().PrepareSelected(benchmark::GetBenchmarkFilter());
   TeeReporter tee(benchmark::CreateDefaultDisplayReporter());
   benchmark::RunSpecifiedBenchmarks(&tee);

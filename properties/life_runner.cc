@@ -177,20 +177,40 @@ struct ReusedLife {
 };
 using ReusedLives = std::vector<ReusedLife>;
 
+// A map of at most `max` entries that evicts the oldest kept first; a key kept once stays as it
+// was kept until evicted.
+template <typename V>
+class OldestFirst {
+ public:
+  explicit OldestFirst(size_t max) : max_(max) {}
+  const V* Find(const std::string& key) const {
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  void Keep(const std::string& key, V value) {
+    if (map_.count(key) != 0) return;
+    if (order_.size() >= max_) {
+      map_.erase(order_.front());
+      order_.pop_front();
+    }
+    map_.emplace(key, std::move(value));
+    order_.push_back(key);
+  }
+
+ private:
+  size_t max_;
+  std::map<std::string, V> map_;
+  std::deque<std::string> order_;  // oldest first
+};
+
 struct RunMemo::Impl {
-  static constexpr size_t kPrefixesMax = 8;
-  static constexpr size_t kContinuationsMax = 2048;
   // Reused lives keep a world each: bounded by their files' bytes (twice: current and durable),
   // which underestimates a kept world (256 MB counted gave a 1.7 GB peak on fan-in; 32 MB, 520 MB).
   static constexpr uint64_t kLivesBytesMax = uint64_t{32} << 20;
-  std::map<std::string, RunState> prefixes;
-  std::deque<std::string> prefix_order;  // oldest first, for eviction
-  std::map<std::string, Continuation> continuations;
-  std::deque<std::string> continuation_order;  // oldest first, for eviction
-  // The checks after deaths (PlanRunner::CheckAfterDeath), oldest evicted first.
-  static constexpr size_t kDeathChecksMax = 4096;
-  std::map<std::string, DeathCheck> death_checks;
-  std::deque<std::string> death_check_order;
+  OldestFirst<RunState> prefixes{8};
+  OldestFirst<Continuation> continuations{2048};
+  // The checks after deaths (PlanRunner::CheckAfterDeath).
+  OldestFirst<DeathCheck> death_checks{4096};
   // (next life, world digest) -> the lives an earlier run lived from there (crash-state reuse).
   std::map<std::string, std::shared_ptr<const ReusedLives>> lives;
   uint64_t lives_bytes = 0;
@@ -252,20 +272,14 @@ class PlanRunner {
       key.Field(fault ? fault->Print() : "none");
     }
     const std::string k = key.Finish();
-    auto it = memo_->prefixes.find(k);
-    if (it != memo_->prefixes.end()) {
+    if (const RunState* kept = memo_->prefixes.Find(k)) {
       ++memo_->stats.prefix_hits;
-      s_ = it->second.Copy();
+      s_ = kept->Copy();
       return;
     }
     ++memo_->stats.prefix_misses;
     RunLives(last - 1);
-    if (memo_->prefix_order.size() >= RunMemo::Impl::kPrefixesMax) {
-      memo_->prefixes.erase(memo_->prefix_order.front());
-      memo_->prefix_order.pop_front();
-    }
-    memo_->prefixes.emplace(k, s_.Copy());
-    memo_->prefix_order.push_back(k);
+    memo_->prefixes.Keep(k, s_.Copy());
   }
 
   // The lives after the last fault: a pure function of the key (no fault is armed there, each
@@ -280,10 +294,9 @@ class PlanRunner {
     key.Field(s_.damaged ? "damaged" : "intact");
     AddHistory(&key);
     const std::string k = key.Finish();
-    auto it = memo_->continuations.find(k);
-    if (it != memo_->continuations.end()) {
+    if (const RunMemo::Continuation* kept = memo_->continuations.Find(k)) {
       ++memo_->stats.continuation_hits;
-      const RunMemo::Continuation& c = it->second;
+      const RunMemo::Continuation& c = *kept;
       s_.ex.lives.insert(s_.ex.lives.end(), c.lives.begin(), c.lives.end());
       s_.ex.violations.insert(s_.ex.violations.end(), c.violations.begin(), c.violations.end());
       s_.ex.completed = c.completed;
@@ -310,12 +323,7 @@ class PlanRunner {
     c.stopped = s_.stopped;
     c.harness_error = s_.harness_error;
     c.final_digest = final_digest_;
-    if (memo_->continuation_order.size() >= RunMemo::Impl::kContinuationsMax) {
-      memo_->continuations.erase(memo_->continuation_order.front());
-      memo_->continuation_order.pop_front();
-    }
-    if (memo_->continuations.emplace(k, std::move(c)).second)
-      memo_->continuation_order.push_back(k);
+    memo_->continuations.Keep(k, std::move(c));
   }
 
   // What the oracles read besides the world: their notes and every earlier life's report.
@@ -350,10 +358,9 @@ class PlanRunner {
     key.Field(record.world_digest);
     AddHistory(&key);
     const std::string k = key.Finish();
-    auto it = memo_->death_checks.find(k);
-    if (it != memo_->death_checks.end()) {
+    if (const RunMemo::DeathCheck* kept = memo_->death_checks.Find(k)) {
       ++memo_->stats.death_check_hits;
-      const RunMemo::DeathCheck& d = it->second;
+      const RunMemo::DeathCheck& d = *kept;
       s_.ex.violations.insert(s_.ex.violations.end(), d.violations.begin(), d.violations.end());
       s_.memo = d.memo;
       s_.harness_error = d.harness_error;
@@ -370,11 +377,7 @@ class PlanRunner {
                         s_.ex.violations.end());
     d.memo = s_.memo;
     d.harness_error = s_.harness_error;
-    if (memo_->death_check_order.size() >= RunMemo::Impl::kDeathChecksMax) {
-      memo_->death_checks.erase(memo_->death_check_order.front());
-      memo_->death_check_order.pop_front();
-    }
-    if (memo_->death_checks.emplace(k, std::move(d)).second) memo_->death_check_order.push_back(k);
+    memo_->death_checks.Keep(k, std::move(d));
   }
 
   // Runs lives from the next one up to `until` (and lives_max) unless the run has stopped.

@@ -16,19 +16,17 @@
 
 #include <cstddef>
 #include <functional>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "engine/env.h"
 #include "engine/status.h"
+#include "scenarios/kept_by_bytes.h"
 
 namespace stepfault::scenarios {
 
-// The key of the files a look at `db_path` reads: the salt, then every file of DirName(db_path)
-// whose name begins with BaseName(db_path), in byte order, with its bytes (length-prefixed, so no
-// two sets of files share a key).
+// The key of the files a look at `db_path` reads: every file of DirName(db_path) whose name begins
+// with BaseName(db_path) (FilesKey, kept_by_bytes.h), salted.
 Result<std::string> DatabaseFilesKey(Env* env, const std::string& db_path, const std::string& salt);
 
 // Looks counted for tests: how many looks ran (opened SQLite) and how many were answered from the
@@ -40,36 +38,10 @@ struct LookCounts {
 LookCounts LookCountsForTesting();
 void CountLook(bool hit);
 
-// The process-wide kept looks of one result type. Bounded: cleared when the keys kept pass
-// kBytesMax.
+// The kept looks of one result type (KeptByBytes, kept_by_bytes.h), each counted by its key.
+struct LookTag {};
 template <typename T>
-class KeptLooks {
- public:
-  static KeptLooks& Get() {
-    static KeptLooks* kept = new KeptLooks();  // never destroyed: forked workers exit at will
-    return *kept;
-  }
-  std::optional<T> Find(const std::string& key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = looks_.find(key);
-    if (it == looks_.end()) return std::nullopt;
-    return it->second;
-  }
-  void Keep(const std::string& key, const T& look) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (bytes_ + key.size() > kBytesMax) {
-      looks_.clear();
-      bytes_ = 0;
-    }
-    if (looks_.emplace(key, look).second) bytes_ += key.size();
-  }
-
- private:
-  static constexpr size_t kBytesMax = size_t{32} << 20;
-  std::mutex mu_;
-  std::map<std::string, T> looks_;
-  size_t bytes_ = 0;
-};
+using KeptLooks = KeptByBytes<T, LookTag>;
 
 // `look()` (which opens the database at `db_path` through `env`'s world and reads it), or the kept
 // result of an earlier look at the same bytes and salt that changed nothing.
@@ -87,7 +59,7 @@ T LookOnce(Env* env, const std::string& db_path, const std::string& salt,
   T result = look();
   if (!before.ok()) return result;
   Result<std::string> after = DatabaseFilesKey(env, db_path, salt);
-  if (after.ok() && *after == *before) KeptLooks<T>::Get().Keep(*before, result);
+  if (after.ok() && *after == *before) KeptLooks<T>::Get().Keep(*before, result, 0);
   return result;
 }
 

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 
 #include "engine/checkpoint.h"
 #include "engine/crc32c.h"
@@ -12,6 +11,7 @@
 #include "faults/sim_fs.h"
 #include "faults/sim_vfs.h"
 #include "scenarios/host_drive.h"
+#include "scenarios/kept_by_bytes.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -132,60 +132,10 @@ void Decode(DurableCheckpoints* out) {
 // entries (the SQLite store's copy of the world is opened on nothing but its own directory's
 // files), so a directory read before is not read and decoded again: the oracles of a run look at
 // the same stores after every life and in the power-loss copy, and reused lives
-// (properties/life_runner.h) give the same worlds again. The key holds every byte, so a hit is
-// exact. Bounded: cleared when the keys and documents kept pass kBytesMax.
-class ReadCache {
- public:
-  static ReadCache& Get() {
-    static ReadCache* cache = new ReadCache();  // never destroyed: forked workers exit at will
-    return *cache;
-  }
-  std::optional<DurableCheckpoints> Find(const std::string& key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = reads_.find(key);
-    if (it == reads_.end()) return std::nullopt;
-    return it->second;
-  }
-  void Keep(const std::string& key, const DurableCheckpoints& read) {
-    size_t size = key.size();
-    for (const DurableCheckpoint& c : read.items) size += 2 * c.document.size();
-    std::lock_guard<std::mutex> lock(mu_);
-    if (bytes_ + size > kBytesMax) {
-      reads_.clear();
-      bytes_ = 0;
-    }
-    if (reads_.emplace(key, read).second) bytes_ += size;
-  }
-
- private:
-  static constexpr size_t kBytesMax = size_t{32} << 20;
-  std::mutex mu_;
-  std::map<std::string, DurableCheckpoints> reads_;
-  size_t bytes_ = 0;
-};
-
-// The key of a read: the store kind, the directory, and every entry's name and bytes (length
-// prefixed, so no two directories share a key).
-Result<std::string> ReadKey(Env* env, const std::string& kind, const std::string& dir) {
-  std::string key;
-  auto field = [&key](std::string_view v) {
-    key += std::to_string(v.size());
-    key += ':';
-    key += v;
-  };
-  field(kind);
-  field(dir);
-  SF_ASSIGN_OR_RETURN(bool exists, env->FileExists(dir));
-  if (!exists) return key;
-  SF_ASSIGN_OR_RETURN(std::vector<std::string> children, env->GetChildren(dir));
-  std::sort(children.begin(), children.end());
-  for (const std::string& name : children) {
-    field(name);
-    auto bytes = env->ReadFile(JoinPath(dir, name));
-    field(bytes.ok() ? "+" + *bytes : "-" + bytes.status().ToString());
-  }
-  return key;
-}
+// (properties/life_runner.h) give the same worlds again. Keyed by FilesKey (every byte, so a hit
+// is exact); each read counted by its key and twice its documents (raw and decoded).
+struct ReadTag {};
+using ReadCache = KeptByBytes<DurableCheckpoints, ReadTag>;
 
 }  // namespace
 
@@ -206,14 +156,16 @@ const DurableCheckpoint* DurableCheckpoints::Find(const std::string& checkpoint_
 
 Result<DurableCheckpoints> ReadDurableCheckpoints(const HostEnv& env, const std::string& subdir) {
   const std::string dir = JoinPath(env.dir, subdir);
-  SF_ASSIGN_OR_RETURN(std::string key, ReadKey(env.env, env.checkpoint_store, dir));
+  SF_ASSIGN_OR_RETURN(std::string key, FilesKey(env.env, env.checkpoint_store, dir, ""));
   if (auto kept = ReadCache::Get().Find(key)) return *std::move(kept);
   SF_ASSIGN_OR_RETURN(DurableCheckpoints out, env.checkpoint_store == "sqlite"
                                                   ? ReadSqliteStore(env.env, dir)
                                                   : ReadFileStore(env.env, dir));
   ResolveDeltas(&out);
   Decode(&out);
-  ReadCache::Get().Keep(key, out);
+  size_t documents = 0;
+  for (const DurableCheckpoint& c : out.items) documents += 2 * c.document.size();
+  ReadCache::Get().Keep(key, out, documents);
   return out;
 }
 

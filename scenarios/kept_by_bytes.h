@@ -1,0 +1,63 @@
+// Results kept per process by the exact bytes they were computed from.
+//
+// Two oracle-side caches share this: the reads of a checkpoint store's directory
+// (scenarios/durable_checkpoints.cc) and the looks at a business database
+// (scenarios/business_look.h). Both are pure functions of some files' bytes, so the key is every
+// byte of those files (a hit is exact, never a guess), built by FilesKey; KeptByBytes holds the
+// results, bounded by a count of bytes the caller supplies per entry, and is cleared whole when
+// that count passes kBytesMax. Thread-safety: FilesKey reads through `env` only; KeptByBytes is
+// locked.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/env.h"
+#include "engine/status.h"
+
+namespace stepfault::scenarios {
+
+// The key of the files of `dir` whose names begin with `name_prefix`: `salt`, `dir` and
+// `name_prefix`, then each such file's name and bytes (or its read error), in name order, every
+// field length-prefixed so no two sets of files share a key. A directory that does not exist gives
+// the key of no files.
+Result<std::string> FilesKey(Env* env, std::string_view salt, const std::string& dir,
+                             std::string_view name_prefix);
+
+// The process-wide kept results of one type (and one user, `Tag`).
+template <typename T, typename Tag>
+class KeptByBytes {
+ public:
+  static KeptByBytes& Get() {
+    static KeptByBytes* kept = new KeptByBytes();  // never destroyed: forked workers exit at will
+    return *kept;
+  }
+  std::optional<T> Find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = kept_.find(key);
+    if (it == kept_.end()) return std::nullopt;
+    return it->second;
+  }
+  // Keeps `value` under `key`, counting the key and `value_bytes` against the bound.
+  void Keep(const std::string& key, const T& value, size_t value_bytes) {
+    const size_t size = key.size() + value_bytes;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (bytes_ + size > kBytesMax) {
+      kept_.clear();
+      bytes_ = 0;
+    }
+    if (kept_.emplace(key, value).second) bytes_ += size;
+  }
+
+ private:
+  static constexpr size_t kBytesMax = size_t{32} << 20;
+  std::mutex mu_;
+  std::map<std::string, T> kept_;
+  size_t bytes_ = 0;
+};
+
+}  // namespace stepfault::scenarios

@@ -2,7 +2,9 @@
 // and what one window costs against the approach a user would otherwise script (one process per
 // window: `stepfault approval start [--crash-at POINT]`, `resume [--crash-at POINT]`, resume,
 // status), measured interleaved in one run and reported as the counters `ratio` (wall time) and
-// `cpu_ratio` (CPU time): process-per-window / in-process.
+// `cpu_ratio` (CPU time): process-per-window / the explorer's in-process window (a pass over the
+// whole crash column with a RunMemo, per window), and `isolated_ratio` / `isolated_cpu_ratio`:
+// process-per-window / one window run alone without a memo (see BM_ProcessPerWindow).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -107,15 +109,41 @@ void ProcessWindow(const std::string& bin, const std::filesystem::path& dir,
   run(" approval status" + d);
 }
 
-// The naive way against the in-process harness, interleaved so both see the same machine load:
-// each iteration runs kInProcessPerIteration in-process windows (crash cells of approval, in order,
-// every invariant checked), untimed by Google Benchmark, then one process-per-window window (the
-// timed part). Wall time is what a user waits; CPU time (this thread for in-process, the children
-// for the processes) is what both cost without the other jobs on the machine, and is stable under
-// load, where the in-process wall time (CPU-bound) inflates and the process side (waiting on fsync)
+// The in-process side, as `stepfault explore` pays it: one pass over ALL of approval's crash plans
+// (the crash column), each plan exactly once, with a RunMemo of its own (created inside the timed
+// pass, like the explorer's per-process memo; fresh every pass, so no plan hits its own earlier
+// result, only what its siblings in the same pass left: shared prefixes, continuations from an
+// equal crash state, recoveries of an equal world, death checks). Adds the pass's wall and CPU
+// time (this thread) to `wall` and `cpu`; returns the number of windows run.
+size_t ExplorerPass(const scenarios::Scenario& approval, const std::vector<faults::Plan>& plans,
+                    double* wall, double* cpu) {
+  const double w0 = WallNs(), c0 = ThreadCpuNs();
+  {
+    properties::RunMemo memo;
+    for (const faults::Plan& plan : plans) {
+      benchmark::DoNotOptimize(properties::RunPlan(approval, plan, {}, &memo).trace.size());
+    }
+  }  // the memo's destruction is part of the pass, as it is part of an exploration
+  *wall += WallNs() - w0;
+  *cpu += ThreadCpuNs() - c0;
+  return plans.size();
+}
+
+// The naive way against the in-process harness, interleaved so both see the same machine load.
+// Each iteration runs, untimed by Google Benchmark:
+//  - one explorer pass (ExplorerPass): the per-window cost `in_process_ns` / `in_process_cpu_ns`
+//    (pass time / plans), what exploration really pays per window of the crash column;
+//  - kIsolatedPerIteration isolated windows: one crash plan each, in order, with no RunMemo (every
+//    life lived and every invariant checked from scratch): `isolated_ns` / `isolated_cpu_ns`, the
+//    cost of one window run alone (a replay);
+// then one process-per-window window (the timed part). `ratio` / `cpu_ratio` compare the process
+// window with the explorer's window, `isolated_ratio` / `isolated_cpu_ratio` with the isolated one.
+// Wall time is what a user waits; CPU time (this thread for in-process, the children for the
+// processes) is what both cost without the other jobs on the machine, and is stable under load,
+// where the in-process wall time (CPU-bound) inflates and the process side (waiting on fsync)
 // hardly does.
 void BM_ProcessPerWindow(benchmark::State& state) {
-  constexpr size_t kInProcessPerIteration = 8;
+  constexpr size_t kIsolatedPerIteration = 8;
   const std::string bin = StepfaultBinary();
   const char* base = std::getenv("STEPFAULT_BENCH_DIR");
   const std::filesystem::path dir = std::filesystem::path(base != nullptr ? base : "/tmp") /
@@ -124,17 +152,18 @@ void BM_ProcessPerWindow(benchmark::State& state) {
                           "effect.commit.before"};
   auto approval = scenarios::FindScenario("approval");
   const std::vector<faults::Plan> plans = CrashPlans(*approval);
-  double in_wall = 0, in_cpu = 0, proc_wall = 0, proc_cpu = 0;
-  size_t in_windows = 0, i = 0;
+  double in_wall = 0, in_cpu = 0, iso_wall = 0, iso_cpu = 0, proc_wall = 0, proc_cpu = 0;
+  size_t in_windows = 0, iso_windows = 0, i = 0;
   for (auto _ : state) {
     state.PauseTiming();
+    in_windows += ExplorerPass(*approval, plans, &in_wall, &in_cpu);
     const double w0 = WallNs(), c0 = ThreadCpuNs();
-    for (size_t k = 0; k < kInProcessPerIteration; ++k) {
-      const faults::Plan& plan = plans[in_windows++ % plans.size()];
+    for (size_t k = 0; k < kIsolatedPerIteration; ++k) {
+      const faults::Plan& plan = plans[iso_windows++ % plans.size()];
       benchmark::DoNotOptimize(properties::RunPlan(*approval, plan, {}).trace.size());
     }
-    in_wall += WallNs() - w0;
-    in_cpu += ThreadCpuNs() - c0;
+    iso_wall += WallNs() - w0;
+    iso_cpu += ThreadCpuNs() - c0;
     state.ResumeTiming();
     const double w1 = WallNs(), c1 = ChildrenCpuNs();
     ProcessWindow(bin, dir, points[i++ % 4]);
@@ -144,15 +173,36 @@ void BM_ProcessPerWindow(benchmark::State& state) {
   std::filesystem::remove_all(dir);
   const double n = static_cast<double>(std::max<int64_t>(1, state.iterations()));
   const double m = static_cast<double>(std::max<size_t>(1, in_windows));
+  const double k = static_cast<double>(std::max<size_t>(1, iso_windows));
   state.counters["in_process_ns"] = in_wall / m;
   state.counters["in_process_cpu_ns"] = in_cpu / m;
+  state.counters["isolated_ns"] = iso_wall / k;
+  state.counters["isolated_cpu_ns"] = iso_cpu / k;
   state.counters["process_ns"] = proc_wall / n;
   state.counters["process_cpu_ns"] = proc_cpu / n;
-  // ratio = process-per-window wall time / in-process window wall time (interleaved, same run);
-  // cpu_ratio the same in CPU time.
+  // ratio = process-per-window wall time / the explorer's in-process window wall time
+  // (interleaved, same run); cpu_ratio the same in CPU time; isolated_* against the isolated
+  // window.
   state.counters["ratio"] = (proc_wall / n) / (in_wall / m);
   state.counters["cpu_ratio"] = (proc_cpu / n) / (in_cpu / m);
+  state.counters["isolated_ratio"] = (proc_wall / n) / (iso_wall / k);
+  state.counters["isolated_cpu_ratio"] = (proc_cpu / n) / (iso_cpu / k);
   state.counters["windows_sampled"] = m;
+  state.counters["plans_per_pass"] = static_cast<double>(plans.size());
+}
+
+// The explorer's side alone (for profiling it): one ExplorerPass over approval's crash column per
+// iteration; `window_ns` / `window_cpu_ns` the cost per window, as BM_ProcessPerWindow reports it.
+void BM_ExploreColumn(benchmark::State& state) {
+  auto approval = scenarios::FindScenario("approval");
+  const std::vector<faults::Plan> plans = CrashPlans(*approval);
+  double wall = 0, cpu = 0;
+  size_t windows = 0;
+  for (auto _ : state) windows += ExplorerPass(*approval, plans, &wall, &cpu);
+  const double m = static_cast<double>(std::max<size_t>(1, windows));
+  state.counters["window_ns"] = wall / m;
+  state.counters["window_cpu_ns"] = cpu / m;
+  state.counters["plans_per_pass"] = static_cast<double>(plans.size());
 }
 
 const int kRegistered = [] {
@@ -161,6 +211,8 @@ const int kRegistered = [] {
                                  s->name())
         ->Unit(benchmark::kMicrosecond);
   }
+  benchmark::RegisterBenchmark("BM_ExploreColumn/scenario:approval", BM_ExploreColumn)
+      ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_ProcessPerWindow/scenario:approval", BM_ProcessPerWindow)
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime()

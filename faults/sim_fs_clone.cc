@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -211,7 +212,8 @@ namespace {
 
 // Two independent 64-bit hashes of `bytes` in one pass over 8-byte words (the digest is taken
 // after every death and for every reuse key, so byte-at-a-time hashing of whole files was a fifth
-// of an exploration). Words are assembled byte by byte, so the value is the same on every platform.
+// of an exploration). Words are little-endian (loaded whole where the machine is little-endian,
+// assembled byte by byte elsewhere), so the value is the same on every platform.
 std::pair<uint64_t, uint64_t> WideHash(std::string_view bytes) {
   uint64_t a = Mix64(bytes.size() ^ 0x9e3779b97f4a7c15ULL);
   uint64_t b = Mix64(bytes.size() ^ 0xc2b2ae3d27d4eb4fULL);
@@ -223,7 +225,11 @@ std::pair<uint64_t, uint64_t> WideHash(std::string_view bytes) {
   };
   for (; n >= 8; p += 8, n -= 8) {
     uint64_t w = 0;
-    for (int i = 7; i >= 0; --i) w = (w << 8) | p[i];
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(&w, p, 8);  // the same little-endian word as the loop below, in one load
+    } else {
+      for (int i = 7; i >= 0; --i) w = (w << 8) | p[i];
+    }
     step(w);
   }
   uint64_t tail = 0;

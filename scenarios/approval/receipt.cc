@@ -9,6 +9,7 @@
 
 #include "engine/crc32c.h"
 #include "engine/probe_points.h"
+#include "scenarios/kept_by_bytes.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -58,6 +59,9 @@ Status WriteWithoutDirSync(Env* env, const std::string& path, std::string_view b
   return env->RenameFile(tmp_path, path);
 }
 
+// The decoding itself (DecodeReceipt keeps its results by the exact bytes).
+Result<WaitingReceipt> DecodeReceiptBytes(std::string_view bytes);
+
 }  // namespace
 
 Result<std::string> EncodeReceipt(const WaitingReceipt& receipt) {
@@ -82,7 +86,24 @@ Result<std::string> EncodeReceipt(const WaitingReceipt& receipt) {
   }
 }
 
+// A pure function of the bytes, read by every host life and every oracle check of a plan (a JSON
+// parse and a canonical re-dump to verify the checksum), and exploration reads the same few
+// receipts over and over: so each result (error or receipt) is kept by the exact bytes it came
+// from (KeptByBytes: a hit is the result of identical bytes, never a guess).
 Result<WaitingReceipt> DecodeReceipt(std::string_view bytes) {
+  struct ReceiptTag {};
+  using Kept = KeptByBytes<Result<WaitingReceipt>, ReceiptTag>;
+  if (bytes.empty() || bytes.size() > kMaxReceiptBytes) return DecodeReceiptBytes(bytes);
+  const std::string key(bytes);
+  if (std::optional<Result<WaitingReceipt>> kept = Kept::Get().Find(key)) return *std::move(kept);
+  Result<WaitingReceipt> decoded = DecodeReceiptBytes(bytes);
+  Kept::Get().Keep(key, decoded, key.size());
+  return decoded;
+}
+
+namespace {
+
+Result<WaitingReceipt> DecodeReceiptBytes(std::string_view bytes) {
   if (bytes.empty()) return Damaged("is empty (0 bytes)");
   if (bytes.size() > kMaxReceiptBytes) {
     return Damaged("is " + std::to_string(bytes.size()) + " bytes, over the " +
@@ -136,6 +157,8 @@ Result<WaitingReceipt> DecodeReceipt(std::string_view bytes) {
   }
   return receipt;
 }
+
+}  // namespace
 
 Status PublishReceipt(Env* env, const std::string& dir, const WaitingReceipt& receipt,
                       ReceiptOptions options) {

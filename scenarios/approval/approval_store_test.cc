@@ -557,5 +557,45 @@ TEST_F(ApprovalStoreTest, OpenCountsOneConnectionAndClosingTheStoreEndsIt) {
   EXPECT_EQ(ApprovalStore::OpenNowForTesting(), open_now);
 }
 
+// Open skips the schema's CREATE statements only when the loaded schema has both tables: a
+// database that lacks one (made by another program, say) still gets it created.
+TEST_F(ApprovalStoreTest, OpenCreatesTheTableAnExistingDatabaseLacks) {
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(db_path_.c_str(), &db), SQLITE_OK);
+    ASSERT_TRUE(sql::Exec(db,
+                          "CREATE TABLE Approvals(OperationId TEXT PRIMARY KEY, Draft TEXT NOT "
+                          "NULL, Status TEXT NOT NULL, Decision TEXT NULL, Comment TEXT NULL)")
+                    .ok());
+    sqlite3_close(db);
+  }
+  auto store = OpenStore();
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->RegisterProposal("op-1", "draft").ok());
+  auto applied = store->Apply("op-1", "approve", "yes");
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  auto items = store->Items();
+  ASSERT_TRUE(items.ok()) << items.status().ToString();
+  EXPECT_EQ(items->size(), 1u);
+}
+
+// Reopening a database whose schema exists (what every later life does) writes nothing: the
+// file's bytes are unchanged and no journal is left.
+TEST_F(ApprovalStoreTest, ReopeningAnExistingDatabaseChangesNoByte) {
+  auto read_all = [this] {
+    std::ifstream in(db_path_, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  {
+    auto store = OpenStore();
+    ASSERT_TRUE(store->RegisterProposal("op-1", "draft").ok());
+  }
+  const std::string before = read_all();
+  ASSERT_FALSE(before.empty());
+  { auto reopened = OpenStore(); }
+  EXPECT_EQ(read_all(), before);
+  EXPECT_FALSE(fs::exists(db_path_ + "-journal"));
+}
+
 }  // namespace
 }  // namespace stepfault::scenarios

@@ -221,6 +221,29 @@ TEST(ReceiptDecodeTest, EveryFlippedByteIsCorruptionOrInvisible) {
   EXPECT_EQ(invisible, 0);
 }
 
+// DecodeReceipt keeps its results by the exact bytes: a repeat must give the very same result
+// (receipt or error), and bytes differing by one bit must be decoded on their own, in either
+// order, never answered with the other bytes' result.
+TEST(ReceiptDecodeTest, RepeatedBytesGiveTheSameResultAndOneFlippedBitIsStillCaught) {
+  const std::string bytes = EncodeReceipt(Sample()).value();
+  std::string damaged = bytes;
+  damaged[damaged.size() / 2] = static_cast<char>(damaged[damaged.size() / 2] ^ 0x01);
+  for (int round = 0; round < 3; ++round) {
+    auto intact = DecodeReceipt(bytes);
+    ASSERT_TRUE(intact.ok()) << "round " << round << ": " << intact.status().ToString();
+    EXPECT_EQ(*intact, Sample()) << "round " << round;
+    auto bad = DecodeReceipt(damaged);
+    ASSERT_FALSE(bad.ok()) << "round " << round;
+    EXPECT_EQ(bad.status().code(), StatusCode::kCorruption) << "round " << round;
+    EXPECT_EQ(bad.status().ToString(), DecodeReceipt(damaged).status().ToString());
+  }
+  Json other = SampleDoc();
+  other["version"] = kReceiptVersion + 1;
+  const std::string incompatible = Seal(other);
+  EXPECT_EQ(DecodeReceipt(incompatible).status().code(), StatusCode::kIncompatible);
+  EXPECT_EQ(DecodeReceipt(incompatible).status().code(), StatusCode::kIncompatible);
+}
+
 TEST_F(ReceiptTest, DamagedFileOnDiskIsCorruptionNamingThePath) {
   std::string bytes = EncodeReceipt(Sample()).value();
   bytes[bytes.size() / 2] ^= 0x04;

@@ -215,22 +215,25 @@ void PrintTargets(const std::map<std::string, BenchResult>& results, std::FILE* 
   if (window == nullptr) {
     Missing(out, "exploration in-process", "BM_ProcessPerWindow");
   } else {
-    // Verdict on wall time (what a user waits), interleaved with the process windows, for the
-    // explorer's window (a pass over the whole crash column with a RunMemo, per window); the CPU
-    // ratio beside it is what the two cost without the machine's other jobs. The isolated window
+    // The explorer's window (a pass over the whole crash column with a RunMemo, per window),
+    // interleaved with the process windows. Wall time is what a user waits, but the process side
+    // waits on fsync, so its wall ratio follows the disk and the machine's load (16x to 150x in
+    // one day's runs of one tree); the target asks for >= 100x stable across runs, so the verdict
+    // needs the CPU ratio too (what both cost without waiting on the disk). The isolated window
     // (one plan alone, no memo) is printed beside it, not judged.
     const double ratio = CounterOf(*window, "ratio");
+    const double cpu_ratio = CounterOf(*window, "cpu_ratio");
     std::fprintf(
         out,
-        "  %-30s %.1fx faster than process-per-window (explorer's window, RunMemo pass over the "
-        "crash column: wall %.3f ms vs %.1f ms; CPU %.3f ms vs %.1f ms: %.1fx; isolated window, "
-        "no memo: wall %.2f ms, %.1fx; CPU %.2f ms, %.1fx)  target >= 100x  [%s]\n",
-        "exploration in-process", ratio, CounterOf(*window, "in_process_ns") / 1e6,
+        "  %-30s %.1fx faster than process-per-window in wall time, %.1fx in CPU time (explorer's "
+        "window, RunMemo pass over the crash column: wall %.3f ms vs %.1f ms; CPU %.3f ms vs "
+        "%.1f ms; isolated window, no memo: wall %.2f ms, %.1fx; CPU %.2f ms, %.1fx)  target >= "
+        "100x, stable: wall and CPU  [%s]\n",
+        "exploration in-process", ratio, cpu_ratio, CounterOf(*window, "in_process_ns") / 1e6,
         CounterOf(*window, "process_ns") / 1e6, CounterOf(*window, "in_process_cpu_ns") / 1e6,
-        CounterOf(*window, "process_cpu_ns") / 1e6, CounterOf(*window, "cpu_ratio"),
-        CounterOf(*window, "isolated_ns") / 1e6, CounterOf(*window, "isolated_ratio"),
-        CounterOf(*window, "isolated_cpu_ns") / 1e6, CounterOf(*window, "isolated_cpu_ratio"),
-        Verdict(ratio >= 100));
+        CounterOf(*window, "process_cpu_ns") / 1e6, CounterOf(*window, "isolated_ns") / 1e6,
+        CounterOf(*window, "isolated_ratio"), CounterOf(*window, "isolated_cpu_ns") / 1e6,
+        CounterOf(*window, "isolated_cpu_ratio"), Verdict(ratio >= 100 && cpu_ratio >= 100));
   }
 }
 

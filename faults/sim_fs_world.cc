@@ -71,6 +71,7 @@ void SimWorld::SyncInode(const SimInodePtr& inode) {
 
 Result<std::string> NormalizeSimPath(std::string_view path) {
   std::string out;
+  out.reserve(path.size() + 1);  // never longer than the path plus a leading '/': one allocation
   size_t pos = 0;
   // Each iteration consumes one component; a path has at most path.size() components.
   for (size_t guard = 0; pos <= path.size(); ++guard) {

@@ -25,7 +25,14 @@ Result<std::string> FilesKey(Env* env, std::string_view salt, const std::string&
     if (!name.starts_with(name_prefix)) continue;
     field(name);
     auto bytes = env->ReadFile(JoinPath(dir, name));
-    field(bytes.ok() ? "+" + *bytes : "-" + bytes.status().ToString());
+    if (!bytes.ok()) {
+      field("-" + bytes.status().ToString());
+      continue;
+    }
+    // field("+" + bytes), without copying the file's bytes into a temporary first.
+    key += std::to_string(bytes->size() + 1);
+    key += ":+";
+    key += *bytes;
   }
   return key;
 }

@@ -131,9 +131,8 @@ void RunDurableStep(benchmark::State& state, const Mode& mode, const StepConfig&
       *std::max_element(commit_in_steps.walls.begin(), commit_in_steps.walls.end()) * 1e9;
   state.counters["state_bytes"] = static_cast<double>(TotalStateBytes(config));
   state.counters["checkpoint_bytes"] = static_cast<double>(store.LastCheckpointBytes());
-  state.counters["bytes_per_second"] =
-      benchmark::Counter(static_cast<double>(checkpoint_bytes) * static_cast<double>(n),
-                         benchmark::Counter::kIsRate);
+  state.counters["bytes_per_second"] = benchmark::Counter(
+      static_cast<double>(checkpoint_bytes) * static_cast<double>(n), benchmark::Counter::kIsRate);
   state.counters["stored_bytes_per_step"] = store.StoredBytesPerStep();
 }
 

@@ -74,8 +74,7 @@ TEST(Crc32cOfCommittedTest, EqualsTheFullPassForBytesThatAreNotFramedOrHaveNoWel
   no_newline.back() = ' ';
   for (const std::string& bytes :
        {std::string(R"({"n":1})"), std::string(), std::string("stepfault.checkpoint v2"),
-        framed.substr(0, framed.size() - 1), upper, no_newline,
-        std::string("crc32c:00000000\n")}) {
+        framed.substr(0, framed.size() - 1), upper, no_newline, std::string("crc32c:00000000\n")}) {
     EXPECT_EQ(Crc32cOfCommitted(bytes), Crc32c(bytes)) << bytes.substr(0, 40);
   }
 }

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/crc32c.h"
 #include "tools/bench/bench_common.h"
 #include "tools/bench/limits.h"
 
@@ -91,7 +92,7 @@ void RunDurableStep(benchmark::State& state, const Mode& mode, const StepConfig&
   LimitOp limit(mode.limit, checkpoint_bytes);
   limit.Run();  // creates the files and warms the path, untimed
 
-  Spent step, limit_spent, engine_spent, encoded_spent, commit_in_steps;
+  Spent step, limit_spent, engine_spent, encoded_spent, commit_in_steps, crc_spent;
   int64_t n = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -101,6 +102,7 @@ void RunDurableStep(benchmark::State& state, const Mode& mode, const StepConfig&
     limit.Maintain();
     TimeInto(&engine_spent, [&] { engine.Step(); });
     TimeInto(&encoded_spent, [&] { encoded.Step(); });
+    TimeInto(&crc_spent, [&] { benchmark::DoNotOptimize(Crc32c(limit.buffer())); });
     const bool limit_first = n % 2 == 1;
     if (limit_first) TimeInto(&limit_spent, [&] { limit.Run(); });
     const Spent commit_before{commit.wall, commit.cpu, {}};
@@ -129,6 +131,7 @@ void RunDurableStep(benchmark::State& state, const Mode& mode, const StepConfig&
   state.counters["limit_median_ns"] = Median(limit_spent.walls) * 1e9;
   state.counters["commit_max_ns"] =
       *std::max_element(commit_in_steps.walls.begin(), commit_in_steps.walls.end()) * 1e9;
+  state.counters["crc_pass_ns"] = crc_spent.wall * per_ns;
   state.counters["state_bytes"] = static_cast<double>(TotalStateBytes(config));
   state.counters["checkpoint_bytes"] = static_cast<double>(store.LastCheckpointBytes());
   state.counters["bytes_per_second"] = benchmark::Counter(

@@ -15,7 +15,10 @@
 //  limit_ns, ratio = sum of store step times / sum of limit times (same iterations);
 //  engine_ns (1), encode_ns = (2) - (1), commit_ns (the store's Commit within step 3),
 //  outside_commit_ns = step 3 - commit_ns (the store step's own engine + encode: compare with
-//  (2)), commit_cpu_ns and limit_cpu_ns (thread CPU time, system time included), step_cpu_ns.
+//  (2)), commit_cpu_ns and limit_cpu_ns (thread CPU time, system time included), step_cpu_ns;
+//  crc_pass_ns, one CRC32C pass over as many bytes (untimed by Google Benchmark: what the codec's
+//  seal costs, and what a commit saves by taking the CRC from that seal); the medians
+//  step_median_ns, commit_median_ns, limit_median_ns and the slowest commit, commit_max_ns.
 // Thread-safety: single-threaded.
 #pragma once
 

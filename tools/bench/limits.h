@@ -95,6 +95,8 @@ class LimitOp {
   // of the byte pool, empties the append log once it passes 256 MB, removes the published files
   // once there are kFreshNamesKept.
   void Maintain();
+  // What the next Run writes.
+  std::string_view buffer() const { return buffer_; }
 
  private:
   size_t bytes_;

@@ -7,6 +7,7 @@
 #include "engine/checkpoint.h"
 #include "engine/crc32c.h"
 #include "engine/store_prune.h"
+#include "engine/stores/committed_crc.h"
 
 namespace stepfault {
 namespace {
@@ -56,10 +57,11 @@ json HeaderWithoutChecksum(uint64_t seq, const StoreEntry& entry, std::string_vi
 }
 
 // Version 2: one header line, then the checkpoint bytes as they were committed. One buffer, so
-// the commit is a single write.
+// the commit is a single write. The payload's CRC comes from its own seal when it is a framed
+// checkpoint (committed_crc.h): no second pass over the bytes.
 std::string Encode(uint64_t seq, const StoreEntry& entry, std::string_view payload,
                    uint32_t* payload_crc) {
-  *payload_crc = Crc32c(payload);
+  *payload_crc = Crc32cOfCommitted(payload);
   json header = HeaderWithoutChecksum(seq, entry, payload, *payload_crc);
   header["checksum"] = Crc32cTag(header.dump());
   const std::string line = header.dump();

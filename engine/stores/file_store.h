@@ -8,7 +8,10 @@
 //    "format":"stepfault.checkpoint-file","parent_checkpoint_id":...|null,"seq":N,
 //    "session_id":...,"version":2}\n<L checkpoint bytes>
 // whose checksum is Crc32cTag of the header's canonical dump without "checksum", and whose
-// checkpoint_crc32c seals the L bytes (one CRC pass; nothing is re-serialised). Version-1 files
+// checkpoint_crc32c seals the L bytes (nothing is re-serialised; for a framed checkpoint Commit
+// takes that CRC from the checkpoint's own seal, engine/stores/committed_crc.h, so a commit makes
+// no pass over the bytes but the write; bytes that disagree with their seal give a file that reads
+// as damaged, as the codec would reject them). Version-1 files
 // (one indented JSON envelope with the document under "checkpoint") are still read. That file is
 // the whole commit: there is no second index, order and parents are recovered from the files, and
 // the session id never reaches a file name. Open removes leftover *.tmp files, verifies every

@@ -141,6 +141,33 @@ TEST_F(FileStoreTest, FramedCheckpointIsStoredVerbatimAndReadableAsJson) {
   EXPECT_EQ(store->Retrieve(*info).value(), bytes);
 }
 
+// Commit takes a framed checkpoint's CRC from its own seal (committed_crc.h) instead of reading
+// the bytes again: bytes that disagree with their seal must then read as damaged, never as the
+// committed checkpoint, in this life and after a reopen; an intact one beside them still reads.
+TEST_F(FileStoreTest, FramedBytesThatDisagreeWithTheirSealReadAsDamagedNeverAsACheckpoint) {
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  Checkpoint c;
+  c.session_id = "s";
+  c.workflow = nlohmann::json::object();
+  c.state["executor:a"]["text"] = std::string(5000, 'q');
+  const std::string intact = EncodeCheckpoint(c);
+  std::string damaged = intact;
+  damaged[damaged.size() / 2] ^= 0x01;  // a byte the seal covers
+  auto good = store->Commit("s", intact, std::nullopt);
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  auto bad = store->Commit("s", damaged, *good);
+  ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+  EXPECT_EQ(store->Retrieve(*bad).status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(store->Retrieve(*good).value(), intact);
+  store.reset();
+  store = Open();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->Retrieve(*bad).status().code(), StatusCode::kCorruption);
+  EXPECT_EQ(store->damaged_files().size(), 1u);
+  EXPECT_EQ(store->Retrieve(*good).value(), intact);
+}
+
 // engine/testdata/file_store_v1 was written by the previous (version-1 envelope) file store.
 TEST_F(FileStoreTest, GoldenVersion1DirectoryStillOpensAndReads) {
   const char* env = std::getenv("STEPFAULT_SOURCE_DIR");

@@ -9,6 +9,7 @@
 
 #include "engine/crc32c.h"
 #include "engine/store_prune.h"
+#include "engine/stores/committed_crc.h"
 
 namespace stepfault {
 namespace {
@@ -41,9 +42,10 @@ constexpr const char* kDelete =
     "DELETE FROM checkpoints WHERE session_id = ?1 AND checkpoint_id = ?2";
 
 // The seal of one row: every column but the checksum itself. Version 2 ("row2:crc32c:…", written
-// now) is one CRC32C pass over the length-prefixed metadata and then the body bytes as stored;
-// version 1 (a bare "crc32c:…", still verified) was the CRC of a JSON array of the columns, which
-// escaped the whole body on every check.
+// now) is the CRC32C of the length-prefixed metadata followed by the body bytes as stored (a read
+// computes it in one pass; a commit combines the metadata's CRC with the body's, taken from the
+// body's own seal when it is a framed checkpoint); version 1 (a bare "crc32c:…", still verified)
+// was the CRC of a JSON array of the columns, which escaped the whole body on every check.
 constexpr std::string_view kRowSeal2 = "row2:";
 
 std::string RowChecksumV1(int64_t seq, const std::string& session_id,
@@ -55,9 +57,11 @@ std::string RowChecksumV1(int64_t seq, const std::string& session_id,
   return Crc32cTag(row.dump());
 }
 
-std::string RowChecksum(int64_t seq, const std::string& session_id,
-                        const std::string& checkpoint_id, const std::optional<std::string>& parent,
-                        std::string_view body) {
+// The version-2 seal from the body's CRC32C (so a commit can take it from the body's own seal).
+std::string RowChecksumOfBodyCrc(int64_t seq, const std::string& session_id,
+                                 const std::string& checkpoint_id,
+                                 const std::optional<std::string>& parent, size_t body_size,
+                                 uint32_t body_crc) {
   std::string meta;
   auto field = [&](std::string_view f) {
     meta += std::to_string(f.size());
@@ -68,8 +72,15 @@ std::string RowChecksum(int64_t seq, const std::string& session_id,
   field(session_id);
   field(checkpoint_id);
   field(parent ? "1" + *parent : "0");
-  field(std::to_string(body.size()));
-  return std::string(kRowSeal2) + Crc32cTagOf(Crc32cExtend(Crc32c(meta), body));
+  field(std::to_string(body_size));
+  // Crc32c(meta + body), without a pass over the body.
+  return std::string(kRowSeal2) + Crc32cTagOf(Crc32cCombine(Crc32c(meta), body_crc, body_size));
+}
+
+std::string RowChecksum(int64_t seq, const std::string& session_id,
+                        const std::string& checkpoint_id, const std::optional<std::string>& parent,
+                        std::string_view body) {
+  return RowChecksumOfBodyCrc(seq, session_id, checkpoint_id, parent, body.size(), Crc32c(body));
 }
 
 // The seal `stored` should be, computed the way it was written.
@@ -303,8 +314,11 @@ Result<CheckpointInfo> SqliteCheckpointStore::Commit(const std::string& session_
   CheckpointInfo info{session_id, StoreCheckpointId(options_.seed, session_id, seq)};
   std::optional<std::string> parent_id;
   if (parent) parent_id = parent->checkpoint_id;
+  // The body's CRC from its own seal when it is a framed checkpoint (committed_crc.h); reads
+  // verify the row against the bytes themselves.
   const std::string checksum =
-      RowChecksum(static_cast<int64_t>(seq), session_id, info.checkpoint_id, parent_id, document);
+      RowChecksumOfBodyCrc(static_cast<int64_t>(seq), session_id, info.checkpoint_id, parent_id,
+                           document.size(), Crc32cOfCommitted(document));
   SF_ASSIGN_OR_RETURN(sqlite3_stmt * insert, Prepare(kInsert));
   ResetOnExit reset{insert};
   sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(seq));

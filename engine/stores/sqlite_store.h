@@ -6,16 +6,17 @@
 // `synchronous=FULL` and the configured journal mode. Each row keeps seq (the commit order),
 // session_id, checkpoint_id, parent_checkpoint_id, the canonical document and a CRC32C over all of
 // them, which Retrieve verifies (kCorruption on mismatch) and Index checks (a row failing it is not
-// listed). Open verifies the table schema and runs PRAGMA quick_check. Only bound parameters reach
-// SQL.
-// Before opening, the store fsyncs the database, its WAL and journal and their directory (the
-// recovery rule of engine/env.h, MakeInheritedDurable), so nothing it trusts is still only in the
-// page cache of a process that died.
-// A second store on the same database is refused with kBusy through a lock on <db_path>.lock.
-// SQLite errors map to Status: FULL -> kNoSpace, IOERR* -> kIOError, CORRUPT/NOTADB ->
-// kCorruption, BUSY/LOCKED -> kBusy; the message carries SQLite's own.
-// Pruning deletes the obsolete rows in one transaction, so a crash leaves all or none deleted.
-// Thread-safety: every method is safe for concurrent calls (one mutex around the connection).
+// listed). Commit takes the body's CRC32C from the body's own seal when it is a framed checkpoint
+// (engine/stores/committed_crc.h: no second pass over megabytes; a body that disagrees with its
+// seal gives a row that fails its check on every read, as the codec would reject it). Open verifies
+// the table schema and runs PRAGMA quick_check. Only bound parameters reach SQL. Before opening,
+// the store fsyncs the database, its WAL and journal and their directory (the recovery rule of
+// engine/env.h, MakeInheritedDurable), so nothing it trusts is still only in the page cache of a
+// process that died. A second store on the same database is refused with kBusy through a lock on
+// <db_path>.lock. SQLite errors map to Status: FULL -> kNoSpace, IOERR* -> kIOError, CORRUPT/NOTADB
+// -> kCorruption, BUSY/LOCKED -> kBusy; the message carries SQLite's own. Pruning deletes the
+// obsolete rows in one transaction, so a crash leaves all or none deleted. Thread-safety: every
+// method is safe for concurrent calls (one mutex around the connection).
 #pragma once
 
 #include <cstdint>

@@ -240,6 +240,38 @@ TEST_F(SqliteStoreTest, RowsSealedByThePreviousVersionStillVerify) {
   EXPECT_EQ((*store)->Retrieve(*info).value(), framed);
 }
 
+// Commit takes a framed body's CRC from the body's own seal (committed_crc.h): a body that
+// disagrees with its seal gives a row that fails its check (not listed, kCorruption on Retrieve),
+// in this life and after a reopen; an intact row beside it still reads.
+TEST_F(SqliteStoreTest, FramedBodyThatDisagreesWithItsSealIsNeverReadAsACheckpoint) {
+  Checkpoint c;
+  c.session_id = "s";
+  c.workflow = nlohmann::json::object();
+  c.state["executor:a"]["x"] = std::string(100000, 'z');
+  const std::string intact = EncodeCheckpoint(c);
+  std::string damaged = intact;
+  damaged[damaged.size() / 2] ^= 0x01;  // a byte the seal covers
+  CheckpointInfo good, bad;
+  for (int life = 0; life < 2; ++life) {
+    auto store = TryOpen(db_);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    if (life == 0) {
+      auto g = (*store)->Commit("s", intact, std::nullopt);
+      ASSERT_TRUE(g.ok()) << g.status().ToString();
+      auto b = (*store)->Commit("s", damaged, *g);
+      ASSERT_TRUE(b.ok()) << b.status().ToString();
+      good = *g;
+      bad = *b;
+    }
+    EXPECT_EQ((*store)->Retrieve(bad).status().code(), StatusCode::kCorruption) << life;
+    EXPECT_EQ((*store)->Retrieve(good).value(), intact) << life;
+    auto index = (*store)->Index("s");
+    ASSERT_TRUE(index.ok());
+    ASSERT_EQ(index->size(), 1u) << life;
+    EXPECT_EQ((*index)[0].info, good);
+  }
+}
+
 TEST_F(SqliteStoreTest, DamagedDatabaseFileGivesTypedErrorOrExactBytes) {
   std::vector<CheckpointInfo> infos;
   {

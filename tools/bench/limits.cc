@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <vector>
@@ -45,17 +46,6 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
     done += static_cast<size_t>(n);
   }
   return Status::Ok();
-}
-
-double ThreadCpuSeconds() {
-  timespec ts;
-  SF_CHECK(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double WallSeconds() {
-  // Wall clock: allowed in tools/bench only.
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Median seconds per operation, by the method in limits.h. CPU-bound limits are timed in thread
@@ -122,6 +112,17 @@ double Measure(LimitKind kind, size_t bytes) {
 
 }  // namespace
 
+double ThreadCpuSeconds() {
+  timespec ts;
+  SF_CHECK(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double WallSeconds() {
+  // Wall clock: allowed in tools/bench only.
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 Limits& Limits::Global() {
   static Limits* limits = new Limits();
   return *limits;
@@ -146,9 +147,9 @@ AtomicFileWriter::~AtomicFileWriter() {
   if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
-Status AtomicFileWriter::Publish(std::string_view bytes) {
-  const std::string tmp = dir_ + "/checkpoint.tmp";
-  const std::string final_path = dir_ + "/checkpoint";
+Status AtomicFileWriter::Publish(std::string_view bytes, std::string_view name) {
+  const std::string final_path = dir_ + "/" + std::string(name);
+  const std::string tmp = final_path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return Errno("open " + tmp);
   Status s = WriteAll(fd, bytes, tmp);
@@ -181,6 +182,54 @@ Status AppendSyncWriter::Truncate() {
   if (::fdatasync(fd_) != 0) return Errno("fdatasync " + path_);
   file_bytes_ = 0;
   return Status::Ok();
+}
+
+LimitOp::LimitOp(LimitKind kind, size_t bytes) : bytes_(bytes) {
+  SF_CHECK(kind == LimitKind::kAtomicFile || kind == LimitKind::kAppendSync);
+  SF_CHECK(bytes > 0 && bytes <= kMaxSliceBytes);
+  dir_ = MakeScratchDir(kind == LimitKind::kAtomicFile ? "op-atomic" : "op-append");
+  if (kind == LimitKind::kAtomicFile) {
+    atomic_ = std::make_unique<AtomicFileWriter>(dir_);
+  } else {
+    append_ = std::make_unique<AppendSyncWriter>(dir_);
+  }
+  Maintain();
+}
+
+LimitOp::~LimitOp() {
+  atomic_.reset();
+  append_.reset();
+  RemoveScratchDir(dir_);
+}
+
+void LimitOp::Run() {
+  ++runs_;
+  const std::string_view src = buffer_;
+  Status s;
+  if (atomic_ == nullptr) {
+    s = append_->Append(src);
+  } else {
+    char name[32];
+    std::snprintf(name, sizeof(name), "checkpoint-%06llu", static_cast<unsigned long long>(runs_));
+    s = atomic_->Publish(src, name);
+    names_.push_back(name);
+  }
+  if (!s.ok())
+    std::fprintf(stderr, "stepfault-bench: limit operation failed: %s\n", s.ToString().c_str());
+  SF_CHECK(s.ok());
+}
+
+void LimitOp::Maintain() {
+  // Fresh bytes for the next operation, copied into the buffer Run writes: a store writes the
+  // buffer its commit has just built, so the limit too writes from memory just filled.
+  const std::string_view next = PoolSlice(bytes_, /*salt=*/runs_ + 1);
+  buffer_.assign(next.data(), next.size());
+  if (append_ != nullptr && append_->file_bytes() > (256u << 20))
+    SF_CHECK(append_->Truncate().ok());
+  if (names_.size() >= kFreshNamesKept) {
+    for (const std::string& name : names_) SF_CHECK(::unlink((dir_ + "/" + name).c_str()) == 0);
+    names_.clear();
+  }
 }
 
 }  // namespace stepfault::bench

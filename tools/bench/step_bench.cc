@@ -13,7 +13,7 @@
 // changes:none is the fan-in of width 1 whose state never changes after the warm-up (bytes and
 // bytes_full modes: incremental vs every checkpoint full).
 // The limit is memcpy of state_bytes for memory modes, and the file limits on checkpoint_bytes
-// for disk modes.
+// for disk modes, timed interleaved with the steps (durable_bench.h, which also splits the step).
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tools/bench/bench_common.h"
+#include "tools/bench/durable_bench.h"
 #include "tools/bench/harness.h"
 #include "tools/bench/limits.h"
 #include "tools/bench/modes.h"
@@ -58,6 +59,8 @@ size_t LimitBytes(const Mode& mode, const StepConfig& config) {
 }
 
 void RunStep(benchmark::State& state, const Mode& mode, const StepConfig& config) {
+  // Durable stores: their limit and their parts timed interleaved with their steps.
+  if (mode.on_disk) return RunDurableStep(state, mode, config);
   StepHarness harness(mode, config);
   for (auto _ : state) {
     if (harness.Exhausted()) {
@@ -120,7 +123,8 @@ void RegisterStepFamily() {
       auto prepare = [mode, config] {
         if (ChangedBytes(config) > 0)
           Limits::Global().Seconds(LimitKind::kMemcpy, ChangedBytes(config));
-        if (mode.limit != LimitKind::kNone)
+        // Disk modes time their limit beside every step (durable_bench.h).
+        if (mode.limit != LimitKind::kNone && !mode.on_disk)
           Limits::Global().Seconds(mode.limit, LimitBytes(mode, config));
       };
       Registry::Global()

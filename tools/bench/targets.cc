@@ -145,6 +145,9 @@ void CodecRow(const std::map<std::string, BenchResult>& results, std::FILE* out)
   }
 }
 
+// The durable store rows: each store step against its limit timed in the same loop (interleaved,
+// durable_bench.h), with the step's split into the engine, the checkpoint's encode and seal, and
+// the store's commit.
 void DurableRows(const std::map<std::string, BenchResult>& results, std::FILE* out) {
   const struct {
     const char* mode;
@@ -163,12 +166,23 @@ void DurableRows(const std::map<std::string, BenchResult>& results, std::FILE* o
       continue;
     }
     const double ratio = CounterOf(*r, "ratio");
+    const auto ms = [&](const char* counter) { return CounterOf(*r, counter) / 1e6; };
     std::fprintf(out,
-                 "  %-30s %.2f ms/step vs %s of the same %.0f B %.2f ms: %.2fx  target <= %.1fx  "
-                 "[%s]\n",
+                 "  %-30s %.2f ms/step vs %s of the same %.0f B %.2f ms, interleaved: %.2fx  "
+                 "target <= %.1fx  [%s]\n",
                  row.row, r->time_ns / 1e6, row.limit, CounterOf(*r, "checkpoint_bytes"),
-                 CounterOf(*r, "limit_ns") / 1e6, ratio, row.target,
-                 Verdict(ratio > 0 && ratio <= row.target));
+                 ms("limit_ns"), ratio, row.target, Verdict(ratio > 0 && ratio <= row.target));
+    std::fprintf(
+        out,
+        "  %-30s split: engine %.2f ms + encode/seal %.2f ms (measured apart) | store step "
+        "outside its commit %.2f ms + commit %.2f ms (CPU %.2f ms; limit CPU %.2f ms)\n",
+        "", ms("engine_ns"), ms("encode_ns"), ms("outside_commit_ns"), ms("commit_ns"),
+        ms("commit_cpu_ns"), ms("limit_cpu_ns"));
+    std::fprintf(out,
+                 "  %-30s medians: step %.2f ms, commit %.2f ms, limit %.2f ms; slowest commit "
+                 "%.2f ms; one CRC32C pass over the bytes %.2f ms\n",
+                 "", ms("step_median_ns"), ms("commit_median_ns"), ms("limit_median_ns"),
+                 ms("commit_max_ns"), ms("crc_pass_ns"));
   }
 }
 

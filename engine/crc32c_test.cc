@@ -2,7 +2,9 @@
 // Method: known answers (RFC 3720 test vectors and the classic "123456789" check value) through
 // the public entry point and the portable one; then, on a seeded pseudo-random buffer, every
 // length 0..300 at every start offset 0..15 (unaligned heads and tails) and a few large lengths,
-// hardware vs portable, plus piecewise extension vs one call.
+// hardware vs portable (the long ones through the three-lane rounds, cut at and around round
+// boundaries), piecewise extension vs one call, and Crc32cCombine vs the portable CRC of the
+// concatenation for every split of short buffers and a few long second parts.
 #include "engine/crc32c.h"
 
 #include <gtest/gtest.h>
@@ -49,6 +51,43 @@ TEST(Crc32cTest, HardwareAndPortableAgreeOnEveryLengthAndAlignment) {
     for (size_t n = 0; n <= 300; ++n) check(offset, n);
   }
   for (size_t n : {4095u, 4096u, 65537u, (1u << 20) - 3}) check(3, n - 3);
+}
+
+TEST(Crc32cTest, ThreeLaneRoundsAgreeWithThePortableLoopAtAndAroundRoundBoundaries) {
+  if (!Crc32cHardwareAvailable()) GTEST_SKIP() << "no CRC32C instruction on this CPU";
+  const std::string data = SeededBytes(3 * 12288 + 64);
+  constexpr size_t kRound = 3 * 4096;  // three lanes of 4 KB (crc32c.cc)
+  for (size_t offset = 0; offset < 9; ++offset) {
+    for (size_t n : {kRound - 1, kRound, kRound + 1, kRound + 8, 2 * kRound - 7, 2 * kRound,
+                     3 * kRound + 13}) {
+      const std::string_view s = std::string_view(data).substr(offset, n);
+      uint32_t hw = 0xCAFEF00Du;
+      ASSERT_TRUE(Crc32cExtendHardware(&hw, s));
+      EXPECT_EQ(hw, Crc32cExtendPortable(0xCAFEF00Du, s)) << "offset " << offset << " n " << n;
+    }
+  }
+}
+
+TEST(Crc32cCombineTest, EqualsTheCrcOfTheConcatenationForEverySplitAndLength) {
+  const std::string data = SeededBytes((size_t{1} << 21) + 12345 + 29);
+  for (size_t total : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 100, 255, 300}) {
+    const std::string_view bytes = std::string_view(data).substr(0, total);
+    for (size_t split = 0; split <= total; ++split) {
+      const std::string_view a = bytes.substr(0, split);
+      const std::string_view b = bytes.substr(split);
+      ASSERT_EQ(Crc32cCombine(Crc32cExtendPortable(0, a), Crc32cExtendPortable(0, b), b.size()),
+                Crc32cExtendPortable(0, bytes))
+          << "length " << total << " split " << split;
+    }
+  }
+  // Long second parts: the square-and-multiply over many bits of the length.
+  for (size_t len_b : {size_t{4096}, size_t{65537}, size_t{1} << 21, (size_t{1} << 21) + 12345}) {
+    const std::string_view a = std::string_view(data).substr(0, 29);
+    const std::string_view b = std::string_view(data).substr(29, len_b);
+    EXPECT_EQ(Crc32cCombine(Crc32cExtendPortable(0, a), Crc32cExtendPortable(0, b), b.size()),
+              Crc32cExtendPortable(0, std::string_view(data).substr(0, 29 + len_b)))
+        << len_b;
+  }
 }
 
 TEST(Crc32cTest, ExtendingPiecewiseEqualsOneCall) {

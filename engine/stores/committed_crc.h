@@ -1,6 +1,5 @@
-// CRC32C helpers for the durable stores' commit path: the CRC32C of committed checkpoint bytes
-// taken from their own seal instead of a second pass, and the CRC32C of a concatenation from the
-// CRCs of its parts.
+// The CRC32C of committed checkpoint bytes taken from their own seal instead of a second pass (the
+// durable stores' commit path; joining CRCs of parts is Crc32cCombine in engine/crc32c.h).
 //
 // A framed checkpoint (engine/checkpoint.h, versions 2 and 3) ends with a 16-byte trailer
 // "crc32c:<8 hex>\n" sealing every byte before it, so the CRC32C of the whole is that seal
@@ -20,9 +19,5 @@ namespace stepfault {
 
 // Crc32c(bytes), from the seal of a framed checkpoint when it has one (see above).
 uint32_t Crc32cOfCommitted(std::string_view bytes);
-
-// Crc32c(a + b) from crc_a = Crc32c(a), crc_b = Crc32c(b) and b's length, without reading a or b
-// (GF(2) arithmetic modulo the CRC32C polynomial: O(log len_b) small multiplications).
-uint32_t Crc32cCombine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
 
 }  // namespace stepfault

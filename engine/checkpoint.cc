@@ -233,10 +233,11 @@ Result<Checkpoint> BodyFromJson(Json& j) {
   SF_ASSIGN_OR_RETURN(const Json* state, JsonField(j, "state", Json::value_t::object, path));
   for (const auto& [scope, kv] : state->items()) {
     if (!kv.is_object()) return Status::Corruption(path + "/state/" + scope + ": expected object");
-    auto& out = c.state[scope];
+    ScopeMap out;
     for (auto& [k, v] : const_cast<Json&>(kv).get_ref<Json::object_t&>()) {
       out.emplace_hint(out.end(), k, std::move(v));
     }
+    c.state.SetScope(scope, std::move(out));
   }
   SF_ASSIGN_OR_RETURN(const Json* edges, JsonField(j, "edge_state", Json::value_t::object, path));
   for (const auto& [key, value] : edges->items()) {
@@ -324,18 +325,22 @@ std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
   Json removed = Json::array();
   for (const auto& [scope, kv] : c.state) {
     auto b = base.state.find(scope);
+    if (b != base.state.end() && &b->values == &kv) continue;  // the very same (shared) scope
+    ScopeMap changed;
     for (const auto& [k, v] : kv) {
       if (b != base.state.end()) {
-        auto bv = b->second.find(k);
-        if (bv != b->second.end() && bv->second == v) continue;
+        auto bv = b->values.find(k);
+        if (bv != b->values.end() && bv->second == v) continue;
       }
-      d.state[scope].emplace(k, v);
+      changed.emplace_hint(changed.end(), k, v);
     }
+    if (!changed.empty()) d.state.SetScope(scope, std::move(changed));
   }
   for (const auto& [scope, kv] : base.state) {
     auto cs = c.state.find(scope);
+    if (cs != c.state.end() && &cs->values == &kv) continue;
     for (const auto& [k, v] : kv) {
-      if (cs == c.state.end() || cs->second.count(k) == 0)
+      if (cs == c.state.end() || cs->values.count(k) == 0)
         removed.push_back(Json::array({scope, k}));
     }
   }
@@ -633,14 +638,9 @@ Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFet
   }
   StateMap state = std::move(chain.back().checkpoint.state);
   for (size_t i = chain.size() - 1; i-- > 0;) {
-    for (const auto& [scope, key] : chain[i].removed) {
-      auto s = state.find(scope);
-      if (s == state.end()) continue;
-      s->second.erase(key);
-      if (s->second.empty()) state.erase(s);
-    }
-    for (auto& [scope, kv] : chain[i].checkpoint.state) {
-      for (auto& [k, v] : kv) state[scope][k] = std::move(v);
+    for (const auto& [scope, key] : chain[i].removed) state.Erase(scope, key);
+    for (const auto& [scope, kv] : chain[i].checkpoint.state) {
+      for (const auto& [k, v] : kv) state.Set(scope, k, v);
     }
   }
   Checkpoint out = std::move(chain.front().checkpoint);

@@ -37,6 +37,7 @@
 #include "engine/checkpoint_store.h"
 #include "engine/message.h"
 #include "engine/shared_json.h"
+#include "engine/state_map.h"
 #include "engine/status.h"
 
 namespace stepfault {
@@ -66,18 +67,14 @@ struct FanInState {
   friend bool operator==(const FanInState&, const FanInState&) = default;
 };
 
-// Scope -> key -> value. Values are shared, immutable (shared_json.h): copying a StateMap copies
-// its keys and pointers, never a value.
-using StateMap = std::map<std::string, std::map<std::string, SharedJson>>;
-
 struct Checkpoint {
   std::string session_id;
   int64_t step_number = 0;
   SharedJson workflow;                    // the topology signature (Workflow::signature())
   std::vector<std::string> instantiated;  // sorted executor ids
-  std::map<std::string, std::vector<Envelope>> queued;          // receiver -> FIFO
-  std::vector<PendingRequest> outstanding;                      // in registration order
-  StateMap state;                                               // scope -> key -> value
+  std::map<std::string, std::vector<Envelope>> queued;  // receiver -> FIFO
+  std::vector<PendingRequest> outstanding;              // in registration order
+  StateMap state;  // scope -> key -> value, shared copy on write (state_map.h)
   std::map<int, std::shared_ptr<const FanInState>> edge_state;  // EdgeId -> fan-in state
   std::optional<CheckpointInfo> parent;
 };

@@ -28,8 +28,9 @@ const StateMap::Scopes& StateMap::List() const {
 
 std::pair<size_t, bool> StateMap::Locate(std::string_view scope) const {
   const Scopes& list = List();
-  auto it = std::lower_bound(list.begin(), list.end(), scope,
-                             [](const ScopePtr& s, std::string_view name) { return s->name < name; });
+  auto it =
+      std::lower_bound(list.begin(), list.end(), scope,
+                       [](const ScopePtr& s, std::string_view name) { return s->name < name; });
   return {static_cast<size_t>(it - list.begin()), it != list.end() && (*it)->name == scope};
 }
 

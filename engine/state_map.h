@@ -1,11 +1,11 @@
-// StateMap: a run's state, scope -> key -> value, as a persistent (copy-on-write) structure at every
-// level (README "Deliberate deviations from MAF": copy-on-write state). The values are SharedJson
-// (shared_json.h); each scope is an immutable shared StateScope; the sorted list of scopes is an
-// immutable shared vector. Copying a StateMap copies one pointer. A write copies only what the
-// writer shares with someone else: the scope list (one allocation, a pointer per scope) and the one
-// scope it changes (its key nodes); every other scope stays the very object of the copy it came from.
-// So a checkpoint shares every scope its step did not write with its parent and with the live run,
-// and nothing written through one StateMap is ever visible through another.
+// StateMap: a run's state, scope -> key -> value, as a persistent (copy-on-write) structure at
+// every level (README "Deliberate deviations from MAF": copy-on-write state). The values are
+// SharedJson (shared_json.h); each scope is an immutable shared StateScope; the sorted list of
+// scopes is an immutable shared vector. Copying a StateMap copies one pointer. A write copies only
+// what the writer shares with someone else: the scope list (one allocation, a pointer per scope)
+// and the one scope it changes (its key nodes); every other scope stays the very object of the copy
+// it came from. So a checkpoint shares every scope its step did not write with its parent and with
+// the live run, and nothing written through one StateMap is ever visible through another.
 //
 // Reads look like a std::map of scopes: iteration in scope order yields `const StateScope&`
 // (`for (const auto& [scope, values] : state)`), and find/at/count/empty/size/== exist.

@@ -110,7 +110,8 @@ TEST(StateMapTest, EqualityComparesValuesNotIdentity) {
   EXPECT_NE(a, b);  // an empty scope is a scope (encoders keep it)
   std::ostringstream os;
   os << a;
-  EXPECT_EQ(os.str(), R"({"executor:a":{"v":"a0"},"executor:b":{"v":"b0"},"shared:s":{"j":2,"k":1}})");
+  EXPECT_EQ(os.str(),
+            R"({"executor:a":{"v":"a0"},"executor:b":{"v":"b0"},"shared:s":{"j":2,"k":1}})");
 }
 
 }  // namespace

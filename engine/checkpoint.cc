@@ -198,6 +198,20 @@ Json CheckpointBodyToJson(const Checkpoint& c) { return BodyToJson(c, nullptr); 
 
 namespace {
 
+// The body's state (values moved, not copied).
+Status StateFromJson(Json& j, const std::string& path, StateMap* out) {
+  SF_ASSIGN_OR_RETURN(const Json* state, JsonField(j, "state", Json::value_t::object, path));
+  for (const auto& [scope, kv] : state->items()) {
+    if (!kv.is_object()) return Status::Corruption(path + "/state/" + scope + ": expected object");
+    ScopeMap values;
+    for (auto& [k, v] : const_cast<Json&>(kv).get_ref<Json::object_t&>()) {
+      values.emplace_hint(values.end(), k, std::move(v));
+    }
+    out->SetScope(scope, std::move(values));
+  }
+  return Status::Ok();
+}
+
 // Decodes a body it may consume: state values and the topology signature are moved, not copied.
 Result<Checkpoint> BodyFromJson(Json& j) {
   const std::string path = "/body";
@@ -230,15 +244,7 @@ Result<Checkpoint> BodyFromJson(Json& j) {
     }
     c.outstanding.push_back(std::move(r));
   }
-  SF_ASSIGN_OR_RETURN(const Json* state, JsonField(j, "state", Json::value_t::object, path));
-  for (const auto& [scope, kv] : state->items()) {
-    if (!kv.is_object()) return Status::Corruption(path + "/state/" + scope + ": expected object");
-    ScopeMap out;
-    for (auto& [k, v] : const_cast<Json&>(kv).get_ref<Json::object_t&>()) {
-      out.emplace_hint(out.end(), k, std::move(v));
-    }
-    c.state.SetScope(scope, std::move(out));
-  }
+  SF_RETURN_IF_ERROR(StateFromJson(j, path, &c.state));
   SF_ASSIGN_OR_RETURN(const Json* edges, JsonField(j, "edge_state", Json::value_t::object, path));
   for (const auto& [key, value] : edges->items()) {
     const std::string p = path + "/edge_state/" + key;
@@ -458,17 +464,22 @@ class Unframer {
 
 // The framed locations of a body, mirroring BodyToJson. A location of the wrong shape is left for
 // BodyFromJson to reject.
+Status UnframeState(Json& body, Unframer& u) {
+  auto state = body.find("state");
+  if (state == body.end() || !state->is_object()) return Status::Ok();
+  for (Json& scope : *state) {
+    if (!scope.is_object()) continue;
+    for (Json& v : scope) SF_RETURN_IF_ERROR(u.Unframe(v));
+  }
+  return Status::Ok();
+}
+
 Status UnframeBody(Json& body, Unframer& u) {
   auto field = [&](const char* key) -> Json* {
     auto it = body.find(key);
     return it == body.end() ? nullptr : &*it;
   };
-  if (Json* state = field("state"); state && state->is_object()) {
-    for (Json& scope : *state) {
-      if (!scope.is_object()) continue;
-      for (Json& v : scope) SF_RETURN_IF_ERROR(u.Unframe(v));
-    }
-  }
+  SF_RETURN_IF_ERROR(UnframeState(body, u));
   if (Json* queued = field("queued"); queued && queued->is_object()) {
     for (Json& list : *queued) {
       if (!list.is_array()) continue;
@@ -514,7 +525,18 @@ Status ReadDelta(const Json& meta, FramedParts* out) {
   return Status::Ok();
 }
 
-Result<FramedParts> DecodeFramed(std::string_view bytes) {
+// The body fields a link of a chain contributes to the checkpoint it resolves (ResolveCheckpoint):
+// its state, and its session and step for the chain's checks and messages.
+bool LinkField(const std::string& key) {
+  return key == "state" || key == "session_id" || key == "step";
+}
+
+// `link_only`: decode only what a base link of a chain contributes (LinkField, the delta fields,
+// the blob lengths). The header, the size and the seal are checked in full, so a damaged link is
+// still kCorruption; the parts a chain never uses (workflow, queues, requests, fan-in, parent)
+// are skipped while parsing instead of being built and validated: ResolveCheckpoint takes them
+// from the newest checkpoint, decoded in full.
+Result<FramedParts> DecodeFramed(std::string_view bytes, bool link_only) {
   // Header line: version first, so a newer writer's document is kIncompatible, not damaged.
   size_t pos = kMagic.size();
   uint64_t version = 0, meta_bytes = 0, blob_bytes = 0;
@@ -550,7 +572,17 @@ Result<FramedParts> DecodeFramed(std::string_view bytes) {
   if (bytes[pos + meta_bytes] != '\n') {
     return Status::Corruption("checkpoint metadata line does not end where its header says");
   }
-  Json meta = Json::parse(bytes.substr(pos, meta_bytes), nullptr, /*allow_exceptions=*/false);
+  std::string top;  // the top-level metadata field being parsed
+  Json::parser_callback_t keep = nullptr;
+  if (link_only) {
+    keep = [&top](int depth, Json::parse_event_t event, Json& parsed) {
+      if (event != Json::parse_event_t::key) return true;
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (depth == 1) top = key;
+      return depth != 2 || top != "body" || LinkField(key);
+    };
+  }
+  Json meta = Json::parse(bytes.substr(pos, meta_bytes), keep, /*allow_exceptions=*/false);
   if (meta.is_discarded() || !meta.is_object()) {
     return Status::Corruption("checkpoint metadata is not a JSON object");
   }
@@ -575,15 +607,28 @@ Result<FramedParts> DecodeFramed(std::string_view bytes) {
   if (offset != blob_end) return Status::Corruption("/blobs: lengths do not cover the blob area");
   Json& body = const_cast<Json&>(*body_field);
   Unframer unframer(std::move(blobs));
+  if (link_only) {
+    // Blobs of the skipped fields stay unreferenced: the seal vouches for them.
+    SF_RETURN_IF_ERROR(UnframeState(body, unframer));
+    const std::string path = "/body";
+    SF_ASSIGN_OR_RETURN(parts.checkpoint.session_id, JsonString(body, "session_id", path));
+    SF_ASSIGN_OR_RETURN(parts.checkpoint.step_number, JsonInt(body, "step", path));
+    if (parts.checkpoint.step_number < 0) {
+      return Status::Corruption(path + "/step: negative step number");
+    }
+    SF_RETURN_IF_ERROR(StateFromJson(body, path, &parts.checkpoint.state));
+    return parts;
+  }
   SF_RETURN_IF_ERROR(UnframeBody(body, unframer));
   SF_ASSIGN_OR_RETURN(parts.checkpoint, BodyFromJson(body));
   return parts;
 }
 
-Result<FramedParts> DecodeAny(std::string_view bytes) {
+// `link_only`: see DecodeFramed (a version-1 document, always full, is decoded whole).
+Result<FramedParts> DecodeAny(std::string_view bytes, bool link_only = false) {
   if (bytes.empty()) return Status::Corruption("checkpoint is empty (0 bytes)");
   if (bytes.size() > kMaxCheckpointBytes) return TooBig(bytes.size());
-  if (bytes.starts_with(kMagic)) return DecodeFramed(bytes);
+  if (bytes.starts_with(kMagic)) return DecodeFramed(bytes, link_only);
   if (bytes[0] == '{') {
     SF_ASSIGN_OR_RETURN(Checkpoint c, DecodeJsonDocument(bytes));
     return FramedParts{std::move(c), std::nullopt, {}};
@@ -628,7 +673,9 @@ Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFet
       // A missing or unreadable link damages every checkpoint that depends on it.
       return Status::Corruption(where + " cannot be read: " + base_bytes.status().ToString());
     }
-    Result<FramedParts> parts = DecodeAny(*base_bytes);
+    // Only what a link contributes (its state, removed keys, base, session, step): the rest of
+    // the checkpoint comes from the newest one, decoded in full above.
+    Result<FramedParts> parts = DecodeAny(*base_bytes, /*link_only=*/true);
     if (!parts.ok()) return Status::Corruption(where + ": " + parts.status().ToString());
     if (parts->checkpoint.session_id != chain.back().checkpoint.session_id) {
       return Status::Corruption(where + " belongs to session '" + parts->checkpoint.session_id +

@@ -10,10 +10,11 @@ namespace {
 
 // True when `p` has no other owner, so the object may be changed in place. Every object this is
 // asked about was created non-const by StateMap (make_shared<T>), so writing through a const_cast
-// is defined. The acquire fence orders this owner's write after another owner's last read of the
-// object, which happened before that owner released its reference.
+// is defined. A shared list is copied whole by MutableScope. The acquire fence orders this owner's
+// write after another owner's last read of the object, which happened before that owner released
+// its reference.
 template <class T>
-bool SoleOwner(const std::shared_ptr<const T>& p) {
+bool SoleOwner(const std::shared_ptr<T>& p) {
   if (p.use_count() != 1) return false;
   std::atomic_thread_fence(std::memory_order_acquire);
   return true;
@@ -21,22 +22,17 @@ bool SoleOwner(const std::shared_ptr<const T>& p) {
 
 }  // namespace
 
-const StateMap::Scopes& StateMap::List() const {
-  static const Scopes* const empty = new Scopes();
-  return scopes_ ? *scopes_ : *empty;
-}
-
 std::pair<size_t, bool> StateMap::Locate(std::string_view scope) const {
-  const Scopes& list = List();
-  auto it =
-      std::lower_bound(list.begin(), list.end(), scope,
-                       [](const ScopePtr& s, std::string_view name) { return s->name < name; });
-  return {static_cast<size_t>(it - list.begin()), it != list.end() && (*it)->name == scope};
+  const ScopePtr* first = scopes_.get();
+  const ScopePtr* last = first + size_;
+  const ScopePtr* it = std::lower_bound(
+      first, last, scope, [](const ScopePtr& s, std::string_view name) { return s->name < name; });
+  return {static_cast<size_t>(it - first), it != last && (*it)->name == scope};
 }
 
 StateMap::const_iterator StateMap::find(std::string_view scope) const {
   auto [index, found] = Locate(scope);
-  return found ? const_iterator(List().begin() + static_cast<std::ptrdiff_t>(index)) : end();
+  return found ? const_iterator(scopes_.get() + index) : end();
 }
 
 const ScopeMap& StateMap::at(std::string_view scope) const {
@@ -58,33 +54,52 @@ bool StateMap::SharesScopeWith(const StateMap& other, std::string_view scope) co
   return a != end() && b != other.end() && &*a == &*b;
 }
 
-StateMap::Scopes& StateMap::MutableList() {
-  if (!scopes_) {
-    scopes_ = std::make_shared<Scopes>();
-  } else if (!SoleOwner(scopes_)) {
+StateScope& StateMap::MutableScope(size_t index) {
+  if (!SoleOwner(scopes_)) {
     // One allocation and a reference per scope: the scopes themselves stay shared.
-    scopes_ = std::make_shared<Scopes>(*scopes_);
+    std::shared_ptr<ScopePtr[]> copy = std::make_shared<ScopePtr[]>(size_);
+    std::copy(scopes_.get(), scopes_.get() + size_, copy.get());
+    scopes_ = std::move(copy);
   }
-  return const_cast<Scopes&>(*scopes_);
-}
-
-StateScope& StateMap::MutableScope(Scopes& list, size_t index) {
-  ScopePtr& p = list[index];
+  ScopePtr& p = const_cast<ScopePtr&>(scopes_[index]);
   if (!SoleOwner(p)) p = std::make_shared<StateScope>(*p);
   return const_cast<StateScope&>(*p);
 }
 
+void StateMap::InsertAt(size_t index, ScopePtr scope) {
+  std::shared_ptr<ScopePtr[]> list = std::make_shared<ScopePtr[]>(size_ + 1);
+  const ScopePtr* old = scopes_.get();
+  std::copy(old, old + index, list.get());
+  list[index] = std::move(scope);
+  std::copy(old + index, old + size_, list.get() + index + 1);
+  scopes_ = std::move(list);
+  ++size_;
+}
+
+void StateMap::RemoveAt(size_t index) {
+  if (size_ == 1) {
+    scopes_.reset();
+    size_ = 0;
+    return;
+  }
+  std::shared_ptr<ScopePtr[]> list = std::make_shared<ScopePtr[]>(size_ - 1);
+  const ScopePtr* old = scopes_.get();
+  std::copy(old, old + index, list.get());
+  std::copy(old + index + 1, old + size_, list.get() + index);
+  scopes_ = std::move(list);
+  --size_;
+}
+
 void StateMap::Set(std::string_view scope, std::string_view key, SharedJson value) {
   auto [index, found] = Locate(scope);
-  Scopes& list = MutableList();
   if (!found) {
     auto fresh = std::make_shared<StateScope>();
     fresh->name = std::string(scope);
     fresh->values.emplace(std::string(key), std::move(value));
-    list.insert(list.begin() + static_cast<std::ptrdiff_t>(index), std::move(fresh));
+    InsertAt(index, std::move(fresh));
     return;
   }
-  ScopeMap& values = MutableScope(list, index).values;
+  ScopeMap& values = MutableScope(index).values;
   auto it = values.find(key);
   if (it != values.end()) {
     it->second = std::move(value);
@@ -96,56 +111,55 @@ void StateMap::Set(std::string_view scope, std::string_view key, SharedJson valu
 void StateMap::Erase(std::string_view scope, std::string_view key) {
   auto [index, found] = Locate(scope);
   if (!found) return;
-  const ScopeMap& current = (*scopes_)[index]->values;
+  const ScopeMap& current = scopes_[index]->values;
   if (current.find(key) == current.end()) {
-    if (current.empty()) EraseScope(scope);  // an empty scope goes, as when its last key does
-    return;                                  // else nothing changes, so nothing is copied
+    if (current.empty()) RemoveAt(index);  // an empty scope goes, as when its last key does
+    return;                                // else nothing changes, so nothing is copied
   }
   if (current.size() == 1) {
-    EraseScope(scope);
+    RemoveAt(index);
     return;
   }
-  Scopes& list = MutableList();
-  ScopeMap& values = MutableScope(list, index).values;
+  ScopeMap& values = MutableScope(index).values;
   values.erase(values.find(key));
 }
 
 void StateMap::SetScope(std::string_view scope, ScopeMap values) {
   auto [index, found] = Locate(scope);
-  Scopes& list = MutableList();
   auto fresh = std::make_shared<StateScope>(StateScope{std::string(scope), std::move(values)});
-  if (found) {
-    list[index] = std::move(fresh);
-  } else {
-    list.insert(list.begin() + static_cast<std::ptrdiff_t>(index), std::move(fresh));
+  if (!found) {
+    InsertAt(index, std::move(fresh));
+    return;
   }
+  if (!SoleOwner(scopes_)) {
+    std::shared_ptr<ScopePtr[]> copy = std::make_shared<ScopePtr[]>(size_);
+    std::copy(scopes_.get(), scopes_.get() + size_, copy.get());
+    scopes_ = std::move(copy);
+  }
+  const_cast<ScopePtr&>(scopes_[index]) = std::move(fresh);
 }
 
 void StateMap::EraseScope(std::string_view scope) {
   auto [index, found] = Locate(scope);
-  if (!found) return;
-  Scopes& list = MutableList();
-  list.erase(list.begin() + static_cast<std::ptrdiff_t>(index));
-  if (list.empty()) scopes_.reset();
+  if (found) RemoveAt(index);
 }
 
 ScopeMap& StateMap::operator[](std::string_view scope) {
   auto [index, found] = Locate(scope);
-  Scopes& list = MutableList();
   if (!found) {
     auto fresh = std::make_shared<StateScope>();
     fresh->name = std::string(scope);
-    list.insert(list.begin() + static_cast<std::ptrdiff_t>(index), std::move(fresh));
+    InsertAt(index, std::move(fresh));
   }
-  return MutableScope(list, index).values;
+  return MutableScope(index).values;
 }
 
 bool operator==(const StateMap& a, const StateMap& b) {
   if (a.scopes_ == b.scopes_) return true;
-  const StateMap::Scopes& x = a.List();
-  const StateMap::Scopes& y = b.List();
-  if (x.size() != y.size()) return false;
-  for (size_t i = 0; i < x.size(); ++i) {
+  if (a.size_ != b.size_) return false;
+  const auto& x = a.scopes_;
+  const auto& y = b.scopes_;
+  for (size_t i = 0; i < a.size_; ++i) {
     if (x[i] == y[i]) continue;
     if (x[i]->name != y[i]->name || x[i]->values != y[i]->values) return false;
   }

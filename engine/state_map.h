@@ -1,7 +1,7 @@
 // StateMap: a run's state, scope -> key -> value, as a persistent (copy-on-write) structure at
 // every level (README "Deliberate deviations from MAF": copy-on-write state). The values are
 // SharedJson (shared_json.h); each scope is an immutable shared StateScope; the sorted list of
-// scopes is an immutable shared vector. Copying a StateMap copies one pointer. A write copies only
+// scopes is an immutable shared array. Copying a StateMap copies one pointer. A write copies only
 // what the writer shares with someone else: the scope list (one allocation, a pointer per scope)
 // and the one scope it changes (its key nodes); every other scope stays the very object of the copy
 // it came from. So a checkpoint shares every scope its step did not write with its parent and with
@@ -22,7 +22,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
-#include <vector>
+#include <utility>
 
 #include "engine/shared_json.h"
 
@@ -39,7 +39,6 @@ struct StateScope {
 
 class StateMap {
   using ScopePtr = std::shared_ptr<const StateScope>;
-  using Scopes = std::vector<ScopePtr>;  // sorted by name, names unique
 
  public:
   // Iterates the scopes in name order; dereferences to the StateScope.
@@ -66,8 +65,8 @@ class StateMap {
 
    private:
     friend class StateMap;
-    explicit const_iterator(Scopes::const_iterator it) : it_(it) {}
-    Scopes::const_iterator it_;
+    explicit const_iterator(const ScopePtr* it) : it_(it) {}
+    const ScopePtr* it_ = nullptr;
   };
   using iterator = const_iterator;
   using value_type = StateScope;
@@ -75,9 +74,9 @@ class StateMap {
   StateMap() = default;
 
   bool empty() const { return size() == 0; }
-  size_t size() const { return scopes_ ? scopes_->size() : 0; }
-  const_iterator begin() const { return const_iterator(List().begin()); }
-  const_iterator end() const { return const_iterator(List().end()); }
+  size_t size() const { return size_; }
+  const_iterator begin() const { return const_iterator(scopes_.get()); }
+  const_iterator end() const { return const_iterator(scopes_.get() + size_); }
   const_iterator find(std::string_view scope) const;
   size_t count(std::string_view scope) const { return find(scope) != end() ? 1 : 0; }
   // The scope's values; throws std::out_of_range when there is no such scope (as std::map::at).
@@ -109,15 +108,18 @@ class StateMap {
   friend std::ostream& operator<<(std::ostream& os, const StateMap& state);
 
  private:
-  const Scopes& List() const;
   // The index of `scope` or of where it would go, and whether it is there.
   std::pair<size_t, bool> Locate(std::string_view scope) const;
-  // The scope list, copied first when shared (or created).
-  Scopes& MutableList();
-  // Scope `index` of a list MutableList returned, copied first when shared.
-  StateScope& MutableScope(Scopes& list, size_t index);
+  // Scope `index` for writing: the list, then the scope, each copied first when shared.
+  StateScope& MutableScope(size_t index);
+  // Replaces the list by a new one of size_ + 1 with `scope` at `index`, or of size_ - 1
+  // without scope `index` (adding or removing a scope is rare: a fresh list each time).
+  void InsertAt(size_t index, ScopePtr scope);
+  void RemoveAt(size_t index);
 
-  std::shared_ptr<const Scopes> scopes_;  // null: no scopes
+  // The scopes sorted by name, names unique, in one allocation with its reference count.
+  std::shared_ptr<const ScopePtr[]> scopes_;  // null when size_ == 0
+  size_t size_ = 0;
 };
 
 // For GoogleTest's failure messages.

@@ -198,6 +198,20 @@ Json CheckpointBodyToJson(const Checkpoint& c) { return BodyToJson(c, nullptr); 
 
 namespace {
 
+// The body's state (values moved, not copied).
+Status StateFromJson(Json& j, const std::string& path, StateMap* out) {
+  SF_ASSIGN_OR_RETURN(const Json* state, JsonField(j, "state", Json::value_t::object, path));
+  for (const auto& [scope, kv] : state->items()) {
+    if (!kv.is_object()) return Status::Corruption(path + "/state/" + scope + ": expected object");
+    ScopeMap values;
+    for (auto& [k, v] : const_cast<Json&>(kv).get_ref<Json::object_t&>()) {
+      values.emplace_hint(values.end(), k, std::move(v));
+    }
+    out->SetScope(scope, std::move(values));
+  }
+  return Status::Ok();
+}
+
 // Decodes a body it may consume: state values and the topology signature are moved, not copied.
 Result<Checkpoint> BodyFromJson(Json& j) {
   const std::string path = "/body";
@@ -230,14 +244,7 @@ Result<Checkpoint> BodyFromJson(Json& j) {
     }
     c.outstanding.push_back(std::move(r));
   }
-  SF_ASSIGN_OR_RETURN(const Json* state, JsonField(j, "state", Json::value_t::object, path));
-  for (const auto& [scope, kv] : state->items()) {
-    if (!kv.is_object()) return Status::Corruption(path + "/state/" + scope + ": expected object");
-    auto& out = c.state[scope];
-    for (auto& [k, v] : const_cast<Json&>(kv).get_ref<Json::object_t&>()) {
-      out.emplace_hint(out.end(), k, std::move(v));
-    }
-  }
+  SF_RETURN_IF_ERROR(StateFromJson(j, path, &c.state));
   SF_ASSIGN_OR_RETURN(const Json* edges, JsonField(j, "edge_state", Json::value_t::object, path));
   for (const auto& [key, value] : edges->items()) {
     const std::string p = path + "/edge_state/" + key;
@@ -324,18 +331,22 @@ std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
   Json removed = Json::array();
   for (const auto& [scope, kv] : c.state) {
     auto b = base.state.find(scope);
+    if (b != base.state.end() && &b->values == &kv) continue;  // the very same (shared) scope
+    ScopeMap changed;
     for (const auto& [k, v] : kv) {
       if (b != base.state.end()) {
-        auto bv = b->second.find(k);
-        if (bv != b->second.end() && bv->second == v) continue;
+        auto bv = b->values.find(k);
+        if (bv != b->values.end() && bv->second == v) continue;
       }
-      d.state[scope].emplace(k, v);
+      changed.emplace_hint(changed.end(), k, v);
     }
+    if (!changed.empty()) d.state.SetScope(scope, std::move(changed));
   }
   for (const auto& [scope, kv] : base.state) {
     auto cs = c.state.find(scope);
+    if (cs != c.state.end() && &cs->values == &kv) continue;
     for (const auto& [k, v] : kv) {
-      if (cs == c.state.end() || cs->second.count(k) == 0)
+      if (cs == c.state.end() || cs->values.count(k) == 0)
         removed.push_back(Json::array({scope, k}));
     }
   }
@@ -453,17 +464,22 @@ class Unframer {
 
 // The framed locations of a body, mirroring BodyToJson. A location of the wrong shape is left for
 // BodyFromJson to reject.
+Status UnframeState(Json& body, Unframer& u) {
+  auto state = body.find("state");
+  if (state == body.end() || !state->is_object()) return Status::Ok();
+  for (Json& scope : *state) {
+    if (!scope.is_object()) continue;
+    for (Json& v : scope) SF_RETURN_IF_ERROR(u.Unframe(v));
+  }
+  return Status::Ok();
+}
+
 Status UnframeBody(Json& body, Unframer& u) {
   auto field = [&](const char* key) -> Json* {
     auto it = body.find(key);
     return it == body.end() ? nullptr : &*it;
   };
-  if (Json* state = field("state"); state && state->is_object()) {
-    for (Json& scope : *state) {
-      if (!scope.is_object()) continue;
-      for (Json& v : scope) SF_RETURN_IF_ERROR(u.Unframe(v));
-    }
-  }
+  SF_RETURN_IF_ERROR(UnframeState(body, u));
   if (Json* queued = field("queued"); queued && queued->is_object()) {
     for (Json& list : *queued) {
       if (!list.is_array()) continue;
@@ -509,7 +525,119 @@ Status ReadDelta(const Json& meta, FramedParts* out) {
   return Status::Ok();
 }
 
-Result<FramedParts> DecodeFramed(std::string_view bytes) {
+// The body fields a link of a chain contributes to the checkpoint it resolves (ResolveCheckpoint):
+// its state, and its session and step for the chain's checks and messages.
+bool LinkField(std::string_view key) {
+  return key == "state" || key == "session_id" || key == "step";
+}
+
+size_t SkipSpace(std::string_view t, size_t i) {
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t')) ++i;
+  return i;
+}
+
+// The end of the JSON string starting at t[i] == '"' (one past its closing quote), or npos.
+size_t SkipString(std::string_view t, size_t i) {
+  for (++i; i < t.size(); ++i) {
+    if (t[i] == '\\') {
+      ++i;
+    } else if (t[i] == '"') {
+      return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The end of the JSON value starting at t[i], found without building it, or npos when the text
+// ends first. Only brackets and strings are followed: the value is parsed (and so validated) only
+// when it is used.
+size_t SkipValue(std::string_view t, size_t i) {
+  i = SkipSpace(t, i);
+  if (i >= t.size()) return std::string_view::npos;
+  if (t[i] == '"') return SkipString(t, i);
+  if (t[i] != '{' && t[i] != '[') {
+    while (i < t.size() && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' &&
+           t[i] != '\n') {
+      ++i;
+    }
+    return i;
+  }
+  int depth = 0;
+  while (i < t.size()) {
+    const char c = t[i];
+    if (c == '"') {
+      i = SkipString(t, i);
+      if (i == std::string_view::npos) return i;
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
+// Calls visit(key, value text) for each member of the JSON object `t` (keys taken verbatim between
+// their quotes: the fields a link needs have plain names). False when `t` is not an object.
+template <class Visit>
+bool ForEachMember(std::string_view t, Visit&& visit) {
+  size_t i = SkipSpace(t, 0);
+  if (i >= t.size() || t[i] != '{') return false;
+  i = SkipSpace(t, i + 1);
+  if (i < t.size() && t[i] == '}') return SkipSpace(t, i + 1) == t.size();
+  while (i < t.size()) {
+    if (t[i] != '"') return false;
+    const size_t key_end = SkipString(t, i);
+    if (key_end == std::string_view::npos) return false;
+    const std::string_view key = t.substr(i + 1, key_end - i - 2);
+    i = SkipSpace(t, key_end);
+    if (i >= t.size() || t[i] != ':') return false;
+    const size_t value_start = SkipSpace(t, i + 1);
+    const size_t value_end = SkipValue(t, value_start);
+    if (value_end == std::string_view::npos) return false;
+    if (!visit(key, t.substr(value_start, value_end - value_start))) return false;
+    i = SkipSpace(t, value_end);
+    if (i < t.size() && t[i] == '}') return SkipSpace(t, i + 1) == t.size();
+    if (i >= t.size() || t[i] != ',') return false;
+    i = SkipSpace(t, i + 1);
+  }
+  return false;
+}
+
+// The metadata of a base link with only what ResolveCheckpoint takes from it parsed: "blobs",
+// "delta" and body fields for which LinkField holds; every other field is present but null (so the
+// field checks still see it), its text skipped without being parsed. Discarded when malformed.
+Json ParseLinkMetadata(std::string_view text) {
+  const Json discarded(Json::value_t::discarded);
+  Json meta = Json::object();
+  auto parse = [](std::string_view v) { return Json::parse(v, nullptr, false); };
+  const bool ok = ForEachMember(text, [&](std::string_view key, std::string_view value) {
+    if (key == "body") {
+      Json body = Json::object();
+      const bool body_ok = ForEachMember(value, [&](std::string_view k, std::string_view v) {
+        Json parsed = LinkField(k) ? parse(v) : Json(nullptr);
+        if (parsed.is_discarded()) return false;
+        body[std::string(k)] = std::move(parsed);
+        return true;
+      });
+      if (!body_ok) return false;
+      meta["body"] = std::move(body);
+      return true;
+    }
+    Json parsed = key == "blobs" || key == "delta" ? parse(value) : Json(nullptr);
+    if (parsed.is_discarded()) return false;
+    meta[std::string(key)] = std::move(parsed);
+    return true;
+  });
+  return ok ? meta : discarded;
+}
+
+// `link_only`: decode only what a base link of a chain contributes (LinkField, the delta fields,
+// the blob lengths). The header, the size and the seal are checked in full, so a damaged link is
+// still kCorruption; the parts a chain never uses (workflow, queues, requests, fan-in, parent)
+// are skipped by a scan of their brackets and strings (ParseLinkMetadata) instead of being parsed,
+// built and validated: ResolveCheckpoint takes them from the newest checkpoint, decoded in full.
+Result<FramedParts> DecodeFramed(std::string_view bytes, bool link_only) {
   // Header line: version first, so a newer writer's document is kIncompatible, not damaged.
   size_t pos = kMagic.size();
   uint64_t version = 0, meta_bytes = 0, blob_bytes = 0;
@@ -545,7 +673,9 @@ Result<FramedParts> DecodeFramed(std::string_view bytes) {
   if (bytes[pos + meta_bytes] != '\n') {
     return Status::Corruption("checkpoint metadata line does not end where its header says");
   }
-  Json meta = Json::parse(bytes.substr(pos, meta_bytes), nullptr, /*allow_exceptions=*/false);
+  const std::string_view meta_text = bytes.substr(pos, meta_bytes);
+  Json meta = link_only ? ParseLinkMetadata(meta_text)
+                        : Json::parse(meta_text, nullptr, /*allow_exceptions=*/false);
   if (meta.is_discarded() || !meta.is_object()) {
     return Status::Corruption("checkpoint metadata is not a JSON object");
   }
@@ -570,15 +700,28 @@ Result<FramedParts> DecodeFramed(std::string_view bytes) {
   if (offset != blob_end) return Status::Corruption("/blobs: lengths do not cover the blob area");
   Json& body = const_cast<Json&>(*body_field);
   Unframer unframer(std::move(blobs));
+  if (link_only) {
+    // Blobs of the skipped fields stay unreferenced: the seal vouches for them.
+    SF_RETURN_IF_ERROR(UnframeState(body, unframer));
+    const std::string path = "/body";
+    SF_ASSIGN_OR_RETURN(parts.checkpoint.session_id, JsonString(body, "session_id", path));
+    SF_ASSIGN_OR_RETURN(parts.checkpoint.step_number, JsonInt(body, "step", path));
+    if (parts.checkpoint.step_number < 0) {
+      return Status::Corruption(path + "/step: negative step number");
+    }
+    SF_RETURN_IF_ERROR(StateFromJson(body, path, &parts.checkpoint.state));
+    return parts;
+  }
   SF_RETURN_IF_ERROR(UnframeBody(body, unframer));
   SF_ASSIGN_OR_RETURN(parts.checkpoint, BodyFromJson(body));
   return parts;
 }
 
-Result<FramedParts> DecodeAny(std::string_view bytes) {
+// `link_only`: see DecodeFramed (a version-1 document, always full, is decoded whole).
+Result<FramedParts> DecodeAny(std::string_view bytes, bool link_only = false) {
   if (bytes.empty()) return Status::Corruption("checkpoint is empty (0 bytes)");
   if (bytes.size() > kMaxCheckpointBytes) return TooBig(bytes.size());
-  if (bytes.starts_with(kMagic)) return DecodeFramed(bytes);
+  if (bytes.starts_with(kMagic)) return DecodeFramed(bytes, link_only);
   if (bytes[0] == '{') {
     SF_ASSIGN_OR_RETURN(Checkpoint c, DecodeJsonDocument(bytes));
     return FramedParts{std::move(c), std::nullopt, {}};
@@ -623,7 +766,9 @@ Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFet
       // A missing or unreadable link damages every checkpoint that depends on it.
       return Status::Corruption(where + " cannot be read: " + base_bytes.status().ToString());
     }
-    Result<FramedParts> parts = DecodeAny(*base_bytes);
+    // Only what a link contributes (its state, removed keys, base, session, step): the rest of
+    // the checkpoint comes from the newest one, decoded in full above.
+    Result<FramedParts> parts = DecodeAny(*base_bytes, /*link_only=*/true);
     if (!parts.ok()) return Status::Corruption(where + ": " + parts.status().ToString());
     if (parts->checkpoint.session_id != chain.back().checkpoint.session_id) {
       return Status::Corruption(where + " belongs to session '" + parts->checkpoint.session_id +
@@ -633,14 +778,9 @@ Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFet
   }
   StateMap state = std::move(chain.back().checkpoint.state);
   for (size_t i = chain.size() - 1; i-- > 0;) {
-    for (const auto& [scope, key] : chain[i].removed) {
-      auto s = state.find(scope);
-      if (s == state.end()) continue;
-      s->second.erase(key);
-      if (s->second.empty()) state.erase(s);
-    }
-    for (auto& [scope, kv] : chain[i].checkpoint.state) {
-      for (auto& [k, v] : kv) state[scope][k] = std::move(v);
+    for (const auto& [scope, key] : chain[i].removed) state.Erase(scope, key);
+    for (const auto& [scope, kv] : chain[i].checkpoint.state) {
+      for (const auto& [k, v] : kv) state.Set(scope, k, v);
     }
   }
   Checkpoint out = std::move(chain.front().checkpoint);

@@ -23,7 +23,13 @@
 // framing, seal and the full structure before returning anything, so a damaged byte anywhere gives
 // a typed error (kCorruption, or kIncompatible for an unknown version), never a crash and never a
 // partial checkpoint.
-// Thread-safety: values; FanInState is shared immutably between checkpoints.
+// In memory a checkpoint is copy on write (README "Deliberate deviations from MAF"): its state is a
+// StateMap (state_map.h) whose scope list, scopes and values are immutable shared objects, so a
+// checkpoint shares every scope its step did not write with its parent and with the live run (a
+// step copies the scope list and the scopes it writes, nothing else); the topology signature and
+// the fan-in buffers are shared the same way; queues, requests and the instantiated list are
+// copied (a step consumes and refills the queues anyway).
+// Thread-safety: values; the shared parts are never written once shared.
 #pragma once
 
 #include <functional>
@@ -37,6 +43,7 @@
 #include "engine/checkpoint_store.h"
 #include "engine/message.h"
 #include "engine/shared_json.h"
+#include "engine/state_map.h"
 #include "engine/status.h"
 
 namespace stepfault {
@@ -66,18 +73,14 @@ struct FanInState {
   friend bool operator==(const FanInState&, const FanInState&) = default;
 };
 
-// Scope -> key -> value. Values are shared, immutable (shared_json.h): copying a StateMap copies
-// its keys and pointers, never a value.
-using StateMap = std::map<std::string, std::map<std::string, SharedJson>>;
-
 struct Checkpoint {
   std::string session_id;
   int64_t step_number = 0;
   SharedJson workflow;                    // the topology signature (Workflow::signature())
   std::vector<std::string> instantiated;  // sorted executor ids
-  std::map<std::string, std::vector<Envelope>> queued;          // receiver -> FIFO
-  std::vector<PendingRequest> outstanding;                      // in registration order
-  StateMap state;                                               // scope -> key -> value
+  std::map<std::string, std::vector<Envelope>> queued;  // receiver -> FIFO
+  std::vector<PendingRequest> outstanding;              // in registration order
+  StateMap state;  // scope -> key -> value, shared copy on write (state_map.h)
   std::map<int, std::shared_ptr<const FanInState>> edge_state;  // EdgeId -> fan-in state
   std::optional<CheckpointInfo> parent;
 };
@@ -117,6 +120,9 @@ using CheckpointFetch = std::function<Result<std::string>(const std::string& che
 // The full checkpoint `bytes` stand for: decoded as is when full, or by following the chain of
 // bases through `fetch` to the nearest full snapshot and applying the deltas oldest first. A link
 // that is missing, damaged, from another session, or a loop is kCorruption naming the link.
+// `bytes` are decoded and validated in full; of each base link only what a chain takes from it
+// is built (its state, removed keys, base, session and step) after its header, size and seal
+// are checked: the rest of a link is never used, so it is skipped while parsing.
 Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFetch& fetch);
 // The same as bytes: `bytes` unchanged when full, else EncodeCheckpoint of the resolved chain
 // (for readers that decode one document with DecodeCheckpoint, such as the oracles).

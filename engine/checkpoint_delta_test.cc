@@ -129,6 +129,43 @@ TEST(CheckpointDeltaTest, EveryBrokenLinkIsCorruptionNamingTheLink) {
   }
 }
 
+// Base links are decoded partially: the fields a chain does not use are skipped by a scan of
+// brackets and strings (checkpoint.cc, ParseLinkMetadata). Strings full of brackets, quotes and
+// escapes, framed blobs in the skipped fields, and nested state values must not confuse it.
+TEST(CheckpointDeltaTest, BaseLinksWhoseSkippedFieldsHoldBracketsQuotesAndBlobsResolveExactly) {
+  const std::string tricky = "}]{[\"\\\",:\n\t\u00e9 \"}";
+  auto step = [&](int n, const std::string& parent) {
+    Checkpoint c = Step(n, parent);
+    c.queued["apply"] = {
+        Envelope{Msg("Decision", Json{{tricky, tricky},
+                                      {"big", std::string(300, '{')},
+                                      {"list", Json::array({tricky, n, nullptr})}}),
+                 "prepare",
+                 {},
+                 ""}};
+    c.outstanding = {PendingRequest{"r" + tricky, "approve", Msg("Ask", Json{{"q", tricky}})}};
+    c.state["shared:" + tricky][tricky] = Json{{"k", Json::array({tricky, Json::object(), n})}};
+    c.state["executor:prepare"]["blob"] = std::string(200, ']') + std::to_string(n);
+    return c;
+  };
+  std::map<std::string, std::string> bytes;
+  Checkpoint c0 = step(0, ""), c1 = step(1, "c0"), c2 = step(2, "c1");
+  c1.state["executor:prepare"].erase("gone");  // removed by a base link
+  c2.state["executor:prepare"].erase("gone");
+  bytes["c0"] = EncodeCheckpoint(c0);
+  bytes["c1"] = EncodeCheckpointDelta(c1, c0, "c0");
+  bytes["c2"] = EncodeCheckpointDelta(c2, c1, "c1");
+  CheckpointFetch fetch = [&](const std::string& id) -> Result<std::string> {
+    return bytes.at(id);
+  };
+  Result<Checkpoint> resolved = ResolveCheckpoint(bytes["c2"], fetch);
+  ASSERT_TRUE(resolved.ok()) << resolved.status().ToString();
+  EXPECT_TRUE(CheckpointsEqual(*resolved, c2));
+  EXPECT_EQ(resolved->state, c2.state);
+  EXPECT_EQ(resolved->state.count("executor:prepare"), 1u);
+  EXPECT_EQ(resolved->state.at("executor:prepare").count("gone"), 0u);
+}
+
 TEST(CheckpointDeltaTest, EveryTruncationOfADeltaIsATypedError) {
   Chain chain = MakeChain();
   const std::string& delta = chain.bytes["c2"];

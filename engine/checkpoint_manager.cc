@@ -31,10 +31,11 @@ Result<CheckpointInfo> InMemoryCheckpointManager::Keep(
   id_input_.assign(session_id);
   id_input_ += '|';
   id_input_ += std::to_string(seq);
-  CheckpointInfo info{session_id, DeriveId(seed_, id_input_)};
-  session.by_id.emplace(info.checkpoint_id, std::move(checkpoint));
-  session.index.push_back(info);
-  return info;
+  session.entries.push_back(
+      Entry{CheckpointInfo{session_id, DeriveId(seed_, id_input_)}, std::move(checkpoint)});
+  const Entry& entry = session.entries.back();
+  session.by_id.emplace(entry.info.checkpoint_id, &entry);
+  return entry.info;
 }
 
 Result<std::shared_ptr<const Checkpoint>> InMemoryCheckpointManager::Lookup(
@@ -43,7 +44,7 @@ Result<std::shared_ptr<const Checkpoint>> InMemoryCheckpointManager::Lookup(
   auto s = sessions_.find(info.session_id);
   if (s != sessions_.end()) {
     auto it = s->second.by_id.find(info.checkpoint_id);
-    if (it != s->second.by_id.end()) return it->second;
+    if (it != s->second.by_id.end()) return it->second->checkpoint;
   }
   return Status::NotFound("no checkpoint " + info.ToString() + " in the in-memory manager");
 }
@@ -53,7 +54,10 @@ Result<std::vector<CheckpointInfo>> InMemoryCheckpointManager::Index(
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(session_id);
   if (it == sessions_.end()) return std::vector<CheckpointInfo>();
-  return it->second.index;
+  std::vector<CheckpointInfo> out;
+  out.reserve(it->second.entries.size());
+  for (const Entry& e : it->second.entries) out.push_back(e.info);
+  return out;
 }
 
 StoreCheckpointManager::StoreCheckpointManager(CheckpointStore* store,

@@ -5,6 +5,8 @@
 // object identity (SharesWith, pointer equality) for sharing, values for isolation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/checkpoint.h"
 #include "engine/run_test_util.h"
 
@@ -52,6 +54,69 @@ TEST(CopyOnWriteTest, ACheckpointSharesEveryValueItsStepDidNotWriteWithItsParent
   EXPECT_EQ(c2->state.at("executor:c").at("v").get(), Json("c@2"));
   // The topology signature is one object for every checkpoint of the workflow.
   EXPECT_TRUE(c0->workflow.SharesWith(c2->workflow));
+}
+
+// A ring of `length` writers passing a token for `steps` steps: step i is run by e(i % length),
+// which writes its own scope only.
+std::shared_ptr<Workflow> Ring(int length, int steps) {
+  auto writer = [steps](const std::string& id) {
+    return FunctionExecutor(
+        id, "RingWriter", {"*"}, [id, steps](const Message&, WorkflowContext& ctx) {
+          ctx.QueueStateUpdate("v", Json(id + "@" + std::to_string(ctx.step_number())));
+          if (ctx.step_number() + 1 < steps) ctx.SendMessage(Msg("Token"));
+          return Status::Ok();
+        });
+  };
+  auto id = [](int i) { return "e" + std::to_string(i); };
+  WorkflowBuilder b(writer(id(0)));
+  for (int i = 1; i < length; ++i) b.AddExecutor(writer(id(i)));
+  for (int i = 0; i < length; ++i) b.AddEdge(id(i), id((i + 1) % length));
+  auto wf = b.Build();
+  EXPECT_TRUE(wf.ok());
+  return *wf;
+}
+
+TEST(CopyOnWriteTest, AStepCopiesOnlyTheScopeItWroteEveryOtherScopeIsTheParentsVeryObject) {
+  constexpr int kLength = 5, kSteps = 17;
+  InMemoryCheckpointManager manager;
+  RunOptions options;
+  options.checkpoints = &manager;
+  auto run = StreamingRun::Start(Ring(kLength, kSteps), Msg("Go"), options);
+  ASSERT_TRUE(run.ok());
+  Drain(**run);
+  const std::vector<CheckpointInfo> cps = (*run)->checkpoints();
+  ASSERT_EQ(cps.size(), static_cast<size_t>(kSteps));
+  int shared_total = 0, copied_total = 0;
+  for (int i = 1; i < kSteps; ++i) {
+    auto parent = *manager.Lookup(cps[i - 1]);
+    auto child = *manager.Lookup(cps[i]);
+    const std::string written = "executor:e" + std::to_string(i % kLength);
+    int shared = 0, copied = 0;
+    for (const auto& [scope, values] : child->state) {
+      if (child->state.SharesScopeWith(parent->state, scope)) {
+        ++shared;
+      } else {
+        ++copied;
+        EXPECT_EQ(scope, written) << "step " << i << " copied a scope it did not write";
+      }
+    }
+    // Exactly one scope is new or copied: the one this step wrote; all others are shared.
+    EXPECT_EQ(copied, 1) << "step " << i;
+    EXPECT_EQ(shared, std::min(i, kLength - 1)) << "step " << i;
+    shared_total += shared;
+    copied_total += copied;
+    // And the parent was not changed by the child's write.
+    if (i >= kLength) {
+      EXPECT_EQ(parent->state.at(written).at("v").get(),
+                Json("e" + std::to_string(i % kLength) + "@" + std::to_string(i - kLength)));
+    }
+  }
+  EXPECT_EQ(copied_total, kSteps - 1);
+  EXPECT_EQ(shared_total, (kLength - 1) * (kSteps - kLength) + (kLength - 1) * kLength / 2);
+  // A scope nobody wrote for kLength - 1 steps is one object across all those checkpoints.
+  auto c5 = *manager.Lookup(cps[5]);
+  auto c9 = *manager.Lookup(cps[9]);
+  EXPECT_TRUE(c9->state.SharesScopeWith(c5->state, "executor:e0"));
 }
 
 TEST(CopyOnWriteTest, ALaterStepNeverChangesAStoredFanInBufferUnderStrict) {

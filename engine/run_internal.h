@@ -37,11 +37,9 @@ class StepContext final : public WorkflowContext {
       auto mine = q->second.by_writer.find(executor_id_);
       if (mine != q->second.by_writer.end()) return mine->second;
     }
-    auto s = run_->state_.find(scope_id);
-    if (s == run_->state_.end()) return std::nullopt;
-    auto v = s->second.find(key);
-    if (v == s->second.end()) return std::nullopt;
-    return v->second.get();
+    const SharedJson* v = run_->state_.Find(scope_id, key);
+    if (v == nullptr) return std::nullopt;
+    return v->get();
   }
   void QueueStateUpdate(const std::string& key, std::optional<Json> value,
                         const std::string& scope) override {

@@ -175,14 +175,12 @@ bool StreamingRun::Publish(int64_t step) {
   }
   for (auto& [key, write] : queued_writes_) {
     std::optional<Json>& value = write.by_writer.begin()->second;
+    // Copy on write (state_map.h): the first write to a scope a checkpoint shares copies that
+    // scope alone; every other scope stays shared with the checkpoints.
     if (value) {
-      state_[key.first][key.second] = std::move(*value);
+      state_.Set(key.first, key.second, SharedJson(std::move(*value)));
     } else {
-      auto s = state_.find(key.first);
-      if (s != state_.end()) {
-        s->second.erase(key.second);
-        if (s->second.empty()) state_.erase(s);
-      }
+      state_.Erase(key.first, key.second);
     }
   }
   queued_writes_.clear();
@@ -197,9 +195,10 @@ Checkpoint StreamingRun::ExportCheckpoint() const {
   c.instantiated.assign(instantiated_ids_.begin(), instantiated_ids_.end());
   for (const auto& [receiver, q] : next_queue_) c.queued[receiver].assign(q.begin(), q.end());
   c.outstanding = outstanding_;
-  // Copy on write: the values and fan-in buffers are shared with the checkpoint, not copied.
-  // The run never writes a shared object (Publish replaces values; RouteUnchecked copies a
-  // shared buffer before changing it), except under the fan-in-aliasing hazard.
+  // Copy on write: the state (one pointer, state_map.h) and the fan-in buffers are shared with
+  // the checkpoint, not copied. The run never writes a shared object (Publish copies a shared
+  // scope before writing it; RouteUnchecked copies a shared buffer before changing it), except
+  // under the fan-in-aliasing hazard.
   c.state = state_;
   for (const auto& [id, s] : fan_in_) {
     if (options_.profile.fan_in_state_not_checkpointed) break;

@@ -138,11 +138,15 @@ StepHarness::StepHarness(const Mode& mode, StepConfig config, int warm_steps)
 
 StepHarness::~StepHarness() { TearDown(); }
 
-void StepHarness::TearDown() {
+void StepHarness::FreeRun() {
   stream_.reset();
   run_.reset();  // gives the workflow back
   manager_.reset();
   store_.reset();
+}
+
+void StepHarness::TearDown() {
+  FreeRun();
   if (!dir_.empty()) RemoveScratchDir(dir_);
   dir_.clear();
 }

@@ -12,10 +12,11 @@
 // State is one JSON string of `state_bytes` hex characters under key "blob" in the executor's
 // private scope, a fresh slice of the byte pool per (executor, step).
 //
-// The run is rebuilt (Reset) when the checkpoints it retains reach a budget, so memory stays
-// bounded; benchmarks call Reset with timing paused. Every reset warms up `warm_steps` steps (at
-// least `width` for the ring, so every executor's state is in every timed checkpoint).
-// Thread-safety: single-threaded.
+// The run is rebuilt when the checkpoints it retains reach a budget, so memory stays bounded:
+// benchmarks call FreeRun (destroying the retained checkpoints, a cost of the steps that made
+// them) and then Reset (a new run and its warm-up) with timing paused. Every reset warms up
+// `warm_steps` steps (at least `width` for the ring, so every executor's state is in every timed
+// checkpoint). Thread-safety: single-threaded.
 #pragma once
 
 #include <memory>
@@ -64,6 +65,11 @@ class StepHarness {
   void Step();
   // True when the run should be rebuilt before the next timed step.
   bool Exhausted() const;
+  // Destroys the run, its manager and its store: frees every checkpoint the run retained in
+  // memory (a disk mode's scratch directory is left for Reset). Benchmarks time this as part of
+  // the steps that made those checkpoints (BM_Step, step_bench.cc).
+  void FreeRun();
+  // FreeRun (when not done yet), then a new run warmed up by `warm_steps` steps.
   void Reset();
 
   // Encoded size of the last checkpoint (0 without checkpointing), read back through the manager

@@ -162,7 +162,9 @@ void DurableRows(const std::map<std::string, BenchResult>& results, std::FILE* o
         Find(results, "BM_Step",
              {{"mode", row.mode}, {"shape", "fanin"}, {"width", "1"}, {"state", "1048576"}});
     if (r == nullptr) {
-      Missing(out, row.row, "BM_Step/mode:(file|sqlite)/shape:fanin/width:1/state:1048576");
+      const std::string filter =
+          std::string("BM_Step/mode:") + row.mode + "/shape:fanin/width:1/state:1048576";
+      Missing(out, row.row, filter.c_str());
       continue;
     }
     const double ratio = CounterOf(*r, "ratio");

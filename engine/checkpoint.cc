@@ -632,12 +632,23 @@ Json ParseLinkMetadata(std::string_view text) {
   return ok ? meta : discarded;
 }
 
-// `link_only`: decode only what a base link of a chain contributes (LinkField, the delta fields,
-// the blob lengths). The header, the size and the seal are checked in full, so a damaged link is
-// still kCorruption; the parts a chain never uses (workflow, queues, requests, fan-in, parent)
-// are skipped by a scan of their brackets and strings (ParseLinkMetadata) instead of being parsed,
-// built and validated: ResolveCheckpoint takes them from the newest checkpoint, decoded in full.
-Result<FramedParts> DecodeFramed(std::string_view bytes, bool link_only) {
+// How much of a checkpoint a reader needs.
+enum class DecodePart {
+  kWhole,  // the checkpoint, every field parsed and validated
+  // What a base link of a chain contributes (LinkField, the delta fields, the blob lengths). The
+  // header, the size and the seal are checked in full, so a damaged link is still kCorruption; the
+  // parts a chain never uses (workflow, queues, requests, fan-in, parent) are skipped by a scan of
+  // their brackets and strings (ParseLinkMetadata) instead of being parsed, built and validated:
+  // ResolveCheckpoint takes them from the newest checkpoint, decoded in full.
+  kLink,
+  // Only whether it is a delta and of which base (CheckpointDeltaBase, asked for every stored
+  // checkpoint when pruning): header, size, seal and metadata framing checked as for kLink, the
+  // body's values not built at all (the seal vouches for them).
+  kBase,
+};
+
+Result<FramedParts> DecodeFramed(std::string_view bytes, DecodePart part) {
+  const bool link_only = part != DecodePart::kWhole;
   // Header line: version first, so a newer writer's document is kIncompatible, not damaged.
   size_t pos = kMagic.size();
   uint64_t version = 0, meta_bytes = 0, blob_bytes = 0;
@@ -698,6 +709,7 @@ Result<FramedParts> DecodeFramed(std::string_view bytes, bool link_only) {
     offset += n.get<uint64_t>();
   }
   if (offset != blob_end) return Status::Corruption("/blobs: lengths do not cover the blob area");
+  if (part == DecodePart::kBase) return parts;
   Json& body = const_cast<Json&>(*body_field);
   Unframer unframer(std::move(blobs));
   if (link_only) {
@@ -717,11 +729,11 @@ Result<FramedParts> DecodeFramed(std::string_view bytes, bool link_only) {
   return parts;
 }
 
-// `link_only`: see DecodeFramed (a version-1 document, always full, is decoded whole).
-Result<FramedParts> DecodeAny(std::string_view bytes, bool link_only = false) {
+// `part`: see DecodePart (a version-1 document, always full, is decoded whole).
+Result<FramedParts> DecodeAny(std::string_view bytes, DecodePart part = DecodePart::kWhole) {
   if (bytes.empty()) return Status::Corruption("checkpoint is empty (0 bytes)");
   if (bytes.size() > kMaxCheckpointBytes) return TooBig(bytes.size());
-  if (bytes.starts_with(kMagic)) return DecodeFramed(bytes, link_only);
+  if (bytes.starts_with(kMagic)) return DecodeFramed(bytes, part);
   if (bytes[0] == '{') {
     SF_ASSIGN_OR_RETURN(Checkpoint c, DecodeJsonDocument(bytes));
     return FramedParts{std::move(c), std::nullopt, {}};
@@ -744,7 +756,7 @@ Result<Checkpoint> DecodeCheckpoint(std::string_view bytes) {
 }
 
 Result<std::optional<std::string>> CheckpointDeltaBase(std::string_view bytes) {
-  SF_ASSIGN_OR_RETURN(FramedParts parts, DecodeAny(bytes));
+  SF_ASSIGN_OR_RETURN(FramedParts parts, DecodeAny(bytes, DecodePart::kBase));
   return parts.base;
 }
 
@@ -768,7 +780,7 @@ Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFet
     }
     // Only what a link contributes (its state, removed keys, base, session, step): the rest of
     // the checkpoint comes from the newest one, decoded in full above.
-    Result<FramedParts> parts = DecodeAny(*base_bytes, /*link_only=*/true);
+    Result<FramedParts> parts = DecodeAny(*base_bytes, DecodePart::kLink);
     if (!parts.ok()) return Status::Corruption(where + ": " + parts.status().ToString());
     if (parts->checkpoint.session_id != chain.back().checkpoint.session_id) {
       return Status::Corruption(where + " belongs to session '" + parts->checkpoint.session_id +

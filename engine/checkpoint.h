@@ -112,8 +112,9 @@ Result<Checkpoint> DecodeCheckpoint(std::string_view bytes);
 // The base is always the checkpoint's parent in the same session.
 std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
                                   const std::string& base_checkpoint_id);
-// The base id when `bytes` are a delta, nullopt for a full checkpoint, an error when they do not
-// decode.
+// The base id when `bytes` are a delta, nullopt for a full checkpoint, an error when their header,
+// size, seal or metadata framing do not check (the body's values are not built: asked of every
+// stored checkpoint when pruning, it costs a CRC pass and the metadata line, not a decode).
 Result<std::optional<std::string>> CheckpointDeltaBase(std::string_view bytes);
 // Reads the stored bytes of a checkpoint of the same session by id.
 using CheckpointFetch = std::function<Result<std::string>(const std::string& checkpoint_id)>;

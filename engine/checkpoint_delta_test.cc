@@ -5,7 +5,8 @@
 // checkpoints it stands for; the delta's state checked to carry only the changed key; then every
 // kind of broken link (missing base, damaged base bytes, a loop, another session) and every
 // truncation of a delta, each required to be kCorruption (or kIncompatible where a reader that does
-// not follow chains is handed a delta).
+// not follow chains is handed a delta); CheckpointDeltaBase, which reads no body, required to fail
+// on every 7th bit flipped and every 3rd truncation of a full checkpoint and of a delta.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -173,6 +174,25 @@ TEST(CheckpointDeltaTest, EveryTruncationOfADeltaIsATypedError) {
     Result<Checkpoint> r = ResolveCheckpoint(delta.substr(0, n), chain.Fetch());
     ASSERT_FALSE(r.ok()) << n;
     EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << n;
+  }
+}
+
+// CheckpointDeltaBase answers from the header, the seal and the metadata line without building the
+// body (pruning asks it of every stored checkpoint): damage anywhere must still be an error, so
+// pruning never follows a base it read from damaged bytes.
+TEST(CheckpointDeltaTest, DeltaBaseIsAnErrorForEveryBitFlipAndEveryTruncation) {
+  Chain chain = MakeChain();
+  for (const char* id : {"c0", "c2"}) {
+    const std::string& good = chain.bytes[id];
+    ASSERT_TRUE(CheckpointDeltaBase(good).ok()) << id;
+    for (size_t bit = 0; bit < good.size() * 8; bit += 7) {
+      std::string bad = good;
+      bad[bit / 8] = static_cast<char>(bad[bit / 8] ^ (1 << (bit % 8)));
+      EXPECT_FALSE(CheckpointDeltaBase(bad).ok()) << id << " bit " << bit;
+    }
+    for (size_t n = 0; n < good.size(); n += 3) {
+      EXPECT_FALSE(CheckpointDeltaBase(good.substr(0, n)).ok()) << id << " truncated to " << n;
+    }
   }
 }
 

@@ -462,8 +462,7 @@ class Unframer {
   std::vector<bool> used_;
 };
 
-// The framed locations of a body, mirroring BodyToJson. A location of the wrong shape is left for
-// BodyFromJson to reject.
+// The framed strings of a body's state (UnframeBody's first part; all a chain's link needs).
 Status UnframeState(Json& body, Unframer& u) {
   auto state = body.find("state");
   if (state == body.end() || !state->is_object()) return Status::Ok();
@@ -474,6 +473,8 @@ Status UnframeState(Json& body, Unframer& u) {
   return Status::Ok();
 }
 
+// The framed locations of a body, mirroring BodyToJson. A location of the wrong shape is left for
+// BodyFromJson to reject.
 Status UnframeBody(Json& body, Unframer& u) {
   auto field = [&](const char* key) -> Json* {
     auto it = body.find(key);
@@ -605,9 +606,10 @@ bool ForEachMember(std::string_view t, Visit&& visit) {
 }
 
 // The metadata of a base link with only what ResolveCheckpoint takes from it parsed: "blobs",
-// "delta" and body fields for which LinkField holds; every other field is present but null (so the
-// field checks still see it), its text skipped without being parsed. Discarded when malformed.
-Json ParseLinkMetadata(std::string_view text) {
+// "delta" and, when `body_fields`, the body fields for which LinkField holds; every other field is
+// present but null (so the field checks still see it), its text skipped without being parsed.
+// Discarded when malformed.
+Json ParseLinkMetadata(std::string_view text, bool body_fields) {
   const Json discarded(Json::value_t::discarded);
   Json meta = Json::object();
   auto parse = [](std::string_view v) { return Json::parse(v, nullptr, false); };
@@ -615,7 +617,7 @@ Json ParseLinkMetadata(std::string_view text) {
     if (key == "body") {
       Json body = Json::object();
       const bool body_ok = ForEachMember(value, [&](std::string_view k, std::string_view v) {
-        Json parsed = LinkField(k) ? parse(v) : Json(nullptr);
+        Json parsed = body_fields && LinkField(k) ? parse(v) : Json(nullptr);
         if (parsed.is_discarded()) return false;
         body[std::string(k)] = std::move(parsed);
         return true;
@@ -685,7 +687,7 @@ Result<FramedParts> DecodeFramed(std::string_view bytes, DecodePart part) {
     return Status::Corruption("checkpoint metadata line does not end where its header says");
   }
   const std::string_view meta_text = bytes.substr(pos, meta_bytes);
-  Json meta = link_only ? ParseLinkMetadata(meta_text)
+  Json meta = link_only ? ParseLinkMetadata(meta_text, /*body_fields=*/part == DecodePart::kLink)
                         : Json::parse(meta_text, nullptr, /*allow_exceptions=*/false);
   if (meta.is_discarded() || !meta.is_object()) {
     return Status::Corruption("checkpoint metadata is not a JSON object");

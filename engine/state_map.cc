@@ -54,14 +54,18 @@ bool StateMap::SharesScopeWith(const StateMap& other, std::string_view scope) co
   return a != end() && b != other.end() && &*a == &*b;
 }
 
-StateScope& StateMap::MutableScope(size_t index) {
+StateMap::ScopePtr& StateMap::MutableSlot(size_t index) {
   if (!SoleOwner(scopes_)) {
     // One allocation and a reference per scope: the scopes themselves stay shared.
     std::shared_ptr<ScopePtr[]> copy = std::make_shared<ScopePtr[]>(size_);
     std::copy(scopes_.get(), scopes_.get() + size_, copy.get());
     scopes_ = std::move(copy);
   }
-  ScopePtr& p = const_cast<ScopePtr&>(scopes_[index]);
+  return const_cast<ScopePtr&>(scopes_[index]);
+}
+
+StateScope& StateMap::MutableScope(size_t index) {
+  ScopePtr& p = MutableSlot(index);
   if (!SoleOwner(p)) p = std::make_shared<StateScope>(*p);
   return const_cast<StateScope&>(*p);
 }
@@ -91,15 +95,7 @@ void StateMap::RemoveAt(size_t index) {
 }
 
 void StateMap::Set(std::string_view scope, std::string_view key, SharedJson value) {
-  auto [index, found] = Locate(scope);
-  if (!found) {
-    auto fresh = std::make_shared<StateScope>();
-    fresh->name = std::string(scope);
-    fresh->values.emplace(std::string(key), std::move(value));
-    InsertAt(index, std::move(fresh));
-    return;
-  }
-  ScopeMap& values = MutableScope(index).values;
+  ScopeMap& values = (*this)[scope];
   auto it = values.find(key);
   if (it != values.end()) {
     it->second = std::move(value);
@@ -131,12 +127,7 @@ void StateMap::SetScope(std::string_view scope, ScopeMap values) {
     InsertAt(index, std::move(fresh));
     return;
   }
-  if (!SoleOwner(scopes_)) {
-    std::shared_ptr<ScopePtr[]> copy = std::make_shared<ScopePtr[]>(size_);
-    std::copy(scopes_.get(), scopes_.get() + size_, copy.get());
-    scopes_ = std::move(copy);
-  }
-  const_cast<ScopePtr&>(scopes_[index]) = std::move(fresh);
+  MutableSlot(index) = std::move(fresh);
 }
 
 void StateMap::EraseScope(std::string_view scope) {
@@ -146,11 +137,8 @@ void StateMap::EraseScope(std::string_view scope) {
 
 ScopeMap& StateMap::operator[](std::string_view scope) {
   auto [index, found] = Locate(scope);
-  if (!found) {
-    auto fresh = std::make_shared<StateScope>();
-    fresh->name = std::string(scope);
-    InsertAt(index, std::move(fresh));
-  }
+  // A new scope is this map's alone, so MutableScope copies nothing for it.
+  if (!found) InsertAt(index, std::make_shared<StateScope>(StateScope{std::string(scope), {}}));
   return MutableScope(index).values;
 }
 

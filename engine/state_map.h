@@ -110,6 +110,8 @@ class StateMap {
  private:
   // The index of `scope` or of where it would go, and whether it is there.
   std::pair<size_t, bool> Locate(std::string_view scope) const;
+  // Slot `index` of the list for writing: the list copied first when shared (not the scope).
+  ScopePtr& MutableSlot(size_t index);
   // Scope `index` for writing: the list, then the scope, each copied first when shared.
   StateScope& MutableScope(size_t index);
   // Replaces the list by a new one of size_ + 1 with `scope` at `index`, or of size_ - 1

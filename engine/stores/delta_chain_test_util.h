@@ -3,7 +3,7 @@
 // StoreCheckpointManager with a full snapshot every 3, and the host's fallback rule (the newest
 // checkpoint that resolves; a kCorruption moves on to the next older one, any other error stops),
 // as scenarios/host_drive.cc's ResumeLatestIntact applies it, without a run (the engine's tests
-// cannot see scenarios/).
+// cannot see scenarios/). And the bytes their seal-trust tests commit (SealBreak).
 // Thread-safety: test helpers, one thread.
 #pragma once
 
@@ -115,6 +115,24 @@ inline void ExpectDamagedBaseFailsTypedAndFallbackLands(CheckpointStore& store,
     EXPECT_EQ(s.code(), StatusCode::kCorruption) << label << ": " << s.ToString();
   }
   EXPECT_EQ(StoredFull(store, *fallback.landed), k.landing % kDeltaChainFullEvery == 0) << label;
+}
+
+// A framed checkpoint holding one string of `blob_bytes` (framed as a blob) and the same bytes with
+// one byte its seal covers flipped: a store that takes the CRC from the seal (committed_crc.h)
+// must read the second as damaged.
+struct SealBreak {
+  std::string intact;
+  std::string damaged;
+};
+inline SealBreak FramedCheckpointAndSealBreak(size_t blob_bytes) {
+  Checkpoint c;
+  c.session_id = "s";
+  c.workflow = Json::object();
+  c.state["executor:a"]["text"] = std::string(blob_bytes, 'q');
+  SealBreak out{EncodeCheckpoint(c), ""};
+  out.damaged = out.intact;
+  out.damaged[out.damaged.size() / 2] ^= 0x01;  // inside the blob area, which the seal covers
+  return out;
 }
 
 }  // namespace stepfault::testing

@@ -147,13 +147,7 @@ TEST_F(FileStoreTest, FramedCheckpointIsStoredVerbatimAndReadableAsJson) {
 TEST_F(FileStoreTest, FramedBytesThatDisagreeWithTheirSealReadAsDamagedNeverAsACheckpoint) {
   auto store = Open();
   ASSERT_NE(store, nullptr);
-  Checkpoint c;
-  c.session_id = "s";
-  c.workflow = nlohmann::json::object();
-  c.state["executor:a"]["text"] = std::string(5000, 'q');
-  const std::string intact = EncodeCheckpoint(c);
-  std::string damaged = intact;
-  damaged[damaged.size() / 2] ^= 0x01;  // a byte the seal covers
+  const auto [intact, damaged] = testing::FramedCheckpointAndSealBreak(5000);
   auto good = store->Commit("s", intact, std::nullopt);
   ASSERT_TRUE(good.ok()) << good.status().ToString();
   auto bad = store->Commit("s", damaged, *good);

@@ -244,13 +244,7 @@ TEST_F(SqliteStoreTest, RowsSealedByThePreviousVersionStillVerify) {
 // disagrees with its seal gives a row that fails its check (not listed, kCorruption on Retrieve),
 // in this life and after a reopen; an intact row beside it still reads.
 TEST_F(SqliteStoreTest, FramedBodyThatDisagreesWithItsSealIsNeverReadAsACheckpoint) {
-  Checkpoint c;
-  c.session_id = "s";
-  c.workflow = nlohmann::json::object();
-  c.state["executor:a"]["x"] = std::string(100000, 'z');
-  const std::string intact = EncodeCheckpoint(c);
-  std::string damaged = intact;
-  damaged[damaged.size() / 2] ^= 0x01;  // a byte the seal covers
+  const auto [intact, damaged] = testing::FramedCheckpointAndSealBreak(100000);
   CheckpointInfo good, bad;
   for (int life = 0; life < 2; ++life) {
     auto store = TryOpen(db_);

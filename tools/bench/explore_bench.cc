@@ -7,11 +7,9 @@
 // process-per-window / one window run alone without a memo (see BM_ProcessPerWindow).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -21,11 +19,10 @@
 #include "properties/life_runner.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
+#include "tools/bench/limits.h"
 
 namespace stepfault::bench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // One crash at every window of the fault-free run: the cells of the `crash` column.
 std::vector<faults::Plan> CrashPlans(const scenarios::Scenario& s) {
@@ -69,17 +66,9 @@ std::string StepfaultBinary() {
   return (self.parent_path() / "stepfault").string();
 }
 
-double WallNs() {
-  return static_cast<double>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
-          .count());
-}
-
-double ThreadCpuNs() {
-  timespec ts;
-  SF_CHECK(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0);
-  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
+// The clocks of limits.h, in nanoseconds (the counters' unit here).
+double WallNs() { return WallSeconds() * 1e9; }
+double ThreadCpuNs() { return ThreadCpuSeconds() * 1e9; }
 
 // User + system CPU of every waited-for child process so far.
 double ChildrenCpuNs() {

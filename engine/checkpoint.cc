@@ -183,7 +183,7 @@ Json BodyToJson(const Checkpoint& c, Framer* framer) {
   Json j{{"session_id", c.session_id},
          {"step", c.step_number},
          {"workflow", *c.workflow},
-         {"instantiated", c.instantiated},
+         {"instantiated", c.instantiated.get()},
          {"queued", std::move(queued)},
          {"outstanding", std::move(outstanding)},
          {"state", std::move(state)},
@@ -227,7 +227,7 @@ Result<Checkpoint> BodyFromJson(Json& j) {
   for (const auto& [receiver, list] : queued->items()) {
     const std::string p = path + "/queued/" + receiver;
     if (!list.is_array()) return Status::Corruption(p + ": expected array");
-    std::vector<Envelope>& out = c.queued[receiver];
+    std::vector<Envelope>& out = c.queued.Mutable()[receiver];
     for (size_t i = 0; i < list.size(); ++i) {
       SF_ASSIGN_OR_RETURN(Envelope e, EnvelopeFromJson(list[i], p + "/" + std::to_string(i)));
       out.push_back(std::move(e));

@@ -27,8 +27,10 @@
 // StateMap (state_map.h) whose scope list, scopes and values are immutable shared objects, so a
 // checkpoint shares every scope its step did not write with its parent and with the live run (a
 // step copies the scope list and the scopes it writes, nothing else); the topology signature and
-// the fan-in buffers are shared the same way; queues, requests and the instantiated list are
-// copied (a step consumes and refills the queues anyway).
+// the fan-in buffers are shared the same way; so are the queues and the instantiated list
+// (SharedValue, shared_value.h): a checkpoint holds the very queue map the run built in its step
+// (the run reads it in the next step and writes a fresh one), and the run's instantiated list,
+// which a step that instantiates nothing leaves as is. Only the pending requests are copied.
 // Thread-safety: values; the shared parts are never written once shared.
 #pragma once
 
@@ -43,6 +45,7 @@
 #include "engine/checkpoint_store.h"
 #include "engine/message.h"
 #include "engine/shared_json.h"
+#include "engine/shared_value.h"
 #include "engine/state_map.h"
 #include "engine/status.h"
 
@@ -73,13 +76,17 @@ struct FanInState {
   friend bool operator==(const FanInState&, const FanInState&) = default;
 };
 
+// receiver -> FIFO of envelopes queued for it.
+using QueueMap = std::map<std::string, std::vector<Envelope>>;
+
 struct Checkpoint {
   std::string session_id;
   int64_t step_number = 0;
-  SharedJson workflow;                    // the topology signature (Workflow::signature())
-  std::vector<std::string> instantiated;  // sorted executor ids
-  std::map<std::string, std::vector<Envelope>> queued;  // receiver -> FIFO
-  std::vector<PendingRequest> outstanding;              // in registration order
+  SharedJson workflow;  // the topology signature (Workflow::signature())
+  // Sorted executor ids, shared copy on write (write through instantiated.Mutable()).
+  SharedValue<std::vector<std::string>> instantiated;
+  SharedValue<QueueMap> queued;             // receiver -> FIFO, shared copy on write
+  std::vector<PendingRequest> outstanding;  // in registration order
   StateMap state;  // scope -> key -> value, shared copy on write (state_map.h)
   std::map<int, std::shared_ptr<const FanInState>> edge_state;  // EdgeId -> fan-in state
   std::optional<CheckpointInfo> parent;

@@ -23,8 +23,9 @@ Checkpoint Step(int step, const std::string& parent) {
   c.session_id = "s";
   c.step_number = step;
   c.workflow = testing::ApprovalLikeWorkflow()->signature();
-  c.instantiated = {"apply", "prepare"};
-  c.queued["apply"] = {Envelope{Msg("Decision", Json{{"step", step}}), "prepare", {}, ""}};
+  c.instantiated = std::vector<std::string>{"apply", "prepare"};
+  c.queued.Mutable()["apply"] = {
+      Envelope{Msg("Decision", Json{{"step", step}}), "prepare", {}, ""}};
   c.state["executor:prepare"]["big"] = std::string(5000, 'b');
   c.state["executor:prepare"]["gone"] = "soon";
   c.state["shared:x"]["counter"] = step;
@@ -137,7 +138,7 @@ TEST(CheckpointDeltaTest, BaseLinksWhoseSkippedFieldsHoldBracketsQuotesAndBlobsR
   const std::string tricky = "}]{[\"\\\",:\n\t\u00e9 \"}";
   auto step = [&](int n, const std::string& parent) {
     Checkpoint c = Step(n, parent);
-    c.queued["apply"] = {
+    c.queued.Mutable()["apply"] = {
         Envelope{Msg("Decision", Json{{tricky, tricky},
                                       {"big", std::string(300, '{')},
                                       {"list", Json::array({tricky, n, nullptr})}}),

@@ -33,9 +33,7 @@ Result<CheckpointInfo> InMemoryCheckpointManager::Keep(
   id_input_ += std::to_string(seq);
   session.entries.push_back(
       Entry{CheckpointInfo{session_id, DeriveId(seed_, id_input_)}, std::move(checkpoint)});
-  const Entry& entry = session.entries.back();
-  session.by_id.emplace(entry.info.checkpoint_id, &entry);
-  return entry.info;
+  return session.entries.back().info;
 }
 
 Result<std::shared_ptr<const Checkpoint>> InMemoryCheckpointManager::Lookup(
@@ -43,8 +41,15 @@ Result<std::shared_ptr<const Checkpoint>> InMemoryCheckpointManager::Lookup(
   std::lock_guard<std::mutex> lock(mu_);
   auto s = sessions_.find(info.session_id);
   if (s != sessions_.end()) {
-    auto it = s->second.by_id.find(info.checkpoint_id);
-    if (it != s->second.by_id.end()) return it->second->checkpoint;
+    Session& session = s->second;
+    // Index the entries committed since the last Lookup (emplace keeps the first of equal ids,
+    // as indexing at each commit did).
+    for (; session.indexed < session.entries.size(); ++session.indexed) {
+      const Entry& entry = session.entries[session.indexed];
+      session.by_id.emplace(entry.info.checkpoint_id, &entry);
+    }
+    auto it = session.by_id.find(info.checkpoint_id);
+    if (it != session.by_id.end()) return it->second->checkpoint;
   }
   return Status::NotFound("no checkpoint " + info.ToString() + " in the in-memory manager");
 }

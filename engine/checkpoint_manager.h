@@ -71,9 +71,12 @@ class InMemoryCheckpointManager final : public CheckpointManager {
     // checkpoints are freed in the order they were made (sequentially through memory, where a
     // hash map's order made every free a cache miss: README "Measured performance").
     std::deque<Entry> entries;
-    // By checkpoint id, a view of the entry's own id (no second copy of it). Hashed, not
-    // ordered: only looked up, never iterated, so no order reaches output.
+    // By checkpoint id, a view of the entry's own id (no second copy of it), for entries[0,
+    // indexed). Built by Lookup, not by Keep: a commit costs no hash node and no insertion (a
+    // run that never looks up pays nothing for it; one that does pays the same, at its next
+    // Lookup). Hashed, not ordered: only looked up, never iterated, so no order reaches output.
     std::unordered_map<std::string_view, const Entry*> by_id;
+    size_t indexed = 0;
   };
   std::map<std::string, Session> sessions_;
   std::string id_input_;  // Keep's scratch buffer, under mu_

@@ -2,8 +2,10 @@
 // identity (the commit map is hashed by checkpoint id per session now, not ordered by the whole
 // CheckpointInfo), lists a session's checkpoints in commit order, derives the same ids as before
 // (id = DeriveId(seed, "<session>|<commit sequence>")), and hands back the very object it was given
-// by CommitOwned. Method: commits into two interleaved sessions, then lookups of every id, of an
-// id under the wrong session, and of an unknown id.
+// by CommitOwned. The id index is built by Lookup (a commit adds none), so a lookup must also find
+// what was committed after an earlier lookup. Method: commits into two interleaved sessions, then
+// lookups of every id, of an id under the wrong session, and of an unknown id; commits and
+// lookups interleaved.
 #include "engine/checkpoint_manager.h"
 
 #include <gtest/gtest.h>
@@ -47,6 +49,23 @@ TEST(InMemoryCheckpointManagerTest, FindsEveryCommitOfInterleavedSessionsAndList
   EXPECT_EQ(m.Lookup(CheckpointInfo{"b", a[0].checkpoint_id}).status().code(),
             StatusCode::kNotFound);
   EXPECT_EQ(m.Lookup(CheckpointInfo{"a", "no-such-id"}).status().code(), StatusCode::kNotFound);
+}
+
+TEST(InMemoryCheckpointManagerTest, LookupFindsWhatWasCommittedAfterAnEarlierLookup) {
+  InMemoryCheckpointManager m(3);
+  std::vector<CheckpointInfo> infos;
+  for (int64_t step = 0; step < 7; ++step) {
+    auto info = m.CommitOwned(At("s", step));
+    ASSERT_TRUE(info.ok());
+    infos.push_back(*info);
+    // After every commit, every checkpoint so far (the newest one included) is found.
+    for (size_t i = 0; i < infos.size(); ++i) {
+      auto c = m.Lookup(infos[i]);
+      ASSERT_TRUE(c.ok()) << "commit " << step << ", lookup " << i << ": " << c.status().ToString();
+      EXPECT_EQ((*c)->step_number, static_cast<int64_t>(i));
+    }
+  }
+  EXPECT_EQ(m.Lookup(CheckpointInfo{"s", "no-such-id"}).status().code(), StatusCode::kNotFound);
 }
 
 TEST(InMemoryCheckpointManagerTest, LookupReturnsTheSameObjectEveryTime) {

@@ -26,8 +26,8 @@ Checkpoint Sample() {
   c.session_id = "s1";
   c.step_number = 3;
   c.workflow = testing::ApprovalLikeWorkflow()->signature();
-  c.instantiated = {"apply", "approval", "prepare"};
-  c.queued["apply"] = {
+  c.instantiated = std::vector<std::string>{"apply", "approval", "prepare"};
+  c.queued.Mutable()["apply"] = {
       Envelope{Msg("Decision", Json{{"ok", true}}), "approval", std::nullopt, "r1"},
       Envelope{Msg("Decision", "x"), "", std::string("apply"), ""}};
   c.outstanding = {PendingRequest{"req-1", "approval", Msg("Ticket", Json{{"draft", "d"}})}};
@@ -50,7 +50,8 @@ Checkpoint SampleWithBlobs() {
   c.state["executor:prepare"]["nul"] = std::string("\0blob:0", 7);
   c.state["executor:prepare"]["nul2"] = std::string("\0\0x", 3);
   c.state["executor:prepare"]["big_nul"] = std::string(1, '\0') + big;
-  c.queued["apply"].push_back(Envelope{Msg("Big", Json{{"text", big}}), "approval", {}, ""});
+  c.queued.Mutable()["apply"].push_back(
+      Envelope{Msg("Big", Json{{"text", big}}), "approval", {}, ""});
   c.outstanding.push_back(PendingRequest{"req-2", "approval", Msg("Ticket", big)});
   c.edge_state[3] = std::make_shared<const FanInState>(
       FanInState{{"a"}, {}, {Envelope{Msg("Part", std::string(129, 'z')), "a", std::nullopt, ""}}});
@@ -96,7 +97,7 @@ TEST(CheckpointFramedTest, LargeStringsEverywhereRoundTripExactly) {
     auto d = DecodeCheckpoint(bytes);
     ASSERT_TRUE(d.ok()) << d.status().ToString();
     EXPECT_EQ(d->state, c.state);
-    EXPECT_EQ(d->queued, c.queued);
+    EXPECT_EQ(*d->queued, *c.queued);
     EXPECT_EQ(d->outstanding, c.outstanding);
     EXPECT_EQ(*d->edge_state.at(3), *c.edge_state.at(3));
     EXPECT_EQ(d->session_id, c.session_id);

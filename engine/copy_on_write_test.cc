@@ -1,8 +1,9 @@
 // Goal: checkpoints in memory share every unchanged part with their parent and with the live run
-// (copy-on-write state, README "Deliberate deviations from MAF"), and sharing never lets a later
-// change of the run reach a stored checkpoint. Method: a chain whose executors each write their own
-// scope once, and the fan-in shape with a pending request, inspected through the in-memory manager:
-// object identity (SharesWith, pointer equality) for sharing, values for isolation.
+// (copy-on-write state, README "Deliberate deviations from MAF"): values, scopes, the instantiated
+// list and the queues; and sharing never lets a later change of the run reach a stored checkpoint.
+// Method: a chain whose executors each write their own scope once, a ring passing a token, and the
+// fan-in shape with a pending request, inspected through the in-memory manager: object identity
+// (SharesWith, pointer equality) counted for sharing, values for isolation.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -117,6 +118,79 @@ TEST(CopyOnWriteTest, AStepCopiesOnlyTheScopeItWroteEveryOtherScopeIsTheParentsV
   auto c5 = *manager.Lookup(cps[5]);
   auto c9 = *manager.Lookup(cps[9]);
   EXPECT_TRUE(c9->state.SharesScopeWith(c5->state, "executor:e0"));
+}
+
+TEST(CopyOnWriteTest, AStepThatInstantiatesNothingLeavesItsCheckpointTheParentsVeryList) {
+  constexpr int kLength = 5, kSteps = 17;
+  InMemoryCheckpointManager manager;
+  RunOptions options;
+  options.checkpoints = &manager;
+  auto run = StreamingRun::Start(Ring(kLength, kSteps), Msg("Go"), options);
+  ASSERT_TRUE(run.ok());
+  Drain(**run);
+  const std::vector<CheckpointInfo> cps = (*run)->checkpoints();
+  ASSERT_EQ(cps.size(), static_cast<size_t>(kSteps));
+  int shared = 0, fresh = 0;
+  for (int i = 1; i < kSteps; ++i) {
+    auto parent = *manager.Lookup(cps[i - 1]);
+    auto child = *manager.Lookup(cps[i]);
+    if (child->instantiated.SharesWith(parent->instantiated)) {
+      ++shared;
+      continue;
+    }
+    ++fresh;
+    // A new list only when the step instantiated an executor (routing the token to it).
+    EXPECT_EQ(child->instantiated.size(), parent->instantiated.size() + 1) << "step " << i;
+  }
+  // Step 0 instantiates e0 and e1, steps 1-3 one more each; from step 4 on the list is one object.
+  EXPECT_EQ(fresh, kLength - 2);
+  EXPECT_EQ(shared, kSteps - 1 - (kLength - 2));
+  EXPECT_EQ((*manager.Lookup(cps.back()))->instantiated.get(),
+            (std::vector<std::string>{"e0", "e1", "e2", "e3", "e4"}));
+}
+
+// Runs one super-step through `stream`; returns its completion event.
+WorkflowEvent StepOnce(EventStream& stream) {
+  for (int i = 0; i < 1000; ++i) {
+    std::optional<WorkflowEvent> e = stream.Next();
+    if (!e) break;
+    if (e->kind == EventKind::kSuperStepCompleted) return *e;
+  }
+  ADD_FAILURE() << "no super-step completed";
+  return WorkflowEvent{EventKind::kWorkflowError};
+}
+
+TEST(CopyOnWriteTest, ACheckpointHoldsTheVeryQueuesItsStepBuiltAndInputQueuedLaterCopiesThem) {
+  constexpr int kLength = 3, kSteps = 8;
+  InMemoryCheckpointManager manager;
+  RunOptions options;
+  options.checkpoints = &manager;
+  auto run = StreamingRun::Start(Ring(kLength, kSteps), Msg("Go"), options);
+  ASSERT_TRUE(run.ok());
+  auto stream = (*run)->Watch();
+  ASSERT_TRUE(stream.ok());
+  // Every step's checkpoint holds the run's very queue map (no copy), and the step after it
+  // routes into a fresh map, so consecutive checkpoints never share their queues.
+  int shared = 0;
+  std::shared_ptr<const Checkpoint> previous;
+  for (int step = 0; step < 4; ++step) {
+    const WorkflowEvent done = StepOnce(*stream);
+    ASSERT_TRUE(done.checkpoint.has_value());
+    auto cp = *manager.Lookup(*done.checkpoint);
+    ASSERT_EQ(cp->queued.size(), 1u) << "step " << step;  // the token, queued for its receiver
+    if ((*run)->queued().SharesWith(cp->queued)) ++shared;
+    if (previous) {
+      EXPECT_FALSE(cp->queued.SharesWith(previous->queued)) << "step " << step;
+    }
+    previous = cp;
+  }
+  EXPECT_EQ(shared, 4);
+  // Input queued after a checkpoint is written into a copy: the stored queues stay as they were.
+  const QueueMap expected = *previous->queued;
+  ASSERT_TRUE((*run)->SendMessage(Msg("Extra")).ok());
+  StepOnce(*stream);
+  EXPECT_EQ(*previous->queued, expected);
+  EXPECT_FALSE((*run)->queued().SharesWith(previous->queued));
 }
 
 TEST(CopyOnWriteTest, ALaterStepNeverChangesAStoredFanInBufferUnderStrict) {

@@ -126,6 +126,10 @@ class StreamingRun {
   // The last restoration observer failure (reported, never fatal).
   const Status& observer_status() const { return observer_status_; }
   const std::set<std::string>& instantiated() const { return instantiated_ids_; }
+  // The messages the next step delivers, receiver -> FIFO: between steps, the very map the last
+  // checkpoint holds (shared copy on write, shared_value.h) until input queued for the next step
+  // copies it.
+  const SharedValue<QueueMap>& queued() const { return next_queue_; }
 
  private:
   friend class EventStream;
@@ -133,7 +137,7 @@ class StreamingRun {
 
   // State that a restore replaces as a whole.
   struct Snapshot {
-    std::map<std::string, std::deque<Envelope>> next_queue;
+    SharedValue<QueueMap> next_queue;
     std::vector<PendingRequest> outstanding;
     StateMap state;
     std::map<int, std::shared_ptr<FanInState>> fan_in;
@@ -172,7 +176,8 @@ class StreamingRun {
   bool CommitCheckpoint(int64_t step);
   void EndWithError(ErrorKind kind, Status error, int64_t step);
   void Pump(bool until_halt);
-  Checkpoint ExportCheckpoint() const;
+  // Non-const: brings instantiated_list_ up to date first.
+  Checkpoint ExportCheckpoint();
   Snapshot TakeSnapshot() const;
   void ApplySnapshot(Snapshot s);
   // Restore core shared by live restore and fresh resume.
@@ -191,11 +196,19 @@ class StreamingRun {
   bool owns_workflow_ = false;
 
   // Durable-by-checkpoint state (see Snapshot).
-  std::map<std::string, std::deque<Envelope>> next_queue_;
+  // The queues the next step delivers, built by this step's routing. Shared copy on write
+  // (shared_value.h): the step's checkpoint holds this very map, the next step reads it and
+  // routes into a fresh one; a write while it is shared (external input queued after a
+  // checkpoint, Advance) copies it first.
+  SharedValue<QueueMap> next_queue_;
   std::vector<PendingRequest> outstanding_;
   StateMap state_;
   std::map<int, std::shared_ptr<FanInState>> fan_in_;
   std::set<std::string> instantiated_ids_;
+  // instantiated_ids_ as the sorted list a checkpoint holds, shared with every checkpoint taken
+  // since it last changed. Reset whenever instantiated_ids_ changes; ExportCheckpoint rebuilds it
+  // when its size differs from the set's.
+  SharedValue<std::vector<std::string>> instantiated_list_;
   int64_t step_number_ = 0;
   std::optional<CheckpointInfo> last_checkpoint_;
 

@@ -109,9 +109,9 @@ Result<StreamingRun::Snapshot> StreamingRun::SnapshotFromCheckpoint(const Checkp
       return Status::Incompatible("checkpoint queues messages for unknown executor '" + receiver +
                                   "'");
     }
-    s.next_queue[receiver].assign(list.begin(), list.end());
     s.instantiated_ids.insert(receiver);
   }
+  s.next_queue = cp.queued;  // shared: the run copies it before writing (shared_value.h)
   for (const PendingRequest& r : cp.outstanding) {
     if (workflow_->ports().count(r.port_id) == 0) {
       return Status::Incompatible("checkpoint request '" + r.request_id + "' names unknown port '" +
@@ -160,6 +160,7 @@ void StreamingRun::ApplySnapshot(Snapshot s) {
   state_ = std::move(s.state);
   fan_in_ = std::move(s.fan_in);
   instantiated_ids_ = std::move(s.instantiated_ids);
+  instantiated_list_.Reset();
   step_number_ = s.step_number;
   last_checkpoint_ = std::move(s.last_checkpoint);
 }
@@ -218,14 +219,14 @@ Status StreamingRun::ImportInPhases(const CheckpointInfo& info, const Checkpoint
     Instantiate(id);
   }
   if (!options_.profile.stale_responses_kept) deferred_.clear();
-  next_queue_.clear();
+  next_queue_.Reset();
   for (const auto& [receiver, list] : checkpoint.queued) {
     if (workflow_->FindBinding(receiver) == nullptr) {
       return Status::NotFound("executor '" + receiver +
                               "' of the checkpoint is not in the workflow");
     }
     Instantiate(receiver);
-    next_queue_[receiver].assign(list.begin(), list.end());
+    next_queue_.Mutable()[receiver] = list;
   }
   outstanding_ = checkpoint.outstanding;
   if (options_.profile.step_numbers_restart) {

@@ -18,13 +18,13 @@ Executor* StreamingRun::Instantiate(const std::string& id) {
   SF_CHECK(ex != nullptr && ex->id() == id);
   Executor* raw = ex.get();
   executors_.emplace(id, std::move(ex));
-  instantiated_ids_.insert(id);
+  if (instantiated_ids_.insert(id).second) instantiated_list_.Reset();
   return raw;
 }
 
 void StreamingRun::Enqueue(const std::string& receiver, Envelope envelope) {
   Instantiate(receiver);  // MAF instantiates the target while routing
-  std::deque<Envelope>& q = next_queue_[receiver];
+  std::vector<Envelope>& q = next_queue_.Mutable()[receiver];
   SF_CHECK(q.size() < 10'000'000);  // bounded queue
   q.push_back(std::move(envelope));
 }
@@ -187,13 +187,20 @@ bool StreamingRun::Publish(int64_t step) {
   return true;
 }
 
-Checkpoint StreamingRun::ExportCheckpoint() const {
+Checkpoint StreamingRun::ExportCheckpoint() {
   Checkpoint c;
   c.session_id = session_id_;
   c.step_number = current_step_;
   c.workflow = workflow_->shared_signature();
-  c.instantiated.assign(instantiated_ids_.begin(), instantiated_ids_.end());
-  for (const auto& [receiver, q] : next_queue_) c.queued[receiver].assign(q.begin(), q.end());
+  if (instantiated_list_.size() != instantiated_ids_.size()) {
+    instantiated_list_ =
+        std::vector<std::string>(instantiated_ids_.begin(), instantiated_ids_.end());
+  }
+  // Copy on write (shared_value.h): the instantiated list and the queues are the run's very
+  // objects; the run never writes them while shared (Instantiate replaces the list, RunStep
+  // routes into a fresh queue map, Advance copies a shared one before queueing input).
+  c.instantiated = instantiated_list_;
+  c.queued = next_queue_;
   c.outstanding = outstanding_;
   // Copy on write: the state (one pointer, state_map.h) and the fan-in buffers are shared with
   // the checkpoint, not copied. The run never writes a shared object (Publish copies a shared
@@ -244,8 +251,10 @@ bool StreamingRun::CommitCheckpoint(int64_t step) {
 
 bool StreamingRun::RunStep() {
   Advance();
-  std::map<std::string, std::deque<Envelope>> current;
-  current.swap(next_queue_);
+  // The queues this step delivers: read only (a checkpoint may hold the very map); routing
+  // fills a fresh one.
+  SharedValue<QueueMap> current = std::move(next_queue_);
+  next_queue_.Reset();
   if (current.empty()) return false;
 
   const int64_t step = step_number_;
@@ -266,7 +275,7 @@ bool StreamingRun::RunStep() {
     Executor* ex = Instantiate(receiver);
     StepContext ctx(this, receiver);
     ex->OnDeliveryStarting(ctx);
-    for (const Envelope& env : current[receiver]) {
+    for (const Envelope& env : current->at(receiver)) {
       WorkflowEvent invoked{EventKind::kExecutorInvoked};
       invoked.step = step;
       invoked.executor_id = receiver;

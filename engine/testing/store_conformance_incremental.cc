@@ -24,7 +24,7 @@ Checkpoint DeltaChainStep(int step, const std::optional<CheckpointInfo>& parent)
   c.state["executor:a"]["big"] = std::string(20000, 'k');
   c.state["executor:a"]["step"] = step;
   if (step % 2 == 0) c.state["shared:even"]["seen"] = step;  // a key that comes and goes
-  c.queued["a"] = {Envelope{Message{"Tick", Json{{"n", step}}}, "a", std::nullopt, ""}};
+  c.queued.Mutable()["a"] = {Envelope{Message{"Tick", Json{{"n", step}}}, "a", std::nullopt, ""}};
   c.parent = parent;
   return c;
 }

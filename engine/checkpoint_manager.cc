@@ -21,19 +21,31 @@ Result<CheckpointInfo> InMemoryCheckpointManager::CommitOwned(Checkpoint&& check
   return Keep(std::make_shared<const Checkpoint>(std::move(checkpoint)));
 }
 
+std::string InMemoryCheckpointManager::IdOf(const std::string& session_id, uint64_t seq) {
+  // The id's input "<session>|<seq>", built in a kept buffer (no allocation per commit).
+  id_input_.assign(session_id);
+  id_input_ += '|';
+  id_input_ += std::to_string(seq);
+  return DeriveId(seed_, id_input_);
+}
+
 Result<CheckpointInfo> InMemoryCheckpointManager::Keep(
     std::shared_ptr<const Checkpoint> checkpoint) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t seq = ++seq_;
   const std::string& session_id = checkpoint->session_id;
-  Session& session = sessions_[session_id];
-  // The id's input "<session>|<seq>", built in a kept buffer (no allocation per commit).
-  id_input_.assign(session_id);
-  id_input_ += '|';
-  id_input_ += std::to_string(seq);
-  session.entries.push_back(
-      Entry{CheckpointInfo{session_id, DeriveId(seed_, id_input_)}, std::move(checkpoint)});
-  return session.entries.back().info;
+  std::string id = IdOf(session_id, seq);
+  sessions_[session_id].entries.push_back(Entry{seq, std::move(checkpoint)});
+  return CheckpointInfo{session_id, std::move(id)};
+}
+
+void InMemoryCheckpointManager::IndexIds(const std::string& session_id, Session& session) {
+  while (session.ids.size() < session.entries.size()) {
+    const size_t index = session.ids.size();
+    session.ids.push_back(IdOf(session_id, session.entries[index].seq));
+    // emplace keeps the first of equal ids, as indexing at each commit did.
+    session.by_id.emplace(session.ids.back(), index);
+  }
 }
 
 Result<std::shared_ptr<const Checkpoint>> InMemoryCheckpointManager::Lookup(
@@ -41,15 +53,9 @@ Result<std::shared_ptr<const Checkpoint>> InMemoryCheckpointManager::Lookup(
   std::lock_guard<std::mutex> lock(mu_);
   auto s = sessions_.find(info.session_id);
   if (s != sessions_.end()) {
-    Session& session = s->second;
-    // Index the entries committed since the last Lookup (emplace keeps the first of equal ids,
-    // as indexing at each commit did).
-    for (; session.indexed < session.entries.size(); ++session.indexed) {
-      const Entry& entry = session.entries[session.indexed];
-      session.by_id.emplace(entry.info.checkpoint_id, &entry);
-    }
-    auto it = session.by_id.find(info.checkpoint_id);
-    if (it != session.by_id.end()) return it->second->checkpoint;
+    IndexIds(s->first, s->second);
+    auto it = s->second.by_id.find(info.checkpoint_id);
+    if (it != s->second.by_id.end()) return s->second.entries[it->second].checkpoint;
   }
   return Status::NotFound("no checkpoint " + info.ToString() + " in the in-memory manager");
 }
@@ -59,9 +65,10 @@ Result<std::vector<CheckpointInfo>> InMemoryCheckpointManager::Index(
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(session_id);
   if (it == sessions_.end()) return std::vector<CheckpointInfo>();
+  IndexIds(it->first, it->second);
   std::vector<CheckpointInfo> out;
-  out.reserve(it->second.entries.size());
-  for (const Entry& e : it->second.entries) out.push_back(e.info);
+  out.reserve(it->second.ids.size());
+  for (const std::string& id : it->second.ids) out.push_back(CheckpointInfo{session_id, id});
   return out;
 }
 

@@ -63,24 +63,28 @@ class InMemoryCheckpointManager final : public CheckpointManager {
   uint64_t seed_;
   uint64_t seq_ = 0;
   struct Entry {
-    CheckpointInfo info;
+    uint64_t seq;  // the commit sequence number its id derives from
     std::shared_ptr<const Checkpoint> checkpoint;
   };
   struct Session {
-    // Commit order. A deque never moves an element it keeps, so by_id may point into it; and the
-    // checkpoints are freed in the order they were made (sequentially through memory, where a
-    // hash map's order made every free a cache miss: README "Measured performance").
+    // Commit order; the checkpoints are freed in the order they were made (sequentially through
+    // memory, where a hash map's order made every free a cache miss: README "Measured
+    // performance").
     std::deque<Entry> entries;
-    // By checkpoint id, a view of the entry's own id (no second copy of it), for entries[0,
-    // indexed). Built by Lookup, not by Keep: a commit costs no hash node and no insertion (a
-    // run that never looks up pays nothing for it; one that does pays the same, at its next
-    // Lookup). Hashed, not ordered: only looked up, never iterated, so no order reaches output.
-    std::unordered_map<std::string_view, const Entry*> by_id;
-    size_t indexed = 0;
+    // The ids of entries[0, ids.size()), derived from their sequence numbers when first asked
+    // for (Lookup, Index), and by_id, a view of each (a deque never moves a string it keeps).
+    // A commit keeps no copy of the id it returns and adds no hash node: a run that never looks
+    // up pays nothing for it, one that does pays the same, at its next Lookup or Index.
+    // Hashed, not ordered: only looked up, never iterated, so no order reaches output.
+    std::deque<std::string> ids;
+    std::unordered_map<std::string_view, size_t> by_id;
   };
   std::map<std::string, Session> sessions_;
-  std::string id_input_;  // Keep's scratch buffer, under mu_
-
+  std::string id_input_;  // IdOf's scratch buffer, under mu_
+  // DeriveId(seed_, "<session>|<seq>"). REQUIRES: mu_ held.
+  std::string IdOf(const std::string& session_id, uint64_t seq);
+  // Derives and indexes the ids of the entries committed since the last call. REQUIRES: mu_ held.
+  void IndexIds(const std::string& session_id, Session& session);
   Result<CheckpointInfo> Keep(std::shared_ptr<const Checkpoint> checkpoint);
 };
 

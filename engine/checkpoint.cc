@@ -87,6 +87,10 @@ namespace {
 // Moves large strings out of state values and message bodies into the blob list (encoder side).
 class Framer {
  public:
+  // Blob views go to `blobs`, strings moved out of the encoder's own JSON copies to `owned`.
+  Framer(std::vector<std::string_view>& blobs, std::deque<std::string>& owned)
+      : blobs_(blobs), owned_(owned) {}
+
   // A copy of `v` with large strings replaced by references to views of the original bytes.
   Json Frame(const Json& v) {
     switch (v.type()) {
@@ -146,8 +150,8 @@ class Framer {
     return Json(std::string(kBlobRef) + std::to_string(blobs_.size() - 1));
   }
 
-  std::vector<std::string_view> blobs_;
-  std::deque<std::string> owned_;  // deque: growing it never moves the strings blobs_ points into
+  std::vector<std::string_view>& blobs_;
+  std::deque<std::string>& owned_;  // deque: growing it never moves the strings blobs_ points into
 };
 
 Json BodyToJson(const Checkpoint& c, Framer* framer) {
@@ -281,42 +285,75 @@ std::string EncodeCheckpointJson(const Checkpoint& c) {
   return doc.dump();
 }
 
-namespace {
-
-// The framed encoding; `delta` (version 3) names the base and the removed keys.
-std::string EncodeFramed(const Checkpoint& c, Json* delta) {
-  Framer framer;
-  Json meta = Json::object();
-  meta["body"] = BodyToJson(c, &framer);
-  if (delta != nullptr) meta["delta"] = std::move(*delta);
-  Json lengths = Json::array();
-  size_t blob_bytes = 0;
-  for (std::string_view b : framer.blobs()) {
-    lengths.push_back(b.size());
-    blob_bytes += b.size();
+// Builds EncodedCheckpoint's parts: the framed encoding; `delta` (version 3) names the base and
+// the removed keys. The blobs are sealed where they are; nothing is copied into one buffer.
+class CheckpointFramer {
+ public:
+  static EncodedCheckpoint Encode(const Checkpoint& c, Json* delta,
+                                  std::shared_ptr<const Checkpoint> delta_body) {
+    EncodedCheckpoint out;
+    out.delta_body_ = std::move(delta_body);
+    Framer framer(out.blobs_, out.owned_);
+    Json meta = Json::object();
+    meta["body"] = BodyToJson(c, &framer);
+    if (delta != nullptr) meta["delta"] = std::move(*delta);
+    Json lengths = Json::array();
+    size_t blob_bytes = 0;
+    for (std::string_view b : out.blobs_) {
+      lengths.push_back(b.size());
+      blob_bytes += b.size();
+    }
+    meta["blobs"] = std::move(lengths);
+    const std::string meta_text = meta.dump();
+    const int version = delta != nullptr ? kCheckpointDeltaVersion : kCheckpointVersion;
+    out.head_ = std::string(kMagic) + std::to_string(version) + " " +
+                std::to_string(meta_text.size()) + " " + std::to_string(blob_bytes) + "\n";
+    out.head_.reserve(out.head_.size() + meta_text.size() + 1);
+    out.head_ += meta_text;
+    out.head_ += '\n';
+    uint32_t crc = Crc32c(out.head_);
+    for (std::string_view b : out.blobs_) crc = Crc32cExtend(crc, b);
+    out.seal_ = crc;
+    out.trailer_ = Crc32cTagOf(crc) + "\n";
+    return out;
   }
-  meta["blobs"] = std::move(lengths);
-  const std::string meta_text = meta.dump();
-  const int version = delta != nullptr ? kCheckpointDeltaVersion : kCheckpointVersion;
-  std::string header = std::string(kMagic) + std::to_string(version) + " " +
-                       std::to_string(meta_text.size()) + " " + std::to_string(blob_bytes) + "\n";
+};
+
+std::vector<std::string_view> EncodedCheckpoint::Parts() const {
+  std::vector<std::string_view> parts;
+  parts.reserve(blobs_.size() + 2);
+  parts.push_back(head_);
+  parts.insert(parts.end(), blobs_.begin(), blobs_.end());
+  parts.push_back(trailer_);
+  return parts;
+}
+
+size_t EncodedCheckpoint::size() const {
+  size_t n = head_.size() + trailer_.size();
+  for (std::string_view b : blobs_) n += b.size();
+  return n;
+}
+
+std::string EncodedCheckpoint::Join() const {
   std::string out;
-  out.reserve(header.size() + meta_text.size() + 1 + blob_bytes + kTrailerBytes);
-  out += header;
-  out += meta_text;
-  out += '\n';
-  for (std::string_view b : framer.blobs()) out.append(b);
-  out += Crc32cTagOf(Crc32c(out));
-  out += '\n';
+  out.reserve(size());
+  for (std::string_view p : Parts()) out.append(p);
   return out;
 }
 
-}  // namespace
+EncodedCheckpoint EncodeCheckpointParts(const Checkpoint& c) {
+  return CheckpointFramer::Encode(c, nullptr, nullptr);
+}
 
-std::string EncodeCheckpoint(const Checkpoint& c) { return EncodeFramed(c, nullptr); }
+std::string EncodeCheckpoint(const Checkpoint& c) { return EncodeCheckpointParts(c).Join(); }
 
 std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
                                   const std::string& base_checkpoint_id) {
+  return EncodeCheckpointDeltaParts(c, base, base_checkpoint_id).Join();
+}
+
+EncodedCheckpoint EncodeCheckpointDeltaParts(const Checkpoint& c, const Checkpoint& base,
+                                             const std::string& base_checkpoint_id) {
   // Only what changed: with copy-on-write state an unchanged value is the base's very object, so
   // the comparison is a pointer compare for everything the step did not write.
   Checkpoint d;
@@ -351,7 +388,8 @@ std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
     }
   }
   Json delta{{"base", base_checkpoint_id}, {"removed", std::move(removed)}};
-  return EncodeFramed(d, &delta);
+  auto body = std::make_shared<const Checkpoint>(std::move(d));
+  return CheckpointFramer::Encode(*body, &delta, body);
 }
 
 bool LooksLikeFramedCheckpoint(std::string_view bytes) { return bytes.starts_with(kMagic); }

@@ -34,6 +34,7 @@
 // Thread-safety: values; the shared parts are never written once shared.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -105,6 +106,36 @@ Result<Checkpoint> CheckpointBodyFromJson(const Json& j);
 
 // The framed, sealed version-2 encoding (deterministic: equal checkpoints give equal bytes).
 std::string EncodeCheckpoint(const Checkpoint& c);
+
+// A framed checkpoint (version 2 or 3) as the parts it is made of, not joined: the header line
+// and metadata, one view per blob (the bytes of the large strings where they already are, in the
+// encoded checkpoint's values), and the trailer. Parts() joined are exactly the bytes
+// EncodeCheckpoint (EncodeCheckpointDelta) returns; a store that writes them with one gathered
+// write (Env AppendParts) spares the copy of every blob into one buffer. The seal is computed over
+// the parts where they are (one CRC pass over the blobs, no copy).
+// The blob views point into the values of the checkpoint that was encoded (and of its base, for a
+// delta) and into this object: valid while that checkpoint lives, whether or not this object is
+// moved. Thread-safety: a value; const use from many threads is safe.
+class EncodedCheckpoint {
+ public:
+  // Head, blobs (in order), trailer; never empty.
+  std::vector<std::string_view> Parts() const;
+  size_t size() const;
+  // CRC32C of every byte before the trailer (what the trailer states).
+  uint32_t seal() const { return seal_; }
+  // The parts joined: EncodeCheckpoint's bytes.
+  std::string Join() const;
+
+ private:
+  friend class CheckpointFramer;
+  std::string head_;                     // "stepfault.checkpoint v<n> ...\n" + metadata + "\n"
+  std::vector<std::string_view> blobs_;  // into the checkpoint's values or into owned_
+  std::deque<std::string> owned_;        // strings the encoder moved out of its own JSON copies
+  std::shared_ptr<const Checkpoint> delta_body_;  // a delta's partial checkpoint (its values)
+  std::string trailer_;                           // "crc32c:<8 hex>\n"
+  uint32_t seal_ = 0;
+};
+EncodedCheckpoint EncodeCheckpointParts(const Checkpoint& c);
 // The version-1 all-JSON encoding, for readers that want one JSON document.
 std::string EncodeCheckpointJson(const Checkpoint& c);
 // Decodes version 1 or 2 (a full checkpoint); a delta (version 3) is kIncompatible, naming
@@ -119,6 +150,9 @@ Result<Checkpoint> DecodeCheckpoint(std::string_view bytes);
 // The base is always the checkpoint's parent in the same session.
 std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
                                   const std::string& base_checkpoint_id);
+// The same as parts (see EncodedCheckpoint); the views point into `c`'s values.
+EncodedCheckpoint EncodeCheckpointDeltaParts(const Checkpoint& c, const Checkpoint& base,
+                                             const std::string& base_checkpoint_id);
 // The base id when `bytes` are a delta, nullopt for a full checkpoint, an error when their header,
 // size, seal or metadata framing do not check (the body's values are not built: asked of every
 // stored checkpoint when pruning, it costs a CRC pass and the metadata line, not a decode).

@@ -102,10 +102,14 @@ Result<CheckpointInfo> StoreCheckpointManager::CommitShared(
   const bool delta = options_.full_every > 1 && prev != previous_.end() && checkpoint->parent &&
                      *checkpoint->parent == prev->second.info &&
                      prev->second.chain + 1 < options_.full_every;
-  const std::string bytes = delta ? EncodeCheckpointDelta(*checkpoint, *prev->second.checkpoint,
-                                                          prev->second.info.checkpoint_id)
-                                  : EncodeCheckpoint(*checkpoint);
-  Result<CheckpointInfo> info = store_->Commit(session, bytes, checkpoint->parent);
+  // Handed over as parts (checkpoint.h, EncodedCheckpoint): a store that writes them gathered
+  // never copies the blobs into one buffer; `checkpoint` keeps the values they point into alive.
+  const EncodedCheckpoint encoded =
+      delta ? EncodeCheckpointDeltaParts(*checkpoint, *prev->second.checkpoint,
+                                         prev->second.info.checkpoint_id)
+            : EncodeCheckpointParts(*checkpoint);
+  const std::vector<std::string_view> parts = encoded.Parts();
+  Result<CheckpointInfo> info = store_->CommitParts(session, parts, checkpoint->parent);
   if (!info.ok()) {
     previous_.erase(session);  // whatever happened, the next checkpoint is full
     return info;

@@ -1,4 +1,4 @@
-// CheckpointStore::Latest and the pruning rule.
+// CheckpointStore::Latest, the default CommitParts and the pruning rule.
 #include "engine/checkpoint_store.h"
 
 #include <map>
@@ -10,6 +10,18 @@ Result<std::optional<CheckpointInfo>> CheckpointStore::Latest(const std::string&
   SF_ASSIGN_OR_RETURN(std::vector<StoreEntry> index, Index(session_id));
   if (index.empty()) return std::optional<CheckpointInfo>();
   return std::optional<CheckpointInfo>(index.back().info);
+}
+
+Result<CheckpointInfo> CheckpointStore::CommitParts(const std::string& session_id,
+                                                    std::span<const std::string_view> parts,
+                                                    const std::optional<CheckpointInfo>& parent) {
+  if (parts.size() == 1) return Commit(session_id, parts[0], parent);
+  size_t total = 0;
+  for (std::string_view p : parts) total += p.size();
+  std::string joined;
+  joined.reserve(total);
+  for (std::string_view p : parts) joined.append(p);
+  return Commit(session_id, joined, parent);
 }
 
 std::vector<CheckpointInfo> ObsoleteBeforeRestored(const std::vector<StoreEntry>& session_index,

@@ -10,6 +10,10 @@
 //  - Index lists a session's entries in commit order, optionally only the children of `with_parent`
 //    (legacy entries without parent metadata are always included under a parent filter).
 //  - Latest is the last entry of Index.
+//  - CommitParts(session, parts, parent) is Commit of the parts' concatenation (the manager hands
+//    a framed checkpoint over as its parts, EncodedCheckpoint in checkpoint.h). The default joins
+//    them and calls Commit; a store that can write parts as they are (the file store's gathered
+//    write) overrides it to spare that copy, and must store exactly the same bytes.
 // A store that prunes implements RestorationObserver: the engine calls it only after a restore
 // fully succeeded, and never lets its failure fail that restore.
 // Thread-safety: every store here is safe for concurrent calls.
@@ -18,6 +22,7 @@
 #include <compare>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +53,9 @@ class CheckpointStore {
 
   virtual Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
                                         const std::optional<CheckpointInfo>& parent) = 0;
+  virtual Result<CheckpointInfo> CommitParts(const std::string& session_id,
+                                             std::span<const std::string_view> parts,
+                                             const std::optional<CheckpointInfo>& parent);
   virtual Result<std::string> Retrieve(const CheckpointInfo& info) = 0;
   virtual Result<std::vector<StoreEntry>> Index(
       const std::string& session_id,
@@ -67,7 +75,10 @@ class RestorationObserver {
 // A store that forwards every call to an inner store, restoration notices included (to the inner
 // store when it is a RestorationObserver, else they are a no-op). A wrapper derives from it and
 // overrides only what it changes: a test seam that edits what it is given, a benchmark store that
-// keeps alive what its inner store runs on. Thread-safety: that of the inner store.
+// keeps alive what its inner store runs on. CommitParts is not forwarded: the default joins the
+// parts and calls Commit, so a wrapper that overrides Commit sees every commit; a wrapper that
+// changes nothing on commit may forward it with ForwardCommitParts. Thread-safety: that of the
+// inner store.
 class ForwardingCheckpointStore : public CheckpointStore, public RestorationObserver {
  public:
   explicit ForwardingCheckpointStore(std::unique_ptr<CheckpointStore> inner)
@@ -92,6 +103,11 @@ class ForwardingCheckpointStore : public CheckpointStore, public RestorationObse
 
  protected:
   CheckpointStore& inner() { return *inner_; }
+  Result<CheckpointInfo> ForwardCommitParts(const std::string& session_id,
+                                            std::span<const std::string_view> parts,
+                                            const std::optional<CheckpointInfo>& parent) {
+    return inner_->CommitParts(session_id, parts, parent);
+  }
   // Destroys the inner store now (a derived class whose members the inner store uses calls it
   // from its destructor, which runs before this base's).
   void DestroyInner() { inner_.reset(); }

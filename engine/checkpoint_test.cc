@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -131,6 +132,38 @@ TEST(CheckpointFramedTest, LayoutIsHeaderJsonMetadataRawBlobsAndACrcOfEverything
   const std::string sealed = bytes.substr(0, bytes.size() - 16);
   EXPECT_EQ(bytes.substr(bytes.size() - 16), Crc32cTag(sealed) + "\n");
   EXPECT_EQ(EncodeCheckpoint(c), bytes);  // deterministic
+}
+
+// The parts a store writes gathered: the state's large strings are referenced where they are
+// (no copy), and the parts joined are the encoding, sealed over every byte before the trailer.
+TEST(CheckpointFramedTest, PartsReferenceTheValuesOwnBytesAndJoinToTheSealedEncoding) {
+  const Checkpoint c = SampleWithBlobs();
+  const EncodedCheckpoint encoded = EncodeCheckpointParts(c);
+  const std::vector<std::string_view> parts = encoded.Parts();
+  ASSERT_EQ(parts.size(), 7u + 2);  // head, seven blobs, trailer
+  std::string joined;
+  for (std::string_view p : parts) joined.append(p);
+  EXPECT_EQ(joined, EncodeCheckpoint(c));
+  EXPECT_EQ(encoded.Join(), joined);
+  EXPECT_EQ(encoded.size(), joined.size());
+  EXPECT_EQ(encoded.seal(), Crc32c(std::string_view(joined).substr(0, joined.size() - 16)));
+  EXPECT_EQ(parts.back(), Crc32cTagOf(encoded.seal()) + "\n");
+  const std::string& big = c.state.at("executor:prepare").at("big")->get_ref<const std::string&>();
+  const auto points_into = [&](const std::vector<std::string_view>& ps, const std::string& value) {
+    return std::any_of(ps.begin(), ps.end(), [&](std::string_view p) {
+      return p.data() == value.data() && p.size() == value.size();
+    });
+  };
+  EXPECT_TRUE(points_into(parts, big));
+  // A delta's changed value too; a moved EncodedCheckpoint keeps valid parts.
+  Checkpoint next = c;
+  next.state["executor:prepare"]["big"] = std::string(5000, 'n');
+  EncodedCheckpoint delta = EncodeCheckpointDeltaParts(next, c, "base-id");
+  const EncodedCheckpoint moved = std::move(delta);
+  const std::string& changed =
+      next.state.at("executor:prepare").at("big")->get_ref<const std::string&>();
+  EXPECT_TRUE(points_into(moved.Parts(), changed));
+  EXPECT_EQ(moved.Join(), EncodeCheckpointDelta(next, c, "base-id"));
 }
 
 TEST(CheckpointFramedTest, GoldenVersion1CheckpointFromThePreviousCodecStillDecodes) {

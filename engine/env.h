@@ -10,11 +10,16 @@
 //  - LockFile takes an exclusive advisory lock, refused with kBusy while another holder has it
 //    (in this process or another); the lock is released when the FileLock is destroyed.
 //  - GetChildren returns bare names in byte order.
+//  - AppendParts(parts) is Append of the parts' concatenation: the same bytes, one write op (one
+//    fault point, torn or lost as one write by a simulated power loss). The default builds that
+//    concatenation and calls Append, so an Env that does not override it keeps its crash model
+//    exactly; PosixEnv overrides it with a gathered write (writev), which spares the caller a copy.
 // Thread-safety: implementations are safe for concurrent use of distinct files.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +32,8 @@ class WritableFile {
  public:
   virtual ~WritableFile() = default;
   virtual Status Append(std::string_view data) = 0;
+  // Appends the concatenation of `parts` as one append (see the contract above).
+  virtual Status AppendParts(std::span<const std::string_view> parts);
   // Makes every appended byte durable (fsync).
   virtual Status Sync() = 0;
   virtual Status Close() = 0;
@@ -102,6 +109,10 @@ std::string BaseName(std::string_view path);
 // and a leftover .tmp may remain (callers remove leftovers on open).
 Status WriteFileAtomically(Env* env, const std::string& dir, const std::string& name,
                            std::string_view data);
+// The same for the concatenation of `parts`, written by one AppendParts (no staging copy on
+// PosixEnv): the same bytes, operations and crash windows as WriteFileAtomically of the whole.
+Status WriteFileAtomically(Env* env, const std::string& dir, const std::string& name,
+                           std::span<const std::string_view> parts);
 
 // THE RECOVERY RULE (docs/engine-semantics.md, README "Durability of inherited state"): after a
 // crash, what the dead process wrote may still be only in the page cache, and a file it created,

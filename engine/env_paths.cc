@@ -23,12 +23,27 @@ std::string BaseName(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
+Status WritableFile::AppendParts(std::span<const std::string_view> parts) {
+  if (parts.size() == 1) return Append(parts[0]);
+  size_t total = 0;
+  for (std::string_view p : parts) total += p.size();
+  std::string joined;
+  joined.reserve(total);
+  for (std::string_view p : parts) joined.append(p);
+  return Append(joined);
+}
+
 Status WriteFileAtomically(Env* env, const std::string& dir, const std::string& name,
                            std::string_view data) {
+  return WriteFileAtomically(env, dir, name, std::span<const std::string_view>(&data, 1));
+}
+
+Status WriteFileAtomically(Env* env, const std::string& dir, const std::string& name,
+                           std::span<const std::string_view> parts) {
   const std::string final_path = JoinPath(dir, name);
   const std::string tmp_path = final_path + std::string(kTempSuffix);
   SF_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, env->NewWritableFile(tmp_path));
-  SF_RETURN_IF_ERROR(file->Append(data));
+  SF_RETURN_IF_ERROR(file->AppendParts(parts));
   SF_RETURN_IF_ERROR(file->Sync());
   SF_RETURN_IF_ERROR(file->Close());
   SF_RETURN_IF_ERROR(env->RenameFile(tmp_path, final_path));

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -333,6 +334,43 @@ TEST(SimFsCrashModelTest, TheLastUnsyncedWriteTearsAtEverySectorPrefixAndNothing
   EXPECT_EQ(seen_b, (std::set<std::string>{std::string(10, 'b'),
                                            std::string(10, 'b') + std::string(502, 'B'),
                                            std::string(10, 'b') + std::string(700, 'B')}));
+}
+
+// AppendParts (the gathered write the file store uses) is Append of the joined parts: one fault
+// point, one write op, torn by a power loss at the same sector prefixes as that one Append.
+TEST(SimFsCrashModelTest, AppendPartsIsOneWriteTornExactlyLikeAppendOfTheJoinedBytes) {
+  const std::vector<std::string_view> parts = {std::string_view("head\n"), std::string_view(),
+                                               std::string_view("x"), std::string_view("ptail")};
+  const std::string big(1300, 'g');
+  std::vector<std::string_view> all = parts;
+  all.insert(all.begin() + 2, big);  // the parts span three sectors
+  std::string joined;
+  for (std::string_view p : all) joined.append(p);
+  auto world = [&](bool gathered, ScriptedHook* hook) {
+    auto fs = std::make_unique<SimFs>();
+    EXPECT_TRUE(fs->CreateDirIfMissing("/d").ok());
+    EXPECT_TRUE(fs->SyncDir("/").ok());
+    Put(*fs, "/d/f", "durable", true);
+    EXPECT_TRUE(fs->SyncDir("/d").ok());
+    fs->SetHook(hook);
+    auto file = fs->NewAppendableFile("/d/f");
+    EXPECT_TRUE(file.ok());
+    EXPECT_TRUE((gathered ? (*file)->AppendParts(all) : (*file)->Append(joined)).ok());
+    return fs;
+  };
+  ScriptedHook gathered_hook, joined_hook;
+  auto gathered = world(true, &gathered_hook);
+  auto single = world(false, &joined_hook);
+  EXPECT_EQ(gathered_hook.points, std::vector<std::string>{"fs.write[file]"});
+  EXPECT_EQ(gathered_hook.points, joined_hook.points);
+  EXPECT_EQ(Read(*gathered, "/d/f"), "durable" + joined);
+  std::set<std::string> torn;
+  for (uint64_t seed = 0; seed < 64; ++seed) {
+    const std::string lost = Read(*gathered->CrashClone(DeathKind::kPowerLoss, seed), "/d/f");
+    EXPECT_EQ(lost, Read(*single->CrashClone(DeathKind::kPowerLoss, seed), "/d/f")) << seed;
+    torn.insert(lost);
+  }
+  EXPECT_EQ(torn.size(), 4u);  // none, and 1, 2 or 3 of the sectors the write covers
 }
 
 TEST(SimFsCrashModelTest, RenameSyncedOnlyInTheTargetLeavesTwoNames) {

@@ -13,11 +13,15 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace stepfault {
 
 // Crc32c(bytes), from the seal of a framed checkpoint when it has one (see above).
 uint32_t Crc32cOfCommitted(std::string_view bytes);
+// The same for the concatenation of `parts` (a checkpoint handed over as parts, however split):
+// equal to Crc32cOfCommitted of the joined bytes, without joining them.
+uint32_t Crc32cOfCommittedParts(std::span<const std::string_view> parts);
 
 }  // namespace stepfault

@@ -4,13 +4,16 @@
 // reading the bytes, a wrong seal gives a CRC that is not the bytes' (so a store's own check
 // catches it). Method: compare against Crc32c over the bytes for real encoded checkpoints and
 // deltas, intact, with a damaged byte, and with a damaged or malformed trailer, and for bytes that
-// are not framed.
+// are not framed. Crc32cOfCommittedParts is compared with Crc32cOfCommitted of the joined bytes
+// for every cut of those bytes into two parts and many into three.
 #include "engine/stores/committed_crc.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "engine/checkpoint.h"
 #include "engine/crc32c.h"
@@ -64,6 +67,31 @@ TEST(Crc32cOfCommittedTest, BytesThatDisagreeWithTheirSealGetACrcThatIsNotTheirs
   damaged_seal[framed.size() - 2] = damaged_seal[framed.size() - 2] == '0' ? '1' : '0';
   for (const std::string& bytes : {damaged_body, damaged_seal}) {
     EXPECT_NE(Crc32cOfCommitted(bytes), Crc32c(bytes));
+  }
+}
+
+// The parts form the file store writes from: whatever the cuts (through the magic, the trailer,
+// empty parts), the same CRC as the joined bytes, intact, with a wrong seal, or not framed.
+TEST(Crc32cOfCommittedTest, PartsGiveWhatTheJoinedBytesGiveWhereverTheyAreCut) {
+  const std::string framed = EncodeCheckpoint(SmallCheckpoint(std::string(300, 'p')));
+  std::string wrong_seal = framed;
+  wrong_seal[framed.size() - 3] = wrong_seal[framed.size() - 3] == '0' ? '1' : '0';
+  ASSERT_NE(Crc32cOfCommitted(wrong_seal), Crc32c(wrong_seal));  // the seal is trusted
+  for (const std::string& bytes : {framed, wrong_seal, std::string(R"({"n":1,"s":"abc"})")}) {
+    const std::string_view all(bytes);
+    const uint32_t expected = Crc32cOfCommitted(bytes);
+    for (size_t i = 0; i <= all.size(); ++i) {
+      const std::vector<std::string_view> two = {all.substr(0, i), all.substr(i)};
+      ASSERT_EQ(Crc32cOfCommittedParts(two), expected) << "cut at " << i;
+    }
+    for (size_t i = 0; i <= std::min<size_t>(30, all.size()); ++i) {
+      for (size_t back = 0; back <= 20 && back <= all.size() - i; ++back) {
+        const size_t j = all.size() - back;
+        const std::vector<std::string_view> three = {all.substr(0, i), all.substr(i, j - i),
+                                                     all.substr(j)};
+        ASSERT_EQ(Crc32cOfCommittedParts(three), expected) << "cuts at " << i << ", " << j;
+      }
+    }
   }
 }
 

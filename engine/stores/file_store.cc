@@ -41,7 +41,7 @@ std::optional<std::pair<uint64_t, std::string>> ParseFileName(std::string_view n
   return std::make_pair(seq, std::string(id));
 }
 
-json HeaderWithoutChecksum(uint64_t seq, const StoreEntry& entry, std::string_view payload,
+json HeaderWithoutChecksum(uint64_t seq, const StoreEntry& entry, uint64_t payload_bytes,
                            uint32_t payload_crc) {
   return json{
       {"format", kFormat},
@@ -51,26 +51,24 @@ json HeaderWithoutChecksum(uint64_t seq, const StoreEntry& entry, std::string_vi
       {"checkpoint_id", entry.info.checkpoint_id},
       {"parent_checkpoint_id",
        entry.parent_checkpoint_id ? json(*entry.parent_checkpoint_id) : json(nullptr)},
-      {"checkpoint_bytes", payload.size()},
+      {"checkpoint_bytes", payload_bytes},
       {"checkpoint_crc32c", Crc32cTagOf(payload_crc)},
   };
 }
 
-// Version 2: one header line, then the checkpoint bytes as they were committed. One buffer, so
-// the commit is a single write. The payload's CRC comes from its own seal when it is a framed
-// checkpoint (committed_crc.h): no second pass over the bytes.
-std::string Encode(uint64_t seq, const StoreEntry& entry, std::string_view payload,
-                   uint32_t* payload_crc) {
-  *payload_crc = Crc32cOfCommitted(payload);
-  json header = HeaderWithoutChecksum(seq, entry, payload, *payload_crc);
+// Version 2's header line ("\n" included) for a payload given as parts; the file is that line
+// and then the parts, written by one gathered write (no staging copy of the payload). The
+// payload's CRC comes from its own seal when it is a framed checkpoint (committed_crc.h): no
+// second pass over the bytes.
+std::string HeaderLine(uint64_t seq, const StoreEntry& entry,
+                       std::span<const std::string_view> payload, uint64_t* payload_bytes,
+                       uint32_t* payload_crc) {
+  *payload_bytes = 0;
+  for (std::string_view p : payload) *payload_bytes += p.size();
+  *payload_crc = Crc32cOfCommittedParts(payload);
+  json header = HeaderWithoutChecksum(seq, entry, *payload_bytes, *payload_crc);
   header["checksum"] = Crc32cTag(header.dump());
-  const std::string line = header.dump();
-  std::string out;
-  out.reserve(line.size() + 1 + payload.size());
-  out += line;
-  out += '\n';
-  out.append(payload);
-  return out;
+  return header.dump() + "\n";
 }
 
 const json* Field(const json& j, const char* key) {
@@ -377,6 +375,25 @@ Result<CheckpointInfo> FileCheckpointStore::Commit(const std::string& session_id
   std::string canonical;
   SF_ASSIGN_OR_RETURN(std::string_view document,
                       ValidateCommitView(session_id, bytes, parent, &canonical));
+  return CommitValidated(session_id, std::span<const std::string_view>(&document, 1), parent);
+}
+
+Result<CheckpointInfo> FileCheckpointStore::CommitParts(
+    const std::string& session_id, std::span<const std::string_view> parts,
+    const std::optional<CheckpointInfo>& parent) {
+  // A framed checkpoint is kept byte for byte (ValidateCommitView); anything else is canonicalised
+  // from the joined bytes, as Commit does.
+  if (parts.empty() || !LooksLikeFramedCheckpoint(parts[0])) {
+    return CheckpointStore::CommitParts(session_id, parts, parent);
+  }
+  std::string canonical;
+  SF_RETURN_IF_ERROR(ValidateCommitView(session_id, parts[0], parent, &canonical).status());
+  return CommitValidated(session_id, parts, parent);
+}
+
+Result<CheckpointInfo> FileCheckpointStore::CommitValidated(
+    const std::string& session_id, std::span<const std::string_view> document,
+    const std::optional<CheckpointInfo>& parent) {
   std::lock_guard<std::mutex> lock(mu_);
   // A failed commit still consumes its seq, so a file it may have left can never collide.
   const uint64_t seq = next_seq_++;
@@ -386,8 +403,14 @@ Result<CheckpointInfo> FileCheckpointStore::Commit(const std::string& session_id
   if (parent) e.entry.parent_checkpoint_id = parent->checkpoint_id;
   const std::string name = FileNameFor(seq, e.entry.info.checkpoint_id);
   const std::string path = JoinPath(dir_, name);
-  const std::string content = Encode(seq, e.entry, document, &e.checkpoint_crc32c);
-  e.file_bytes = content.size();
+  uint64_t payload_bytes = 0;
+  const std::string header =
+      HeaderLine(seq, e.entry, document, &payload_bytes, &e.checkpoint_crc32c);
+  e.file_bytes = header.size() + payload_bytes;
+  std::vector<std::string_view> content;
+  content.reserve(document.size() + 1);
+  content.push_back(header);
+  content.insert(content.end(), document.begin(), document.end());
 
   Status s;
   if (options_.hazard_in_place_write) {
@@ -398,7 +421,7 @@ Result<CheckpointInfo> FileCheckpointStore::Commit(const std::string& session_id
     s = index_file_->Append(IndexLine(seq, e.entry));
     if (s.ok()) {
       auto file = env_->NewWritableFile(path);
-      s = file.ok() ? (*file)->Append(content) : file.status();
+      s = file.ok() ? (*file)->AppendParts(content) : file.status();
       if (s.ok()) s = (*file)->Close();
     }
   } else {

@@ -2,8 +2,9 @@
 //
 // Strict mode (default) fixes the upstream FileSystemJsonCheckpointStore hazard
 // (docs/engine-semantics.md §4.3): a checkpoint is published by WriteFileAtomically (temp, one
-// write of one buffer, fsync, rename, directory fsync) as `<seq, 10 digits>-<checkpoint id>.json`,
-// holding (version 2) one canonical JSON header line and then the committed bytes unchanged:
+// gathered write of the header line and the checkpoint's parts, fsync, rename, directory fsync) as
+// `<seq, 10 digits>-<checkpoint id>.json`, holding (version 2) one canonical JSON header line and
+// then the committed bytes unchanged:
 //   {"checkpoint_bytes":L,"checkpoint_crc32c":"crc32c:...","checkpoint_id":...,"checksum":...,
 //    "format":"stepfault.checkpoint-file","parent_checkpoint_id":...|null,"seq":N,
 //    "session_id":...,"version":2}\n<L checkpoint bytes>
@@ -79,6 +80,11 @@ class FileCheckpointStore final : public CheckpointStore, public RestorationObse
 
   Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
                                 const std::optional<CheckpointInfo>& parent) override;
+  // The header line and the parts go out in one gathered write (Env AppendParts): the same file,
+  // and the same operations, as Commit of the joined bytes, without joining them.
+  Result<CheckpointInfo> CommitParts(const std::string& session_id,
+                                     std::span<const std::string_view> parts,
+                                     const std::optional<CheckpointInfo>& parent) override;
   Result<std::string> Retrieve(const CheckpointInfo& info) override;
   Result<std::vector<StoreEntry>> Index(
       const std::string& session_id,
@@ -120,6 +126,10 @@ class FileCheckpointStore final : public CheckpointStore, public RestorationObse
                       std::unique_ptr<FileLock> lock)
       : env_(env), dir_(std::move(dir)), options_(options), lock_(std::move(lock)) {}
 
+  // Commit of a validated document (the bytes the store keeps), given as parts.
+  Result<CheckpointInfo> CommitValidated(const std::string& session_id,
+                                         std::span<const std::string_view> document,
+                                         const std::optional<CheckpointInfo>& parent);
   Status RemoveTempFiles(const std::vector<std::string>& children);
   Status LoadFromFiles(const std::vector<std::string>& children);
   Status LoadFromIndexFile(const std::vector<std::string>& children);

@@ -163,6 +163,55 @@ TEST_F(FileStoreTest, FramedBytesThatDisagreeWithTheirSealReadAsDamagedNeverAsAC
 }
 
 // engine/testdata/file_store_v1 was written by the previous (version-1 envelope) file store.
+// The manager hands checkpoints over as parts (EncodedCheckpoint); the store writes the header
+// line and the parts with one gathered write. The file must be the one Commit writes for the
+// joined bytes, also with more parts than one writev takes (IOV_MAX, 1024 on Linux), and parts
+// that are not a framed checkpoint are canonicalised like Commit's bytes.
+TEST_F(FileStoreTest, CommitPartsStoresExactlyTheFileCommitStoresForTheJoinedBytes) {
+  Checkpoint c;
+  c.session_id = "s";
+  c.step_number = 1;
+  c.workflow = nlohmann::json::object();
+  for (int i = 0; i < 1500; ++i) {
+    c.state["executor:a"]["k" + std::to_string(i)] =
+        std::string(130 + i % 7, static_cast<char>('a' + i % 26));
+  }
+  const EncodedCheckpoint encoded = EncodeCheckpointParts(c);
+  const std::vector<std::string_view> parts = encoded.Parts();
+  ASSERT_GT(parts.size(), 1024u);
+  const std::string joined = encoded.Join();
+  const std::string framed_cut_in_magic = joined.substr(0, 5);
+  const std::vector<std::string_view> json_parts = {"{\"n\":", " 1, \"a\": 2}"};
+  const std::vector<std::string_view> magic_parts = {framed_cut_in_magic,
+                                                     std::string_view(joined).substr(5)};
+  const std::string joined_dir = (root_ / "joined").string();
+  {
+    auto gathered = Open({.seed = 5});
+    auto whole = FileCheckpointStore::Open(PosixEnv(), joined_dir, {.seed = 5});
+    ASSERT_NE(gathered, nullptr);
+    ASSERT_TRUE(whole.ok());
+    auto a = gathered->CommitParts("s", parts, std::nullopt);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    ASSERT_TRUE(gathered->CommitParts("s", json_parts, *a).ok());
+    ASSERT_TRUE(gathered->CommitParts("s", magic_parts, *a).ok());
+    ASSERT_TRUE((*whole)->Commit("s", joined, std::nullopt).ok());
+    ASSERT_TRUE((*whole)->Commit("s", R"({"n": 1, "a": 2})", *a).ok());
+    ASSERT_TRUE((*whole)->Commit("s", joined, *a).ok());
+    auto back = gathered->Retrieve(*a);
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, joined);
+  }
+  std::vector<std::string> names = Files();
+  names.erase(std::remove(names.begin(), names.end(), "LOCK"), names.end());
+  ASSERT_EQ(names.size(), 3u);
+  for (const std::string& name : names) {
+    EXPECT_EQ(ReadAll(fs::path(dir_) / name), ReadAll(fs::path(joined_dir) / name)) << name;
+  }
+  auto reopened = Open({.seed = 5});
+  ASSERT_NE(reopened, nullptr);
+  EXPECT_TRUE(reopened->damaged_files().empty());
+}
+
 TEST_F(FileStoreTest, GoldenVersion1DirectoryStillOpensAndReads) {
   const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
   const fs::path root =

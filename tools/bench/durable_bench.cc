@@ -45,6 +45,15 @@ class CommitTimingStore final : public ForwardingCheckpointStore {
     TimeInto(sink_, [&] { info = ForwardingCheckpointStore::Commit(session_id, bytes, parent); });
     return info;
   }
+  // The manager hands a checkpoint over as parts: timed and forwarded as they are, so the store
+  // gets them unjoined (the default would join them here, inside the timed commit).
+  Result<CheckpointInfo> CommitParts(const std::string& session_id,
+                                     std::span<const std::string_view> parts,
+                                     const std::optional<CheckpointInfo>& parent) override {
+    Result<CheckpointInfo> info = Status::Internal("not committed");
+    TimeInto(sink_, [&] { info = ForwardCommitParts(session_id, parts, parent); });
+    return info;
+  }
 
  private:
   Spent* sink_;
@@ -55,6 +64,11 @@ class DiscardingStore final : public CheckpointStore {
  public:
   Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view,
                                 const std::optional<CheckpointInfo>&) override {
+    return CheckpointInfo{session_id, "discarded-" + std::to_string(++seq_)};
+  }
+  Result<CheckpointInfo> CommitParts(const std::string& session_id,
+                                     std::span<const std::string_view>,
+                                     const std::optional<CheckpointInfo>&) override {
     return CheckpointInfo{session_id, "discarded-" + std::to_string(++seq_)};
   }
   Result<std::string> Retrieve(const CheckpointInfo& info) override {

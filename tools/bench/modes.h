@@ -47,6 +47,12 @@ class OwningStore final : public ForwardingCheckpointStore {
   OwningStore(std::shared_ptr<void> owned, std::unique_ptr<CheckpointStore> inner)
       : ForwardingCheckpointStore(std::move(inner)), owned_(std::move(owned)) {}
   ~OwningStore() override { DestroyInner(); }  // the store goes before what it runs on
+  // Changes nothing on commit: the parts go to the inner store as they are.
+  Result<CheckpointInfo> CommitParts(const std::string& session_id,
+                                     std::span<const std::string_view> parts,
+                                     const std::optional<CheckpointInfo>& parent) override {
+    return ForwardCommitParts(session_id, parts, parent);
+  }
 
  private:
   std::shared_ptr<void> owned_;

@@ -1,6 +1,6 @@
-// The durable store rows of BM_Step (modes file, sqlite, sqlite_page4k): each store step measured
-// side by side with its physical limit and with the parts it is made of, in one loop, so that every
-// figure of a row saw the same disk and the same load.
+// The durable store rows of BM_Step (modes file, sqlite and the sqlite_* variants of modes.cc):
+// each store step measured side by side with its physical limit and with the parts it is made of,
+// in one loop, so that every figure of a row saw the same disk and the same load.
 //
 // One iteration, with everything but the store step paused (Google Benchmark reports the store
 // step's wall time, as the other disk rows do):

@@ -155,8 +155,11 @@ void DurableRows(const std::map<std::string, BenchResult>& results, std::FILE* o
     const char* limit;
     double target;
   } rows[] = {{"file", "file store, 2 MB/step", "atomic write", 1.2},
-              {"sqlite", "SQLite store, 2 MB/step", "append+fdatasync", 2},
-              {"sqlite_page4k", "  (SQLite, 4 KB pages)", "append+fdatasync", 2}};
+              {"sqlite", "SQLite store (WAL), 2 MB/step", "append+fdatasync", 2},
+              {"sqlite_page4k", "  (SQLite WAL, 4 KB pages)", "append+fdatasync", 2},
+              {"sqlite_persist", "  (SQLite, PERSIST journal)", "append+fdatasync", 2},
+              {"sqlite_truncate", "  (SQLite, TRUNCATE journal)", "append+fdatasync", 2},
+              {"sqlite_delete", "  (SQLite, DELETE journal)", "append+fdatasync", 2}};
   for (const auto& row : rows) {
     const BenchResult* r =
         Find(results, "BM_Step",

@@ -264,6 +264,11 @@ Status SqliteCheckpointStore::Initialize() {
   // times instead of four (strace). Without spilling, the cache holds the transaction's pages
   // until the commit (about the size of the row, which the caller holds in memory anyway).
   SF_RETURN_IF_ERROR(Exec("PRAGMA cache_spill=OFF"));
+  if (options_.wal_autocheckpoint_pages > 0) {
+    const std::string pages =
+        "PRAGMA wal_autocheckpoint=" + std::to_string(options_.wal_autocheckpoint_pages);
+    SF_RETURN_IF_ERROR(Exec(pages.c_str()));
+  }
   SF_RETURN_IF_ERROR(Exec(kCreateTable));
   SF_RETURN_IF_ERROR(VerifySchema());
   SF_ASSIGN_OR_RETURN(sqlite3_stmt * check, Prepare("PRAGMA quick_check"));

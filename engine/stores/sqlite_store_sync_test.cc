@@ -71,10 +71,19 @@ int DeviceCharacteristics(sqlite3_file* f) {
 }
 
 // Version 1: no shared memory, so WAL works only in exclusive locking mode, which the store sets.
-const sqlite3_io_methods kMethods = {1,        Close,     Read,         Write,
-                                     Truncate, Sync,      FileSize,     Lock,
-                                     Unlock,   CheckReservedLock,       FileControl,
-                                     SectorSize,          DeviceCharacteristics};
+const sqlite3_io_methods kMethods = {1,
+                                     Close,
+                                     Read,
+                                     Write,
+                                     Truncate,
+                                     Sync,
+                                     FileSize,
+                                     Lock,
+                                     Unlock,
+                                     CheckReservedLock,
+                                     FileControl,
+                                     SectorSize,
+                                     DeviceCharacteristics};
 
 int Open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, int* out_flags) {
   auto* real_vfs = static_cast<sqlite3_vfs*>(vfs->pAppData);

@@ -50,6 +50,9 @@ void AddDurableStoreModes(std::vector<Mode>* modes) {
       {"sqlite_delete", {.journal_mode = "DELETE"}},
       {"sqlite_persist", {.journal_mode = "PERSIST"}},
       {"sqlite_truncate", {.journal_mode = "TRUNCATE"}},
+      // WAL with the automatic checkpoint every 16 MB or 256 MB instead of 64 MB.
+      {"sqlite_ckpt256", {.wal_autocheckpoint_pages = 256}},
+      {"sqlite_ckpt4096", {.wal_autocheckpoint_pages = 4096}},
   };
   for (const auto& [name, options] : sqlite_modes) {
     modes->push_back(Mode{name, ManagerKind::kStore,

@@ -180,9 +180,10 @@ void DurableRows(const std::map<std::string, BenchResult>& results, std::FILE* o
     std::fprintf(
         out,
         "  %-30s split: engine %.2f ms + encode/seal %.2f ms (measured apart) | store step "
-        "outside its commit %.2f ms + commit %.2f ms (CPU %.2f ms; limit CPU %.2f ms)\n",
+        "outside its commit %.2f ms + commit %.2f ms (CPU %.2f ms; limit CPU %.2f ms) + closing "
+        "the store %.2f ms\n",
         "", ms("engine_ns"), ms("encode_ns"), ms("outside_commit_ns"), ms("commit_ns"),
-        ms("commit_cpu_ns"), ms("limit_cpu_ns"));
+        ms("commit_cpu_ns"), ms("limit_cpu_ns"), ms("close_ns"));
     std::fprintf(out,
                  "  %-30s medians: step %.2f ms, commit %.2f ms, limit %.2f ms; slowest commit "
                  "%.2f ms; one CRC32C pass over the bytes %.2f ms\n",

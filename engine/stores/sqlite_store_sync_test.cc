@@ -6,6 +6,8 @@
 // let SQLite spill the cache in the middle of the insert, each spill would sync the journal twice
 // more before it may overwrite the database (five journal syncs: checked by removing
 // `PRAGMA cache_spill=OFF` from the store, which fails the rollback-mode cases).
+// The store's wal_autocheckpoint_pages option reaches SQLite (the checkpoint's syncs follow a
+// commit past the interval).
 // Method: real files; the store opens them through a pass-through VFS registered here over the
 // default one, which counts xSync by the kind of file SQLite opened (database, journal, WAL).
 #include <gtest/gtest.h>
@@ -151,6 +153,30 @@ TEST_P(SqliteStoreSyncTest, ACommitLargerThanThePageCacheSyncsEachFileAsOftenAsI
   auto back = (*store)->Retrieve(*second);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, BigDoc(1, kBytes));
+}
+
+// wal_autocheckpoint_pages reaches SQLite: with an interval of 16 pages, the 48-page commit is
+// followed by the automatic checkpoint (the WAL synced again, then the database); with SQLite's
+// default of 1,000 pages the same commit syncs the WAL once (the WAL case above).
+TEST(SqliteStoreWalAutocheckpointTest, ACommitPastTheIntervalIsFollowedByTheCheckpoint) {
+  RegisterCountingVfs();
+  const fs::path root =
+      fs::temp_directory_path() / ("stepfault-sqlite-autockpt-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  {
+    auto store = SqliteCheckpointStore::Open(
+        PosixEnv(), (root / "checkpoints.db").string(),
+        {.vfs_name = kCountingVfs, .seed = 3, .wal_autocheckpoint_pages = 16});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto first = (*store)->Commit("s", BigDoc(0, 3 << 20), std::nullopt);
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    SyncCounts().clear();
+    auto second = (*store)->Commit("s", BigDoc(1, 3 << 20), *first);
+    ASSERT_TRUE(second.ok()) << second.status().ToString();
+    EXPECT_EQ(SyncCounts(), (std::map<std::string, int>{{"db", 1}, {"wal", 2}}));
+  }
+  fs::remove_all(root);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stepfault, SqliteStoreSyncTest,

@@ -55,14 +55,15 @@ void AddDurableStoreModes(std::vector<Mode>* modes) {
       {"sqlite_ckpt4096", {.wal_autocheckpoint_pages = 4096}},
   };
   for (const auto& [name, options] : sqlite_modes) {
-    modes->push_back(Mode{name, ManagerKind::kStore,
-                          [options](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
-                            auto store = SqliteCheckpointStore::Open(
-                                PosixEnv(), JoinPath(dir, "checkpoints.db"), options);
-                            SF_CHECK(store.ok());
-                            return std::move(store).value();
-                          },
-                          LimitKind::kAppendSync, /*on_disk=*/true});
+    modes->push_back(Mode{
+        name, ManagerKind::kStore,
+        [options = options](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
+          auto store =
+              SqliteCheckpointStore::Open(PosixEnv(), JoinPath(dir, "checkpoints.db"), options);
+          SF_CHECK(store.ok());
+          return std::move(store).value();
+        },
+        LimitKind::kAppendSync, /*on_disk=*/true});
   }
   // File store on the simulated file system: the store's own work without a disk.
   modes->push_back(Mode{"simfs", ManagerKind::kStore,

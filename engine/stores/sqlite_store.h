@@ -3,7 +3,13 @@
 // The database is opened through the VFS named in the options (empty = SQLite's default), so the
 // simulated file system can sit underneath without the store knowing. Before the first access the
 // store sets `locking_mode=EXCLUSIVE` (WAL then needs no shared-memory methods on a custom VFS),
-// `synchronous=FULL` and the configured journal mode. Each row keeps seq (the commit order),
+// `synchronous=FULL`, `cache_spill=OFF` (a commit writes its pages once, at the commit: no journal
+// syncs in the middle of a large insert) and the configured journal mode: WAL by default (one sync
+// per commit, every byte written twice: the log, then the automatic checkpoint), or a rollback
+// journal (DELETE, PERSIST, TRUNCATE: every byte of a new row written once, four syncs per
+// commit; under exclusive locking DELETE keeps the journal and invalidates it like PERSIST, and
+// TRUNCATE truncates and syncs it). WAL was kept by measurement (README "File store and SQLite
+// store"). Each row keeps seq (the commit order),
 // session_id, checkpoint_id, parent_checkpoint_id, the canonical document and a CRC32C over all of
 // them, which Retrieve verifies (kCorruption on mismatch) and Index checks (a row failing it is not
 // listed). Commit takes the body's CRC32C from the body's own seal when it is a framed checkpoint
@@ -36,11 +42,15 @@ namespace stepfault {
 
 struct SqliteStoreOptions {
   std::string vfs_name;              // empty: SQLite's default VFS
-  std::string journal_mode = "WAL";  // "WAL" or "DELETE"
+  std::string journal_mode = "WAL";  // "WAL", "DELETE", "PERSIST" or "TRUNCATE"
   uint64_t seed = 0;
   // PRAGMA page_size for a database this store creates (an existing one keeps its own); 0 keeps
   // SQLite's default (4096). The default here was chosen by measurement (tools/bench/README.md).
   int page_size = 65536;
+  // PRAGMA wal_autocheckpoint in pages (WAL mode); 0 keeps SQLite's default (1,000 pages: 64 MB of
+  // 64 KB pages). Measured, not tuned: every byte is copied into the database once whatever the
+  // interval (tools/bench modes sqlite_ckpt*).
+  int wal_autocheckpoint_pages = 0;
   // HAZARD (#7796): Retrieve prunes the retrieved checkpoint's ancestry before returning.
   bool hazard_prune_on_read = false;
 };

@@ -66,7 +66,7 @@ StoreUnderTest Sqlite(const std::string& journal_mode) {
 
 INSTANTIATE_TEST_SUITE_P(Stepfault, StoreConformanceTest,
                          ::testing::Values(Memory(), File(false), File(true), Sqlite("WAL"),
-                                           Sqlite("DELETE")),
+                                           Sqlite("DELETE"), Sqlite("PERSIST"), Sqlite("TRUNCATE")),
                          testing::StoreName);
 
 }  // namespace

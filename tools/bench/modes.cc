@@ -40,25 +40,31 @@ void AddDurableStoreModes(std::vector<Mode>* modes) {
                           return std::move(store).value();
                         },
                         LimitKind::kAtomicFile, /*on_disk=*/true});
-  // SQLite store on the real disk: WAL, synchronous=FULL.
-  modes->push_back(Mode{"sqlite", ManagerKind::kStore,
-                        [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
-                          auto store = SqliteCheckpointStore::Open(PosixEnv(),
-                                                                   JoinPath(dir, "checkpoints.db"));
-                          SF_CHECK(store.ok());
-                          return std::move(store).value();
-                        },
-                        LimitKind::kAppendSync, /*on_disk=*/true});
-  // The same with SQLite's default 4 KB pages: the measurement behind
-  // SqliteStoreOptions::page_size.
-  modes->push_back(Mode{"sqlite_page4k", ManagerKind::kStore,
-                        [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
-                          auto store = SqliteCheckpointStore::Open(
-                              PosixEnv(), JoinPath(dir, "checkpoints.db"), {.page_size = 4096});
-                          SF_CHECK(store.ok());
-                          return std::move(store).value();
-                        },
-                        LimitKind::kAppendSync, /*on_disk=*/true});
+  // SQLite store on the real disk, synchronous=FULL: WAL with 64 KB pages (the store's default),
+  // the same with SQLite's default 4 KB pages (the measurement behind
+  // SqliteStoreOptions::page_size), and the rollback-journal modes (the measurement behind
+  // SqliteStoreOptions::journal_mode).
+  const std::vector<std::pair<std::string, SqliteStoreOptions>> sqlite_modes = {
+      {"sqlite", {}},
+      {"sqlite_page4k", {.page_size = 4096}},
+      {"sqlite_delete", {.journal_mode = "DELETE"}},
+      {"sqlite_persist", {.journal_mode = "PERSIST"}},
+      {"sqlite_truncate", {.journal_mode = "TRUNCATE"}},
+      // WAL with the automatic checkpoint every 16 MB or 256 MB instead of 64 MB.
+      {"sqlite_ckpt256", {.wal_autocheckpoint_pages = 256}},
+      {"sqlite_ckpt4096", {.wal_autocheckpoint_pages = 4096}},
+  };
+  for (const auto& [name, options] : sqlite_modes) {
+    modes->push_back(Mode{
+        name, ManagerKind::kStore,
+        [options = options](const std::string& dir) -> std::unique_ptr<CheckpointStore> {
+          auto store =
+              SqliteCheckpointStore::Open(PosixEnv(), JoinPath(dir, "checkpoints.db"), options);
+          SF_CHECK(store.ok());
+          return std::move(store).value();
+        },
+        LimitKind::kAppendSync, /*on_disk=*/true});
+  }
   // File store on the simulated file system: the store's own work without a disk.
   modes->push_back(Mode{"simfs", ManagerKind::kStore,
                         [](const std::string& dir) -> std::unique_ptr<CheckpointStore> {

@@ -1,0 +1,188 @@
+// How often one SqliteCheckpointStore commit syncs each file, in every journal mode the store
+// accepts: the cost model behind the journal-mode choice (README "File store and SQLite store").
+// A commit of a checkpoint larger than SQLite's page cache (a 3 MB row: 48 pages of 64 KB, the
+// cache holds about 31) syncs the WAL once in WAL mode, and in a rollback-journal mode the journal
+// three times (its records, its header, its invalidation) and the database once. Were the store to
+// let SQLite spill the cache in the middle of the insert, each spill would sync the journal twice
+// more before it may overwrite the database (five journal syncs: checked by removing
+// `PRAGMA cache_spill=OFF` from the store, which fails the rollback-mode cases).
+// The store's wal_autocheckpoint_pages option reaches SQLite (the checkpoint's syncs follow a
+// commit past the interval).
+// Method: real files; the store opens them through a pass-through VFS registered here over the
+// default one, which counts xSync by the kind of file SQLite opened (database, journal, WAL).
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "engine/stores/sqlite_store.h"
+
+namespace stepfault {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kCountingVfs = "stepfault-sync-counting";
+
+// Syncs per kind of file since the last Reset. Tests run single-threaded.
+std::map<std::string, int>& SyncCounts() {
+  static auto* counts = new std::map<std::string, int>();
+  return *counts;
+}
+
+struct CountingFile {
+  sqlite3_file base;
+  const char* kind;
+  sqlite3_file* real;  // in the same allocation, after this struct
+};
+
+sqlite3_file* Real(sqlite3_file* f) { return reinterpret_cast<CountingFile*>(f)->real; }
+
+int Close(sqlite3_file* f) { return Real(f)->pMethods->xClose(Real(f)); }
+int Read(sqlite3_file* f, void* buf, int n, sqlite3_int64 off) {
+  return Real(f)->pMethods->xRead(Real(f), buf, n, off);
+}
+int Write(sqlite3_file* f, const void* buf, int n, sqlite3_int64 off) {
+  return Real(f)->pMethods->xWrite(Real(f), buf, n, off);
+}
+int Truncate(sqlite3_file* f, sqlite3_int64 size) {
+  return Real(f)->pMethods->xTruncate(Real(f), size);
+}
+int Sync(sqlite3_file* f, int flags) {
+  ++SyncCounts()[reinterpret_cast<CountingFile*>(f)->kind];
+  return Real(f)->pMethods->xSync(Real(f), flags);
+}
+int FileSize(sqlite3_file* f, sqlite3_int64* size) {
+  return Real(f)->pMethods->xFileSize(Real(f), size);
+}
+int Lock(sqlite3_file* f, int level) { return Real(f)->pMethods->xLock(Real(f), level); }
+int Unlock(sqlite3_file* f, int level) { return Real(f)->pMethods->xUnlock(Real(f), level); }
+int CheckReservedLock(sqlite3_file* f, int* out) {
+  return Real(f)->pMethods->xCheckReservedLock(Real(f), out);
+}
+int FileControl(sqlite3_file* f, int op, void* arg) {
+  return Real(f)->pMethods->xFileControl(Real(f), op, arg);
+}
+int SectorSize(sqlite3_file* f) { return Real(f)->pMethods->xSectorSize(Real(f)); }
+int DeviceCharacteristics(sqlite3_file* f) {
+  return Real(f)->pMethods->xDeviceCharacteristics(Real(f));
+}
+
+// Version 1: no shared memory, so WAL works only in exclusive locking mode, which the store sets.
+const sqlite3_io_methods kMethods = {1,
+                                     Close,
+                                     Read,
+                                     Write,
+                                     Truncate,
+                                     Sync,
+                                     FileSize,
+                                     Lock,
+                                     Unlock,
+                                     CheckReservedLock,
+                                     FileControl,
+                                     SectorSize,
+                                     DeviceCharacteristics};
+
+int Open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, int* out_flags) {
+  auto* real_vfs = static_cast<sqlite3_vfs*>(vfs->pAppData);
+  auto* f = reinterpret_cast<CountingFile*>(file);
+  f->base.pMethods = nullptr;
+  f->real = reinterpret_cast<sqlite3_file*>(f + 1);
+  f->kind = (flags & SQLITE_OPEN_MAIN_DB)        ? "db"
+            : (flags & SQLITE_OPEN_MAIN_JOURNAL) ? "journal"
+            : (flags & SQLITE_OPEN_WAL)          ? "wal"
+                                                 : "other";
+  const int rc = real_vfs->xOpen(real_vfs, name, f->real, flags, out_flags);
+  if (rc == SQLITE_OK) f->base.pMethods = &kMethods;
+  return rc;
+}
+
+void RegisterCountingVfs() {
+  static const bool registered = [] {
+    sqlite3_vfs* real = sqlite3_vfs_find(nullptr);
+    static sqlite3_vfs vfs = *real;
+    vfs.iVersion = 1;
+    vfs.szOsFile = static_cast<int>(sizeof(CountingFile)) + real->szOsFile;
+    vfs.zName = kCountingVfs;
+    vfs.pAppData = real;
+    vfs.xOpen = Open;
+    return sqlite3_vfs_register(&vfs, /*makeDflt=*/0) == SQLITE_OK;
+  }();
+  ASSERT_TRUE(registered);
+}
+
+std::string BigDoc(int n, size_t bytes) {
+  return nlohmann::json{{"n", n}, {"blob", std::string(bytes, static_cast<char>('a' + n))}}.dump();
+}
+
+class SqliteStoreSyncTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    RegisterCountingVfs();
+    root_ = fs::temp_directory_path() /
+            ("stepfault-sqlite-sync-" + std::to_string(::getpid()) + "-" + GetParam());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  fs::path root_;
+};
+
+TEST_P(SqliteStoreSyncTest, ACommitLargerThanThePageCacheSyncsEachFileAsOftenAsItsModeNeeds) {
+  auto store = SqliteCheckpointStore::Open(
+      PosixEnv(), (root_ / "checkpoints.db").string(),
+      {.vfs_name = kCountingVfs, .journal_mode = GetParam(), .seed = 3});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  constexpr size_t kBytes = 3 << 20;  // 48 pages of 64 KB; the default cache holds about 31
+  // The first commit creates the journal or WAL (its first sync also syncs the directory).
+  auto first = (*store)->Commit("s", BigDoc(0, kBytes), std::nullopt);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  SyncCounts().clear();
+  auto second = (*store)->Commit("s", BigDoc(1, kBytes), *first);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  const std::map<std::string, int> expected =
+      GetParam() == "WAL" ? std::map<std::string, int>{{"wal", 1}}
+                          : std::map<std::string, int>{{"db", 1}, {"journal", 3}};
+  EXPECT_EQ(SyncCounts(), expected);
+  // The bytes are the ones committed.
+  auto back = (*store)->Retrieve(*second);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, BigDoc(1, kBytes));
+}
+
+// wal_autocheckpoint_pages reaches SQLite: with an interval of 16 pages, every 48-page commit is
+// followed by the automatic checkpoint, so the second commit restarts the WAL the first one's
+// checkpoint emptied (its new header synced), commits (synced) and checkpoints (the WAL synced
+// again, then the database); with SQLite's default of 1,000 pages the same commit syncs the WAL
+// once (the WAL case above).
+TEST(SqliteStoreWalAutocheckpointTest, ACommitPastTheIntervalIsFollowedByTheCheckpoint) {
+  RegisterCountingVfs();
+  const fs::path root =
+      fs::temp_directory_path() / ("stepfault-sqlite-autockpt-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  {
+    auto store = SqliteCheckpointStore::Open(
+        PosixEnv(), (root / "checkpoints.db").string(),
+        {.vfs_name = kCountingVfs, .seed = 3, .wal_autocheckpoint_pages = 16});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto first = (*store)->Commit("s", BigDoc(0, 3 << 20), std::nullopt);
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    SyncCounts().clear();
+    auto second = (*store)->Commit("s", BigDoc(1, 3 << 20), *first);
+    ASSERT_TRUE(second.ok()) << second.status().ToString();
+    EXPECT_EQ(SyncCounts(), (std::map<std::string, int>{{"db", 1}, {"wal", 3}}));
+  }
+  fs::remove_all(root);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stepfault, SqliteStoreSyncTest,
+                         ::testing::Values("WAL", "PERSIST", "DELETE", "TRUNCATE"));
+
+}  // namespace
+}  // namespace stepfault

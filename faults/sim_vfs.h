@@ -45,6 +45,9 @@
 
 namespace stepfault::faults {
 
+// Linking this VFS also turns SQLite's memory statistics off process-wide, before SQLite
+// initializes (how it allocates only, never what it reads or writes; see sim_vfs.cc).
+//
 // Registers (not as default) a VFS named vfs_name whose files live in fs; seed drives xRandomness.
 // kAlreadyExists if the name is taken (by any VFS).
 // REQUIRES: fs outlives the registration.

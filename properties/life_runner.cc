@@ -175,7 +175,6 @@ struct ReusedLife {
   std::shared_ptr<const SimFs> world;  // the world right after the life, before its checks
   uint64_t bytes = 0;                  // what `world` holds (files' bytes, twice), for the bound
 };
-using ReusedLives = std::vector<ReusedLife>;
 
 // A map of at most `max` entries that evicts the oldest kept first; a key kept once stays as it
 // was kept until evicted.
@@ -211,8 +210,9 @@ struct RunMemo::Impl {
   OldestFirst<Continuation> continuations{2048};
   // The checks after deaths (PlanRunner::CheckAfterDeath).
   OldestFirst<DeathCheck> death_checks{4096};
-  // (next life, world digest) -> the lives an earlier run lived from there (crash-state reuse).
-  std::map<std::string, std::shared_ptr<const ReusedLives>> lives;
+  // (life, world digest) -> that life as an earlier run lived it from that world (crash-state
+  // reuse), for every life after a plan's last fault, not only the first one.
+  std::map<std::string, std::shared_ptr<const ReusedLife>> lives;
   uint64_t lives_bytes = 0;
   RunMemo::Stats stats;
 };
@@ -386,44 +386,45 @@ class PlanRunner {
       s_.stopped = LiveAndCheck(s_.next_life);
   }
 
-  // Crash-state reuse: the lives after the last fault from a world of `digest`. The hosts do not
-  // read `previous` and every seed of a life derives from its index, so a life on a world equal to
-  // one an earlier run's life started on does exactly what that life did; it is taken from there
-  // and only the checks (which read the history) run again. Each reused life starts on a world
-  // whose digest is compared first: a check that changed the world differently ends the reuse, and
-  // the rest of the lives run. A miss runs the lives and keeps them.
+  // Crash-state reuse: the lives after the last fault, the first from a world of `digest`. The
+  // hosts do not read `previous` and every seed of a life derives from its index, so a life on a
+  // world equal to one an earlier run's life with the same index started on does exactly what that
+  // life did; it is taken from there and only the checks (which read the history) run again. Each
+  // life is looked up by (index, digest of the world it starts on, after the last check), so runs
+  // whose crash states differ but whose recoveries converge (a crash anywhere in `start` before
+  // the receipt, then a full `start`) share the lives after the point where their worlds became
+  // equal. A miss lives the life and keeps it.
   void RunCrashStateLives(const std::string& digest) {
-    const std::string k = std::to_string(s_.next_life) + "|" + digest;
-    auto it = memo_->lives.find(k);
-    if (it != memo_->lives.end()) {
-      ++memo_->stats.lives_hits;
-      const std::shared_ptr<const ReusedLives> reused = it->second;
-      for (size_t i = 0; i < reused->size() && s_.next_life <= lives_max_ && !s_.stopped; ++i) {
-        if (i > 0 && s_.world->Digest() != (*reused)[i].input_digest) break;
-        s_.stopped = LiveAndCheck(s_.next_life, &(*reused)[i]);
-        ++s_.next_life;
+    for (bool first = true; s_.next_life <= lives_max_ && !s_.stopped; ++s_.next_life) {
+      const std::string input = first ? digest : s_.world->Digest();
+      const std::string k = std::to_string(s_.next_life) + "|" + input;
+      auto it = memo_->lives.find(k);
+      if (it != memo_->lives.end()) {
+        ++memo_->stats.lives_hits;
+        if (!first) ++memo_->stats.later_lives_hits;
+        const std::shared_ptr<const ReusedLife> reused = it->second;
+        s_.stopped = LiveAndCheck(s_.next_life, reused.get());
+      } else {
+        ++memo_->stats.lives_misses;
+        ReusedLife kept{input, {}, "", nullptr, 0};
+        filling_ = &kept;
+        s_.stopped = LiveAndCheck(s_.next_life);
+        filling_ = nullptr;
+        if (kept.world != nullptr) Keep(k, std::move(kept));
       }
-      RunLives(lives_max_);
-      return;
+      first = false;
     }
-    ++memo_->stats.lives_misses;
-    auto kept = std::make_shared<ReusedLives>();
-    filling_ = kept.get();
-    for (; s_.next_life <= lives_max_ && !s_.stopped; ++s_.next_life) {
-      kept->push_back({kept->empty() ? digest : s_.world->Digest(), {}, "", nullptr, 0});
-      s_.stopped = LiveAndCheck(s_.next_life);
+  }
+
+  // Keeps a lived life for crash-state reuse, within the memory bound.
+  void Keep(const std::string& k, ReusedLife life) {
+    if (memo_->lives.count(k) != 0) return;
+    if (memo_->lives_bytes + life.bytes > RunMemo::Impl::kLivesBytesMax) {
+      memo_->lives.clear();
+      memo_->lives_bytes = 0;
     }
-    filling_ = nullptr;
-    if (kept_complete_) {
-      uint64_t bytes = 0;
-      for (const ReusedLife& life : *kept) bytes += life.bytes;
-      if (memo_->lives_bytes + bytes > RunMemo::Impl::kLivesBytesMax) {
-        memo_->lives.clear();
-        memo_->lives_bytes = 0;
-      }
-      if (memo_->lives.emplace(k, std::move(kept)).second) memo_->lives_bytes += bytes;
-    }
-    kept_complete_ = true;
+    memo_->lives_bytes += life.bytes;
+    memo_->lives.emplace(k, std::make_shared<const ReusedLife>(std::move(life)));
   }
 
   // Either lives `life` (and keeps it when filling_) or takes it from `reused`.
@@ -435,10 +436,9 @@ class PlanRunner {
       return reused->record;
     }
     LifeRecord record = RunLife(life);
-    if (filling_ != nullptr) {
-      // A death rewrites the world after the life (never so without a fault): not kept.
-      kept_complete_ = kept_complete_ && record.death.empty();
-      ReusedLife& kept = filling_->back();
+    // A death rewrites the world after the life (never so without a fault): not kept.
+    if (filling_ != nullptr && record.death.empty()) {
+      ReusedLife& kept = *filling_;
       kept.record = record;
       kept.life_error = s_.harness_error;
       std::unique_ptr<SimFs> copy = s_.world->CrashClone(DeathKind::kCrash, 0);
@@ -669,10 +669,9 @@ class PlanRunner {
   RunMemo::Impl* memo_;
   int lives_max_ = 0;
   RunState s_;
-  ReusedLives* filling_ = nullptr;  // the lives being kept for crash-state reuse, if any
-  bool kept_complete_ = true;       // every kept life can be reused
-  std::string final_digest_;        // known early when the lives after the last fault were reused
-  std::string checked_digest_;      // the world's digest after the last life's check, if known
+  ReusedLife* filling_ = nullptr;  // the life being kept for crash-state reuse, if any
+  std::string final_digest_;       // known early when the lives after the last fault were reused
+  std::string checked_digest_;     // the world's digest after the last life's check, if known
 };
 
 }  // namespace

@@ -76,11 +76,12 @@ struct Execution {
 //    before appends that run's later lives and violations instead of running them. The key holds
 //    the whole history because oracles look at earlier lives' observations;
 //  - crash state: on a continuation miss, when the scenario's lives do not read `previous`
-//    (Scenario::LifeReadsPrevious), the lives themselves depend only on (next life, world digest):
-//    they are reused from an earlier run that reached the same crash state with any history, each
-//    with the world it left, and only the checks run again on that world with this run's history.
-//    A reused life starts only on a world whose digest equals the one it was lived on (a check
-//    that changed the world ends the reuse and the remaining lives run);
+//    (Scenario::LifeReadsPrevious), each life itself depends only on (its index, the digest of the
+//    world it starts on): it is reused from an earlier run whose life of that index started on an
+//    equal world, with any history, with the world it left, and only the checks run again on that
+//    world with this run's history. Every life of the continuation is looked up (the world after
+//    the previous life's check), so runs whose crash states differ but whose recoveries converge
+//    share the lives after the point where their worlds became equal;
 //  - death check: the check after a life that died depends only on (lives_max, life, post-death
 //    world digest, the oracle's notes, every life's report so far); sibling plans of one crash
 //    state that die into an equal world with an equal history (a crash and a power loss at
@@ -100,8 +101,9 @@ class RunMemo {
     int64_t prefix_misses = 0;
     int64_t continuation_hits = 0;
     int64_t continuation_misses = 0;
-    int64_t lives_hits = 0;  // crash-state reuse, tried on each continuation miss
+    int64_t lives_hits = 0;  // crash-state reuse, tried for each life of a continuation miss
     int64_t lives_misses = 0;
+    int64_t later_lives_hits = 0;  // of lives_hits, those at a life after the continuation's first
     int64_t death_check_hits = 0;  // the check after the faulted life's death
     int64_t death_check_misses = 0;
   };

@@ -7,6 +7,8 @@
 // window of approval's first recovery life with and without a memo and compare whole executions;
 // the same for every one- and two-fault plan of the toy whose oracle reports each life's history,
 // where different histories reach equal crash states; both also reuse the check after a death.
+// Every crash plan of approval's `start` life with and without a memo: crash states differ, but
+// the recovery (`start` again) converges, so the `resume` after it is reused across them.
 #include "properties/life_runner.h"
 
 #include <gtest/gtest.h>
@@ -132,6 +134,39 @@ TEST(LifeRunnerTest, CrashStateLivesAreReusedAcrossHistoriesAndGiveTheSameExecut
   EXPECT_GT(memo.stats().lives_hits, 0);
   // The oracle names the history, so a death check reused under another history would differ.
   EXPECT_GT(memo.stats().death_check_hits, 0);
+}
+
+// Crash-state reuse at every life of a continuation: crashes anywhere in approval's `start` leave
+// many different worlds, each recovered by a full `start` that mostly leaves one world; the
+// `resume` from there is lived once and reused by the later plans, and every execution equals the
+// one run from scratch (the checks still run with each plan's own history).
+TEST(LifeRunnerTest, LivesAfterTheFirstOfAContinuationAreReusedWhereRecoveriesConverge) {
+  auto scenario = scenarios::FindScenario("approval");
+  ASSERT_NE(scenario, nullptr);
+  ASSERT_FALSE(scenario->LifeReadsPrevious());
+  RunConfig config;
+  config.seed = 11;
+  const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
+  RunMemo memo;
+  int compared = 0;
+  for (const faults::Window& w : reference.lives.front().windows) {
+    auto plan = faults::ParsePlan("crash@" + w.point + "#" + std::to_string(w.occurrence));
+    ASSERT_TRUE(plan.ok());
+    const Execution scratch = RunPlan(*scenario, *plan, config);
+    const Execution reused = RunPlan(*scenario, *plan, config, &memo);
+    ASSERT_EQ(reused.trace, scratch.trace) << faults::PrintPlan(*plan);
+    EXPECT_EQ(reused.final_digest, scratch.final_digest);
+    ASSERT_EQ(reused.lives.size(), scratch.lives.size());
+    for (size_t i = 0; i < scratch.lives.size(); ++i) {
+      EXPECT_EQ(reused.lives[i].windows, scratch.lives[i].windows);
+      EXPECT_EQ(reused.lives[i].world_digest, scratch.lives[i].world_digest);
+    }
+    ++compared;
+  }
+  EXPECT_GT(compared, 30);
+  const RunMemo::Stats stats = memo.stats();
+  EXPECT_GT(stats.later_lives_hits, 10);
+  EXPECT_LE(stats.later_lives_hits, stats.lives_hits);
 }
 
 }  // namespace

@@ -76,14 +76,15 @@ void PrintReuseStats(const RunMemo& memo) {
   if (s.prefix_hits + s.prefix_misses + s.continuation_hits + s.continuation_misses == 0) return;
   std::fprintf(
       stderr,
-      "reuse: prefixes %lld/%lld continuations %lld/%lld crash-state lives %lld/%lld death checks "
+      "reuse: prefixes %lld/%lld continuations %lld/%lld crash-state lives %lld/%lld (%lld after "
+      "the first) death checks "
       "%lld/%lld\n",
       static_cast<long long>(s.prefix_hits),
       static_cast<long long>(s.prefix_hits + s.prefix_misses),
       static_cast<long long>(s.continuation_hits),
       static_cast<long long>(s.continuation_hits + s.continuation_misses),
       static_cast<long long>(s.lives_hits), static_cast<long long>(s.lives_hits + s.lives_misses),
-      static_cast<long long>(s.death_check_hits),
+      static_cast<long long>(s.later_lives_hits), static_cast<long long>(s.death_check_hits),
       static_cast<long long>(s.death_check_hits + s.death_check_misses));
 }
 

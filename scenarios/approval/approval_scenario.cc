@@ -254,9 +254,11 @@ class ApprovalScenario final : public Scenario {
     Result<std::vector<ApprovalRow>> rows = Status::Internal("unread");
   };
 
-  // The business database as it is (BusinessOpen::kLook), read once per process for the same
-  // bytes (LookOnce): the checks after every life and on every power-loss copy look at the same
-  // few databases again and again.
+  // The business database as a recovering host would see it (BusinessOpen::kLook), on a private
+  // copy of its files so the look changes nothing in the world (a hot journal is rolled back in
+  // the copy), read once per process for the same bytes (LookOnce): the checks after every life
+  // and on every power-loss copy look at the same few databases again and again. A missing
+  // database is an observation (NotFound), never created.
   static BusinessLook LookAtBusiness(HostEnv& env) {
     const std::string db = JoinPath(env.dir, "business.db");
     auto db_exists = env.env->FileExists(db);
@@ -265,14 +267,16 @@ class ApprovalScenario final : public Scenario {
       return {missing, missing};
     }
     const bool no_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
-    return LookOnce<BusinessLook>(env.env, db,
-                                  no_unique_key ? "approval|no-unique-key" : "approval",
-                                  [&env]() -> BusinessLook {
-                                    auto business = OpenApprovalBusiness(env, BusinessOpen::kLook);
-                                    if (!business.ok())
-                                      return {business.status(), business.status()};
-                                    return {(*business)->Items(), (*business)->ReadAll()};
-                                  });
+    return LookOnce<BusinessLook>(
+        env.env, db, no_unique_key ? "approval|no-unique-key" : "approval",
+        [&env](const Result<std::string>& vfs) -> BusinessLook {
+          if (!vfs.ok()) return {vfs.status(), vfs.status()};
+          HostEnv on_copy = env;
+          on_copy.vfs_name = *vfs;
+          auto business = OpenApprovalBusiness(on_copy, BusinessOpen::kLook);
+          if (!business.ok()) return {business.status(), business.status()};
+          return {(*business)->Items(), (*business)->ReadAll()};
+        });
   }
 
   // INV-ALO on the durable database at every check (after every life, and on the world a power

@@ -18,6 +18,7 @@
 
 #include "scenarios/artifact_boundary/artifact_boundary_host.h"
 #include "scenarios/artifact_boundary/artifact_boundary_workflow.h"
+#include "scenarios/business_look.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
 #include "scenarios/invariants.h"
@@ -45,7 +46,11 @@ void CheckRecords(HostEnv& env, const std::vector<LifeReport>& lives, bool final
   std::optional<std::string> publication;
   int publications = 0;
   if (exists.ok() && *exists) {
-    auto ledger = ArtifactLedger::Open(env.dir, env.vfs_name, nullptr);
+    // Read on a private copy of the ledger's files (DatabaseCopy), so the look never changes the
+    // world (a hot journal is rolled back in the copy, for the next life to meet in the world).
+    auto copy = DatabaseCopy::Make(env.env, JoinPath(env.dir, kArtifactLedgerFile));
+    if (!copy.ok()) return;
+    auto ledger = ArtifactLedger::Open(env.dir, (*copy)->vfs_name(), nullptr);
     if (!ledger.ok()) return;
     auto read_calls = (*ledger)->ProviderCalls();
     auto read_publication = (*ledger)->Publication(ArtifactJobId(env.root_seed));

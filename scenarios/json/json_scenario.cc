@@ -9,6 +9,7 @@
 #include "engine/checkpoint_manager.h"
 #include "engine/random.h"
 #include "faults/topology_mutator.h"
+#include "scenarios/business_look.h"
 #include "scenarios/durable_checkpoints.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
@@ -92,6 +93,19 @@ class JsonScenario final : public Scenario {
     eo.without_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
     eo.durable_env = probe != nullptr ? env.env : nullptr;  // the host acts on it; the oracle looks
     return EffectStore::Open(JoinPath(env.dir, "effects.db"), eo);
+  }
+  // The oracle's look at effects.db, on a private copy of its files (DatabaseCopy), so it never
+  // changes the world (a hot journal is rolled back in the copy); a missing database holds no
+  // rows and is not created.
+  Result<std::vector<EffectRow>> LookAtEffects(const HostEnv& env) const {
+    const std::string db = JoinPath(env.dir, "effects.db");
+    SF_ASSIGN_OR_RETURN(bool exists, env.env->FileExists(db));
+    if (!exists) return std::vector<EffectRow>();
+    SF_ASSIGN_OR_RETURN(std::unique_ptr<DatabaseCopy> copy, DatabaseCopy::Make(env.env, db));
+    HostEnv on_copy = env;
+    on_copy.vfs_name = copy->vfs_name();
+    SF_ASSIGN_OR_RETURN(std::unique_ptr<EffectStore> effects, OpenEffects(on_copy, nullptr));
+    return effects->All();  // `effects` closes before `copy` unregisters its VFS
   }
   // What one life's answering keeps: the request ledger (json_responses.h) and the misuse it did.
   struct Answering {
@@ -336,9 +350,8 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
 
 void JsonScenario::Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,
                          std::vector<Violation>* out) const {
-  auto effects = OpenEffects(env, nullptr);
-  if (effects.ok()) {
-    auto rows = (*effects)->All();
+  {
+    auto rows = LookAtEffects(env);
     if (rows.ok()) {
       std::map<std::string, std::vector<std::string>> by_key;
       for (const EffectRow& r : *rows) by_key[r.key].push_back(r.value);

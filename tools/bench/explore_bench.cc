@@ -16,7 +16,10 @@
 #include <vector>
 
 #include "faults/injector.h"
+#include "faults/sim_fs.h"
+#include "faults/sim_vfs.h"
 #include "properties/life_runner.h"
+#include "scenarios/approval/approval_store.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
 #include "tools/bench/limits.h"
@@ -194,6 +197,36 @@ void BM_ExploreColumn(benchmark::State& state) {
   state.counters["plans_per_pass"] = static_cast<double>(plans.size());
 }
 
+// What one life pays for the business database it must open as a new process does (the figure the
+// fifth session's "a connection per life bounds the window" rests on), on a simulated world through
+// the simulated VFS, as a host opens it: make the inherited files durable, open, the journal and
+// synchronous pragmas, the schema check in an IMMEDIATE transaction, then `reads` reads of the
+// operation's row (0: open and close only; 1: the row a resume reads first, which prepares its
+// statement), then close. The database exists with its schema and one operation, as in every
+// `resume` life; nothing is written after the setup, so every iteration opens the same bytes.
+void BM_BusinessConnection(benchmark::State& state) {
+  const int reads = static_cast<int>(state.range(0));
+  faults::SimFs fs;
+  SF_CHECK(fs.CreateDirIfMissing("/w").ok());
+  SF_CHECK(fs.SyncDir("/").ok());
+  const std::string vfs = "stepfault-bench-business";
+  SF_CHECK(faults::RegisterSimVfs(vfs, &fs, 1).ok());
+  scenarios::ApprovalStoreOptions options;
+  options.vfs_name = vfs;
+  options.durable_env = &fs;
+  {
+    auto setup = scenarios::ApprovalStore::Open("/w/business.db", options);
+    SF_CHECK(setup.ok());
+    SF_CHECK((*setup)->RegisterProposal("op-1", "Regional pilot proposal").ok());
+  }
+  for (auto _ : state) {
+    auto store = scenarios::ApprovalStore::Open("/w/business.db", options);
+    SF_CHECK(store.ok());
+    for (int i = 0; i < reads; ++i) benchmark::DoNotOptimize((*store)->Read("op-1").ok());
+  }
+  faults::UnregisterSimVfs(vfs);
+}
+
 const int kRegistered = [] {
   for (const auto& s : scenarios::BuiltinScenarios()) {
     benchmark::RegisterBenchmark(("BM_Explore/scenario:" + s->name()).c_str(), BM_ExploreWindows,
@@ -202,6 +235,11 @@ const int kRegistered = [] {
   }
   benchmark::RegisterBenchmark("BM_ExploreColumn/scenario:approval", BM_ExploreColumn)
       ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_BusinessConnection", BM_BusinessConnection)
+      ->ArgName("reads")
+      ->Arg(0)
+      ->Arg(1)
+      ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("BM_ProcessPerWindow/scenario:approval", BM_ProcessPerWindow)
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime()

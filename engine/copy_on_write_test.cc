@@ -77,16 +77,24 @@ std::shared_ptr<Workflow> Ring(int length, int steps) {
   return *wf;
 }
 
+// Runs a ring of `length` writers for `steps` super-steps to the end, checkpointing into `manager`;
+// `cps` gets the run's checkpoints, one per step.
+void RunRing(int length, int steps, InMemoryCheckpointManager* manager,
+             std::vector<CheckpointInfo>* cps) {
+  RunOptions options;
+  options.checkpoints = manager;
+  auto run = StreamingRun::Start(Ring(length, steps), Msg("Go"), options);
+  ASSERT_TRUE(run.ok());
+  Drain(**run);
+  *cps = (*run)->checkpoints();
+  ASSERT_EQ(cps->size(), static_cast<size_t>(steps));
+}
+
 TEST(CopyOnWriteTest, AStepCopiesOnlyTheScopeItWroteEveryOtherScopeIsTheParentsVeryObject) {
   constexpr int kLength = 5, kSteps = 17;
   InMemoryCheckpointManager manager;
-  RunOptions options;
-  options.checkpoints = &manager;
-  auto run = StreamingRun::Start(Ring(kLength, kSteps), Msg("Go"), options);
-  ASSERT_TRUE(run.ok());
-  Drain(**run);
-  const std::vector<CheckpointInfo> cps = (*run)->checkpoints();
-  ASSERT_EQ(cps.size(), static_cast<size_t>(kSteps));
+  std::vector<CheckpointInfo> cps;
+  ASSERT_NO_FATAL_FAILURE(RunRing(kLength, kSteps, &manager, &cps));
   int shared_total = 0, copied_total = 0;
   for (int i = 1; i < kSteps; ++i) {
     auto parent = *manager.Lookup(cps[i - 1]);
@@ -123,13 +131,8 @@ TEST(CopyOnWriteTest, AStepCopiesOnlyTheScopeItWroteEveryOtherScopeIsTheParentsV
 TEST(CopyOnWriteTest, AStepThatInstantiatesNothingLeavesItsCheckpointTheParentsVeryList) {
   constexpr int kLength = 5, kSteps = 17;
   InMemoryCheckpointManager manager;
-  RunOptions options;
-  options.checkpoints = &manager;
-  auto run = StreamingRun::Start(Ring(kLength, kSteps), Msg("Go"), options);
-  ASSERT_TRUE(run.ok());
-  Drain(**run);
-  const std::vector<CheckpointInfo> cps = (*run)->checkpoints();
-  ASSERT_EQ(cps.size(), static_cast<size_t>(kSteps));
+  std::vector<CheckpointInfo> cps;
+  ASSERT_NO_FATAL_FAILURE(RunRing(kLength, kSteps, &manager, &cps));
   int shared = 0, fresh = 0;
   for (int i = 1; i < kSteps; ++i) {
     auto parent = *manager.Lookup(cps[i - 1]);

@@ -20,6 +20,20 @@
 namespace stepfault::properties {
 namespace {
 
+// Runs `plan` from scratch and through `memo`; the two executions must be the same, life by life.
+void ExpectReuseRunsAsFromScratch(const scenarios::Scenario& scenario, const faults::Plan& plan,
+                                  const RunConfig& config, RunMemo* memo) {
+  const Execution scratch = RunPlan(scenario, plan, config);
+  const Execution reused = RunPlan(scenario, plan, config, memo);
+  ASSERT_EQ(reused.trace, scratch.trace) << faults::PrintPlan(plan);
+  EXPECT_EQ(reused.final_digest, scratch.final_digest);
+  ASSERT_EQ(reused.lives.size(), scratch.lives.size());
+  for (size_t i = 0; i < scratch.lives.size(); ++i) {
+    EXPECT_EQ(reused.lives[i].windows, scratch.lives[i].windows);
+    EXPECT_EQ(reused.lives[i].world_digest, scratch.lives[i].world_digest);
+  }
+}
+
 TEST(LifeRunnerTest, EveryBuiltinScenarioCompletesFaultFreeWithoutViolationsDeterministically) {
   for (const auto& scenario : scenarios::BuiltinScenarios()) {
     RunConfig config;
@@ -74,15 +88,7 @@ TEST(LifeRunnerTest, AMemoGivesTheSameExecutionsAsRunningEveryPlanFromScratchAnd
       auto plan = faults::ParsePlan(prefix + ";" + action + "@" + w.point + "#" +
                                     std::to_string(w.occurrence));
       ASSERT_TRUE(plan.ok());
-      const Execution scratch = RunPlan(*scenario, *plan, config);
-      const Execution reused = RunPlan(*scenario, *plan, config, &memo);
-      ASSERT_EQ(reused.trace, scratch.trace) << faults::PrintPlan(*plan);
-      EXPECT_EQ(reused.final_digest, scratch.final_digest);
-      ASSERT_EQ(reused.lives.size(), scratch.lives.size());
-      for (size_t i = 0; i < scratch.lives.size(); ++i) {
-        EXPECT_EQ(reused.lives[i].windows, scratch.lives[i].windows);
-        EXPECT_EQ(reused.lives[i].world_digest, scratch.lives[i].world_digest);
-      }
+      ASSERT_NO_FATAL_FAILURE(ExpectReuseRunsAsFromScratch(*scenario, *plan, config, &memo));
       ++compared;
     }
   }
@@ -152,15 +158,7 @@ TEST(LifeRunnerTest, LivesAfterTheFirstOfAContinuationAreReusedWhereRecoveriesCo
   for (const faults::Window& w : reference.lives.front().windows) {
     auto plan = faults::ParsePlan("crash@" + w.point + "#" + std::to_string(w.occurrence));
     ASSERT_TRUE(plan.ok());
-    const Execution scratch = RunPlan(*scenario, *plan, config);
-    const Execution reused = RunPlan(*scenario, *plan, config, &memo);
-    ASSERT_EQ(reused.trace, scratch.trace) << faults::PrintPlan(*plan);
-    EXPECT_EQ(reused.final_digest, scratch.final_digest);
-    ASSERT_EQ(reused.lives.size(), scratch.lives.size());
-    for (size_t i = 0; i < scratch.lives.size(); ++i) {
-      EXPECT_EQ(reused.lives[i].windows, scratch.lives[i].windows);
-      EXPECT_EQ(reused.lives[i].world_digest, scratch.lives[i].world_digest);
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectReuseRunsAsFromScratch(*scenario, *plan, config, &memo));
     ++compared;
   }
   EXPECT_GT(compared, 30);

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "engine/checkpoint.h"
 #include "engine/crc32c.h"
 #include "engine/store_prune.h"
 #include "engine/stores/committed_crc.h"
@@ -92,11 +93,14 @@ std::string ExpectedChecksum(std::string_view stored, int64_t seq, const std::st
              : RowChecksumV1(seq, session_id, checkpoint_id, parent, body);
 }
 
-// The column's bytes in place (valid until the statement steps or resets).
-std::string_view ColumnView(sqlite3_stmt* stmt, int column) {
-  const unsigned char* text = sqlite3_column_text(stmt, column);
-  if (text == nullptr) return {};
-  return std::string_view(reinterpret_cast<const char*>(text),
+// The column's bytes in place (valid until the statement steps or resets), a TEXT value (rows
+// written by Commit before the blob path) and a BLOB value (rows written since) alike: the body
+// and the checksum are read as bytes, which converts neither (reading a BLOB as text would copy
+// it to add a terminator).
+std::string_view ColumnBytes(sqlite3_stmt* stmt, int column) {
+  const void* bytes = sqlite3_column_blob(stmt, column);
+  if (bytes == nullptr) return {};
+  return std::string_view(static_cast<const char*>(bytes),
                           static_cast<size_t>(sqlite3_column_bytes(stmt, column)));
 }
 
@@ -321,31 +325,105 @@ Result<CheckpointInfo> SqliteCheckpointStore::Commit(const std::string& session_
   std::string canonical;
   SF_ASSIGN_OR_RETURN(std::string_view document,
                       ValidateCommitView(session_id, bytes, parent, &canonical));
+  return CommitValidated(session_id, std::span<const std::string_view>(&document, 1), parent);
+}
+
+Result<CheckpointInfo> SqliteCheckpointStore::CommitParts(
+    const std::string& session_id, std::span<const std::string_view> parts,
+    const std::optional<CheckpointInfo>& parent) {
+  // A framed checkpoint is kept byte for byte (ValidateCommitView checks only the session and the
+  // parent then); anything else is canonicalised from the joined bytes, as Commit does.
+  if (parts.empty() || !LooksLikeFramedCheckpoint(parts[0])) {
+    return CheckpointStore::CommitParts(session_id, parts, parent);
+  }
+  std::string canonical;
+  SF_RETURN_IF_ERROR(ValidateCommitView(session_id, parts[0], parent, &canonical).status());
+  return CommitValidated(session_id, parts, parent);
+}
+
+Result<CheckpointInfo> SqliteCheckpointStore::CommitValidated(
+    const std::string& session_id, std::span<const std::string_view> document,
+    const std::optional<CheckpointInfo>& parent) {
+  size_t body_size = 0;
+  for (std::string_view part : document) body_size += part.size();
+  // The body's CRC from its own seal when it is a framed checkpoint (committed_crc.h); reads
+  // verify the row against the bytes themselves.
+  const uint32_t body_crc = Crc32cOfCommittedParts(document);
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t seq = next_seq_++;
   CheckpointInfo info{session_id, StoreCheckpointId(options_.seed, session_id, seq)};
   std::optional<std::string> parent_id;
   if (parent) parent_id = parent->checkpoint_id;
-  // The body's CRC from its own seal when it is a framed checkpoint (committed_crc.h); reads
-  // verify the row against the bytes themselves.
-  const std::string checksum =
-      RowChecksumOfBodyCrc(static_cast<int64_t>(seq), session_id, info.checkpoint_id, parent_id,
-                           document.size(), Crc32cOfCommitted(document));
-  SF_ASSIGN_OR_RETURN(sqlite3_stmt * insert, Prepare(kInsert));
-  ResetOnExit reset{insert};
-  sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(seq));
-  BindText(insert, 2, session_id);
-  BindText(insert, 3, info.checkpoint_id);
-  if (parent_id) {
-    BindText(insert, 4, *parent_id);
-  } else {
-    sqlite3_bind_null(insert, 4);
+  const std::string checksum = RowChecksumOfBodyCrc(
+      static_cast<int64_t>(seq), session_id, info.checkpoint_id, parent_id, body_size, body_crc);
+  const std::string what = "committing checkpoint " + info.ToString();
+  int rc = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, what);
+  Status s = [&]() -> Status {
+    SF_ASSIGN_OR_RETURN(sqlite3_stmt * insert, Prepare(kInsert));
+    ResetOnExit reset{insert};
+    sqlite3_bind_int64(insert, 1, static_cast<sqlite3_int64>(seq));
+    BindText(insert, 2, session_id);
+    BindText(insert, 3, info.checkpoint_id);
+    if (parent_id) {
+      BindText(insert, 4, *parent_id);
+    } else {
+      sqlite3_bind_null(insert, 4);
+    }
+    // Zero-filled values of the final sizes: they are the record's last two columns, so the
+    // record carries only their lengths and the btree zero-fills the pages (a zeroblob followed
+    // by a non-empty column would be expanded in memory instead). Their bytes are written into
+    // those pages below; both become BLOB values (README, store format).
+    int step = sqlite3_bind_zeroblob64(insert, 5, body_size);  // SQLITE_TOOBIG past the limit
+    if (step == SQLITE_OK) step = sqlite3_bind_zeroblob64(insert, 6, checksum.size());
+    if (step != SQLITE_OK) return Error(step, what);
+    step = sqlite3_step(insert);
+    if (step != SQLITE_DONE) return Error(step, what);
+    return Status::Ok();
+  }();
+  if (s.ok()) s = WriteColumnLocked(seq, "body", document);
+  if (s.ok()) {
+    const std::string_view seal = checksum;
+    s = WriteColumnLocked(seq, "checksum", std::span<const std::string_view>(&seal, 1));
   }
-  BindText(insert, 5, document);
-  BindText(insert, 6, checksum);
-  int rc = sqlite3_step(insert);
-  if (rc != SQLITE_DONE) return Error(rc, "committing checkpoint " + info.ToString());
+  if (s.ok()) {
+    rc = sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) s = Error(rc, what);
+  }
+  if (!s.ok()) {
+    // Nothing of the row stays: SQLite may have rolled back already (an I/O error in COMMIT).
+    if (!sqlite3_get_autocommit(db_)) {
+      (void)sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+    return s;
+  }
   return info;
+}
+
+Status SqliteCheckpointStore::WriteColumnLocked(uint64_t seq, const char* column,
+                                                std::span<const std::string_view> parts) {
+  const std::string what = std::string("writing the ") + column + " of row " + std::to_string(seq);
+  sqlite3_blob* blob = nullptr;
+  int rc = sqlite3_blob_open(db_, "main", "checkpoints", column, static_cast<sqlite3_int64>(seq),
+                             /*flags=*/1, &blob);
+  if (rc != SQLITE_OK) {
+    Status s = Error(rc, what);
+    sqlite3_blob_close(blob);  // a handle is returned on some errors; closing nullptr is a no-op
+    return s;
+  }
+  int offset = 0;
+  for (std::string_view part : parts) {
+    if (part.empty()) continue;
+    rc = sqlite3_blob_write(blob, part.data(), static_cast<int>(part.size()), offset);
+    if (rc != SQLITE_OK) break;
+    offset += static_cast<int>(part.size());
+  }
+  Status s = rc == SQLITE_OK ? Status::Ok() : Error(rc, what);
+  // Closing a handle that wrote commits nothing (the transaction is still open), but its error
+  // is the write's error.
+  rc = sqlite3_blob_close(blob);
+  if (s.ok() && rc != SQLITE_OK) s = Error(rc, what);
+  return s;
 }
 
 Result<std::string> SqliteCheckpointStore::Retrieve(const CheckpointInfo& info) {
@@ -369,8 +447,8 @@ Result<std::string> SqliteCheckpointStore::RetrieveLocked(const CheckpointInfo& 
     if (rc != SQLITE_ROW) return Error(rc, "retrieving checkpoint " + info.ToString());
     const int64_t seq = sqlite3_column_int64(select, 0);
     std::optional<std::string> parent = ColumnOptionalText(select, 1);
-    body = ColumnText(select, 2);
-    const std::string stored = ColumnText(select, 3);
+    body = std::string(ColumnBytes(select, 2));
+    const std::string stored(ColumnBytes(select, 3));
     const std::string actual =
         ExpectedChecksum(stored, seq, info.session_id, info.checkpoint_id, parent, body);
     if (stored != actual) {
@@ -395,10 +473,10 @@ Result<std::vector<StoreEntry>> SqliteCheckpointStore::SessionIndexLocked(
     StoreEntry e;
     e.info = CheckpointInfo{session_id, ColumnText(select, 1)};
     e.parent_checkpoint_id = ColumnOptionalText(select, 2);
-    const std::string stored = ColumnText(select, 4);
+    const std::string stored(ColumnBytes(select, 4));
     const std::string actual =
         ExpectedChecksum(stored, sqlite3_column_int64(select, 0), session_id, e.info.checkpoint_id,
-                         e.parent_checkpoint_id, ColumnView(select, 3));
+                         e.parent_checkpoint_id, ColumnBytes(select, 3));
     // A row that fails its seal is never listed (its metadata may be the damaged part); Retrieve
     // of it reports kCorruption.
     if (actual != stored) continue;
@@ -464,8 +542,8 @@ Result<std::vector<SqliteCheckpointStore::Row>> SqliteCheckpointStore::Rows() {
     row.seq = static_cast<uint64_t>(sqlite3_column_int64(select, 0));
     row.entry.info = CheckpointInfo{ColumnText(select, 1), ColumnText(select, 2)};
     row.entry.parent_checkpoint_id = ColumnOptionalText(select, 3);
-    row.document = ColumnText(select, 4);
-    row.checksum = ColumnText(select, 5);
+    row.document = std::string(ColumnBytes(select, 4));
+    row.checksum = std::string(ColumnBytes(select, 5));
     // The seal the row was written with (a version 1 row is as intact as Index lists it).
     row.intact = ExpectedChecksum(row.checksum, sqlite3_column_int64(select, 0),
                                   row.entry.info.session_id, row.entry.info.checkpoint_id,

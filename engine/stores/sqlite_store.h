@@ -29,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,12 @@ class SqliteCheckpointStore final : public CheckpointStore, public RestorationOb
 
   Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
                                 const std::optional<CheckpointInfo>& parent) override;
+  // A framed checkpoint's parts are written where they lie, without joining them (see the file
+  // comment); anything else is joined and canonicalised as Commit does. Stores exactly the row
+  // Commit stores for the joined bytes.
+  Result<CheckpointInfo> CommitParts(const std::string& session_id,
+                                     std::span<const std::string_view> parts,
+                                     const std::optional<CheckpointInfo>& parent) override;
   Result<std::string> Retrieve(const CheckpointInfo& info) override;
   Result<std::vector<StoreEntry>> Index(
       const std::string& session_id,
@@ -97,6 +104,13 @@ class SqliteCheckpointStore final : public CheckpointStore, public RestorationOb
       : db_path_(std::move(db_path)), options_(std::move(options)), lock_(std::move(lock)) {}
 
   Status Initialize();
+  // Stores `document` (the parts of a validated body) as one new row in one transaction.
+  Result<CheckpointInfo> CommitValidated(const std::string& session_id,
+                                         std::span<const std::string_view> document,
+                                         const std::optional<CheckpointInfo>& parent);
+  // Overwrites the zero-filled `column` of row `seq` with `parts`, in order, from offset 0.
+  Status WriteColumnLocked(uint64_t seq, const char* column,
+                           std::span<const std::string_view> parts);
   Status VerifySchema();
   Status Exec(const char* sql);
   Status Error(int rc, std::string_view what) const;

@@ -6,6 +6,7 @@
 // let SQLite spill the cache in the middle of the insert, each spill would sync the journal twice
 // more before it may overwrite the database (five journal syncs: checked by removing
 // `PRAGMA cache_spill=OFF` from the store, which fails the rollback-mode cases).
+// CommitParts (the zero-filled row written through incremental blob I/O) syncs exactly as Commit.
 // The store's wal_autocheckpoint_pages option reaches SQLite (the checkpoint's syncs follow a
 // commit past the interval).
 // Method: real files; the store opens them through a pass-through VFS registered here over the
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "engine/checkpoint.h"
 #include "engine/stores/sqlite_store.h"
 
 namespace stepfault {
@@ -153,6 +155,20 @@ TEST_P(SqliteStoreSyncTest, ACommitLargerThanThePageCacheSyncsEachFileAsOftenAsI
   auto back = (*store)->Retrieve(*second);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, BigDoc(1, kBytes));
+  // A framed checkpoint handed over as parts (the zero-filled row, then its bytes written into
+  // it) syncs exactly as often.
+  Checkpoint c;
+  c.session_id = "s";
+  c.workflow = nlohmann::json::object();
+  for (int i = 0; i < 48; ++i)
+    c.state["executor:a"]["k" + std::to_string(i)] =
+        std::string(65536, static_cast<char>('a' + i % 26));
+  const EncodedCheckpoint encoded = EncodeCheckpointParts(c);
+  SyncCounts().clear();
+  auto third = (*store)->CommitParts("s", encoded.Parts(), *second);
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+  EXPECT_EQ(SyncCounts(), expected);
+  EXPECT_EQ((*store)->Retrieve(*third).value(), encoded.Join());
 }
 
 // wal_autocheckpoint_pages reaches SQLite: with an interval of 16 pages, every 48-page commit is

@@ -14,7 +14,14 @@
 // them, which Retrieve verifies (kCorruption on mismatch) and Index checks (a row failing it is not
 // listed). Commit takes the body's CRC32C from the body's own seal when it is a framed checkpoint
 // (engine/stores/committed_crc.h: no second pass over megabytes; a body that disagrees with its
-// seal gives a row that fails its check on every read, as the codec would reject it). Open verifies
+// seal gives a row that fails its check on every read, as the codec would reject it). A commit is
+// one transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on any error): it inserts the row with
+// the body and the seal as zero-filled values of their final sizes (the record's last two columns,
+// so the record carries only their lengths and the btree zero-fills the pages) and then writes
+// their bytes into those pages with incremental blob I/O, part after part: CommitParts takes a
+// framed checkpoint's parts where they lie (no join, no record copy). Rows written this way hold
+// BLOB values in the TEXT-declared body and checksum columns; rows written before hold TEXT; every
+// reader takes both as bytes (sqlite3_column_blob), so they read alike. Open verifies
 // the table schema and runs PRAGMA quick_check. Only bound parameters reach SQL. Before opening,
 // the store fsyncs the database, its WAL and journal and their directory (the recovery rule of
 // engine/env.h, MakeInheritedDurable), so nothing it trusts is still only in the page cache of a

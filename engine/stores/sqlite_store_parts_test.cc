@@ -85,10 +85,19 @@ int DeviceCharacteristics(sqlite3_file* f) {
 }
 
 // Version 1: no shared memory, so WAL works only in exclusive locking mode, which the store sets.
-const sqlite3_io_methods kMethods = {1,         Close,        Read,        Write,
-                                     Truncate,  Sync,         FileSize,    Lock,
-                                     Unlock,    CheckReservedLock,         FileControl,
-                                     SectorSize, DeviceCharacteristics};
+const sqlite3_io_methods kMethods = {1,
+                                     Close,
+                                     Read,
+                                     Write,
+                                     Truncate,
+                                     Sync,
+                                     FileSize,
+                                     Lock,
+                                     Unlock,
+                                     CheckReservedLock,
+                                     FileControl,
+                                     SectorSize,
+                                     DeviceCharacteristics};
 
 int Open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, int* out_flags) {
   auto* real_vfs = static_cast<sqlite3_vfs*>(vfs->pAppData);
@@ -330,7 +339,8 @@ INSTANTIATE_TEST_SUITE_P(Stepfault, SqliteStorePartsFailureTest,
                          ::testing::Values("WAL", "PERSIST"));
 
 // Rows rewritten as the store wrote them before the blob path (body and checksum bound as TEXT)
-// read exactly like the BLOB rows beside them: Retrieve, Index and Rows, and new commits after them.
+// read exactly like the BLOB rows beside them: Retrieve, Index and Rows, and new commits after
+// them.
 TEST_F(SqliteStorePartsTest, TextRowsFromBeforeTheBlobPathAndBlobRowsReadAlike) {
   const std::string framed = EncodeCheckpoint(Big(2, 50000));
   const std::string json = R"({"a":[1,2,3],"n":0})";
@@ -347,9 +357,10 @@ TEST_F(SqliteStorePartsTest, TextRowsFromBeforeTheBlobPathAndBlobRowsReadAlike) 
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
     sqlite3_stmt* update = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(db, "UPDATE checkpoints SET body = ?1, checksum = ?2 WHERE seq = ?3",
-                                 -1, &update, nullptr),
-              SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_prepare_v2(db, "UPDATE checkpoints SET body = ?1, checksum = ?2 WHERE seq = ?3", -1,
+                           &update, nullptr),
+        SQLITE_OK);
     for (const RawRow& row : ReadRawRows(path)) {
       if (row.seq == 3) continue;  // stays BLOB
       sqlite3_bind_text64(update, 1, row.body.data(), row.body.size(), SQLITE_TRANSIENT,
@@ -389,8 +400,9 @@ TEST_F(SqliteStorePartsTest, TextRowsFromBeforeTheBlobPathAndBlobRowsReadAlike) 
 
 // The body reaches the database pages without a copy in a record: committing an 8 MB checkpoint
 // raises SQLite's memory high-water mark by about the body once (its pages), well under the twice
-// that binding it as a value costs (checked against the store before the blob path: for an 8.45 MB body the rise was 15.8 MB
-// there, 7.4 MB here; SQLite allocates the first ~2 MB of its page cache at open).
+// that binding it as a value costs (checked against the store before the blob path: for an 8.45 MB
+// body the rise was 15.8 MB there, 7.4 MB here; SQLite allocates the first ~2 MB of its page cache
+// at open).
 TEST_F(SqliteStorePartsTest, TheBodyIsNotCopiedIntoARecordInSqlitesMemory) {
   auto store = OpenStore("memory.db");
   ASSERT_NE(store, nullptr);

@@ -15,10 +15,12 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "engine/checkpoint.h"
+#include "engine/crc32c.h"
 #include "engine/stores/sqlite_store.h"
 
 namespace stepfault {
@@ -148,6 +150,11 @@ struct RawRow {
   int64_t seq = 0;
   std::string session_id, checkpoint_id, parent, body_type, body, checksum_type, checksum;
   friend bool operator==(const RawRow&, const RawRow&) = default;
+  friend void PrintTo(const RawRow& r, std::ostream* os) {
+    *os << "{seq " << r.seq << ", " << r.session_id << "/" << r.checkpoint_id << ", parent "
+        << r.parent << ", body " << r.body_type << " of " << r.body.size() << " B (crc32c "
+        << Crc32cTag(r.body) << "), checksum " << r.checksum_type << " " << r.checksum << "}";
+  }
 };
 
 std::string Bytes(sqlite3_stmt* stmt, int column) {

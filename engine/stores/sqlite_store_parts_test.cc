@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/checkpoint.h"
@@ -404,6 +405,16 @@ TEST_F(SqliteStorePartsTest, TextRowsFromBeforeTheBlobPathAndBlobRowsReadAlike) 
     EXPECT_EQ((*rows)[i].document, expected[i]) << i;
   }
 }
+
+// The manager's call reaches the store's own CommitParts, not the default that joins the parts
+// (checked at compile time: the member's class is SqliteCheckpointStore only if it overrides it;
+// removing the override fails the build of this test). What it does with the parts is the rest of
+// this file: the exact rows above, and no second copy of the body in SQLite's memory below.
+static_assert(std::is_same_v<decltype(&SqliteCheckpointStore::CommitParts),
+                             Result<CheckpointInfo> (SqliteCheckpointStore::*)(
+                                 const std::string&, std::span<const std::string_view>,
+                                 const std::optional<CheckpointInfo>&)>,
+              "SqliteCheckpointStore must override CommitParts (the default joins the parts)");
 
 // The body reaches the database pages without a copy in a record: committing an 8 MB checkpoint
 // raises SQLite's memory high-water mark by about the body once (its pages), well under the twice

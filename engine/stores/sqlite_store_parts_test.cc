@@ -2,7 +2,8 @@
 // over as parts is the row Commit stores for the joined bytes, wherever the parts are cut, and its
 // seal verifies against the bytes themselves; a commit whose write or sync fails leaves no row and
 // the store usable; rows whose body and seal are TEXT (written before the blob path) and BLOB
-// (written since) read alike; and the body is never copied into a record in SQLite's memory.
+// (written since) read alike; the manager's call reaches the store's own CommitParts (compile-time
+// check); and the body is never copied into a record in SQLite's memory.
 // Method: real files on PosixEnv. Rows are compared column by column (typeof and bytes) through a
 // second connection once the store is closed. I/O failures come from a pass-through VFS registered
 // here over the default one that fails the n-th xWrite or xSync after it is armed, for every n a

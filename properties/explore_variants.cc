@@ -37,9 +37,9 @@ std::vector<Variant> VariantsOf(const scenarios::Scenario& s, const ExploreOptio
   const std::vector<Json> params = all ? s.Variants() : std::vector<Json>{s.default_params()};
   std::vector<std::string> stores;
   for (const std::string& store : all ? CheckpointStoreNames() : std::vector<std::string>{"file"}) {
-    const bool chosen = options.stores.empty() || std::find(options.stores.begin(),
-                                                            options.stores.end(),
-                                                            store) != options.stores.end();
+    const bool chosen =
+        options.stores.empty() ||
+        std::find(options.stores.begin(), options.stores.end(), store) != options.stores.end();
     if (!all || chosen) stores.push_back(store);
   }
   for (const std::string& store : stores) {
@@ -104,10 +104,11 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
         // Two SQLite journal modes with the same parameters: the modes behave alike here (the
         // earliest match is the file store's variant when the host ignores the store, so that
         // case keeps the host's reason); else the host ignores the parameter.
-        const bool store_only = same->second.params == v.params && same->second.store != v.store &&
-                                scenarios::FindCheckpointStoreKind(same->second.store)
-                                        ->sqlite_journal_mode != nullptr;
-        rep.skipped = "indistinct: its fault-free run is identical to '" + NameOf(*s, same->second) +
+        const bool store_only =
+            same->second.params == v.params && same->second.store != v.store &&
+            scenarios::FindCheckpointStoreKind(same->second.store)->sqlite_journal_mode != nullptr;
+        rep.skipped = "indistinct: its fault-free run is identical to '" +
+                      NameOf(*s, same->second) +
                       (store_only ? "' (the two stores write the same files at the same windows "
                                     "in this scenario on this build)"
                                   : "' (the host ignores this variant on this build)");

@@ -52,8 +52,8 @@ Result<DurableCheckpoints> ReadFileStore(Env* env, const std::string& dir) {
 }
 
 // `journal_mode`: the store's own (CheckpointStoreKind): opened in any other mode, the copy would
-// first be converted (a rollback-journal database switched to WAL, or the reverse), which is not how
-// the store reads its rows after a crash.
+// first be converted (a rollback-journal database switched to WAL, or the reverse), which is not
+// how the store reads its rows after a crash.
 Result<DurableCheckpoints> ReadSqliteStore(Env* env, const std::string& dir,
                                            const std::string& journal_mode) {
   DurableCheckpoints out;

@@ -37,7 +37,8 @@ Result<std::pair<int, int>> ParseShard(const std::string& text) {
 // "file, sqlite, ..." for the help texts.
 std::string StoreNamesText() {
   std::string list;
-  for (const std::string& n : properties::CheckpointStoreNames()) list += (list.empty() ? "" : ", ") + n;
+  for (const std::string& n : properties::CheckpointStoreNames())
+    list += (list.empty() ? "" : ", ") + n;
   return list;
 }
 

@@ -42,7 +42,8 @@ struct ReplayArgs {
   std::string profile = "strict";
   std::vector<std::string> hazards;
   std::string params;
-  std::string store = "file";  // the checkpoint store every host opens (properties::CheckpointStoreNames)
+  std::string store =
+      "file";  // the checkpoint store every host opens (properties::CheckpointStoreNames)
   bool trace = false;
   std::string schedule;  // interactive-flow only: the actor schedule (cmd_schedules.cc)
 };

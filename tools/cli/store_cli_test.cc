@@ -27,7 +27,8 @@ using testing::ProcessRun;
 using testing::Stepfault;
 
 // The last window on the rollback journal in the fault-free run of fan-in over `store`.
-std::optional<faults::Window> LastJournalWrite(const scenarios::Scenario& s, const std::string& store) {
+std::optional<faults::Window> LastJournalWrite(const scenarios::Scenario& s,
+                                               const std::string& store) {
   properties::RunConfig config;
   config.checkpoint_store = store;
   const properties::Execution ex = properties::RunPlan(s, faults::Plan{}, config);
@@ -43,7 +44,8 @@ TEST(StoreCliTest, TheReplayCommandOfAPlanOverSqlitePersistReproducesTheRun) {
   ASSERT_NE(fan_in, nullptr);
   const std::optional<faults::Window> window = LastJournalWrite(*fan_in, "sqlite-persist");
   ASSERT_TRUE(window.has_value());
-  auto plan = faults::ParsePlan("crash@" + window->point + "#" + std::to_string(window->occurrence));
+  auto plan =
+      faults::ParsePlan("crash@" + window->point + "#" + std::to_string(window->occurrence));
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   properties::RunConfig config;
   config.checkpoint_store = "sqlite-persist";
@@ -59,8 +61,8 @@ TEST(StoreCliTest, TheReplayCommandOfAPlanOverSqlitePersistReproducesTheRun) {
   EXPECT_EQ(replay.out.substr(0, ex.trace.size()), ex.trace);
   // The same plan over WAL (whose -wal file has the journal's role) is another run: the store name
   // is what chose the mode.
-  const std::string without_store = command.substr(prefix.size(), command.find(" --store") -
-                                                                       prefix.size());
+  const std::string without_store =
+      command.substr(prefix.size(), command.find(" --store") - prefix.size());
   const ProcessRun wal = Stepfault(without_store + " --store sqlite --trace");
   EXPECT_NE(wal.out.substr(0, ex.trace.size()), ex.trace);
 }
@@ -79,8 +81,10 @@ TEST(StoreCliTest, AnUnknownStoreIsAUsageErrorListingTheStores) {
 
 TEST(StoreCliTest, ExploreStoreExploresOnlyThatStoresVariants) {
   const std::string dir = testing::Scratch("sf_store", "explore");
-  const ProcessRun r = Stepfault("explore --scenario restore-pruning --depth 1 --actions crash "
-                                 "--store sqlite-truncate --jobs 2 --quiet --out " + dir);
+  const ProcessRun r = Stepfault(
+      "explore --scenario restore-pruning --depth 1 --actions crash "
+      "--store sqlite-truncate --jobs 2 --quiet --out " +
+      dir);
   ASSERT_EQ(r.exit_code, 0) << r.out;
   std::ifstream in(dir + "/report.json");
   const nlohmann::json report = nlohmann::json::parse(in);

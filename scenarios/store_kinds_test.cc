@@ -78,7 +78,7 @@ struct World {
 struct Seen {
   int header_version = 0;  // byte 18 of the database (0: no database)
   bool wal_open = false, journal_open = false;
-  bool journal_after_close = false;
+  bool journal_after_close = false, wal_after_close = false;
   uint64_t journal_size_open = 0;
 };
 
@@ -94,6 +94,7 @@ Seen CommitOne(const std::string& store) {
     if (seen.journal_open) seen.journal_size_open = *w.fs->GetFileSize(kDb + "-journal");
   }
   seen.journal_after_close = w.Exists(kDb + "-journal");
+  seen.wal_after_close = w.Exists(kDb + "-wal");
   if (w.Exists(kDb)) seen.header_version = static_cast<unsigned char>((*w.fs->ReadFile(kDb))[18]);
   return seen;
 }
@@ -119,6 +120,7 @@ TEST(StoreKindsTest, EachNameOpensTheJournalModeItSays) {
   EXPECT_EQ(wal.header_version, 2);
   EXPECT_TRUE(wal.wal_open);
   EXPECT_FALSE(wal.journal_open);
+  EXPECT_FALSE(wal.wal_after_close);  // checkpointed into the database and removed at the close
   for (const char* rollback : {"sqlite-persist", "sqlite-truncate", "sqlite-delete"}) {
     SCOPED_TRACE(rollback);
     const Seen s = CommitOne(rollback);

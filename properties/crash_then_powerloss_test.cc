@@ -1,7 +1,8 @@
 // Goal: prove the recovery rule (MakeInheritedDurable, engine/env.h): a life that recovers from
 // what a crashed process left makes it durable before relying on it, so under the strict profile a
 // crash in one life followed by a power loss anywhere in the next life violates no invariant, in
-// every built-in scenario and over both checkpoint stores.
+// every built-in scenario and over every checkpoint store (the file store, SQLite in WAL and in its
+// three rollback-journal modes, where the recovery life rolls back a hot journal).
 // Method: for each scenario, run the fault-free plan and record every window of every life; for
 // each window w of life L, run `none x (L-1); crash@w` and record the windows of the recovery life
 // L+1; for each of those windows v run `...; crash@w; powerloss@v` with RunPlan directly and
@@ -108,6 +109,12 @@ void ExpectCleanSweep(const std::string& store) {
 TEST(CrashThenPowerLossTest, StrictProfileIsCleanOverTheFileStore) { ExpectCleanSweep("file"); }
 
 TEST(CrashThenPowerLossTest, StrictProfileIsCleanOverTheSqliteStore) { ExpectCleanSweep("sqlite"); }
+
+TEST(CrashThenPowerLossTest, StrictProfileIsCleanOverTheSqliteRollbackJournalStores) {
+  for (const char* store : {"sqlite-persist", "sqlite-truncate", "sqlite-delete"}) {
+    ExpectCleanSweep(store);
+  }
+}
 
 }  // namespace
 }  // namespace stepfault::properties

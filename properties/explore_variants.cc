@@ -8,6 +8,7 @@
 #include "properties/explorer.h"
 #include "properties/task_pool.h"
 #include "reports/merge.h"
+#include "scenarios/host_drive.h"
 
 namespace stepfault::properties {
 namespace {
@@ -30,11 +31,17 @@ std::string Label(const Json& defaults, const Json& params, const std::string& s
   return label;
 }
 
-std::vector<Variant> VariantsOf(const scenarios::Scenario& s, bool all) {
+std::vector<Variant> VariantsOf(const scenarios::Scenario& s, const ExploreOptions& options) {
   std::vector<Variant> out;
+  const bool all = options.all_variants;
   const std::vector<Json> params = all ? s.Variants() : std::vector<Json>{s.default_params()};
-  const std::vector<std::string> stores =
-      all ? CheckpointStoreNames() : std::vector<std::string>{"file"};
+  std::vector<std::string> stores;
+  for (const std::string& store : all ? CheckpointStoreNames() : std::vector<std::string>{"file"}) {
+    const bool chosen =
+        options.stores.empty() ||
+        std::find(options.stores.begin(), options.stores.end(), store) != options.stores.end();
+    if (!all || chosen) stores.push_back(store);
+  }
   for (const std::string& store : stores) {
     for (size_t i = 0; i < params.size(); ++i) {
       const Json p = i == 0 ? Json(nullptr) : params[i];
@@ -42,6 +49,11 @@ std::vector<Variant> VariantsOf(const scenarios::Scenario& s, bool all) {
     }
   }
   return out;
+}
+
+// "scenario [label]", the variant's name in the report.
+std::string NameOf(const scenarios::Scenario& s, const Variant& v) {
+  return s.name() + (v.label.empty() ? "" : " [" + v.label + "]");
 }
 
 // What makes two variants the same exploration: the fault-free run's trace and windows.
@@ -75,12 +87,12 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
   }
   for (const auto& s : scenarios) {
     if (ExploreIfScheduleScenario(*s, options, &report)) continue;  // several actors: schedules
-    std::vector<std::pair<std::string, std::string>> seen;          // signature, variant name
-    for (const Variant& v : VariantsOf(*s, options.all_variants)) {
+    std::vector<std::pair<std::string, Variant>> seen;              // signature, variant
+    for (const Variant& v : VariantsOf(*s, options)) {
       ExploreOptions o = options;
       o.config.params = v.params;
       o.config.checkpoint_store = v.store;
-      const std::string name = s->name() + (v.label.empty() ? "" : " [" + v.label + "]");
+      const std::string name = NameOf(*s, v);
       const std::string sig = Signature(*s, o.config);
       auto same =
           std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == sig; });
@@ -89,12 +101,21 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
         rep.name = name;
         rep.variant = v.label;
         rep.description = s->description();
-        rep.skipped = "indistinct: its fault-free run is identical to '" + same->second +
-                      "' (the host ignores this variant on this build)";
+        // Two SQLite journal modes with the same parameters: the modes behave alike here (the
+        // earliest match is the file store's variant when the host ignores the store, so that
+        // case keeps the host's reason); else the host ignores the parameter.
+        const bool store_only =
+            same->second.params == v.params && same->second.store != v.store &&
+            scenarios::FindCheckpointStoreKind(same->second.store)->sqlite_journal_mode != nullptr;
+        rep.skipped = "indistinct: its fault-free run is identical to '" +
+                      NameOf(*s, same->second) +
+                      (store_only ? "' (the two stores write the same files at the same windows "
+                                    "in this scenario on this build)"
+                                  : "' (the host ignores this variant on this build)");
         report.scenarios.push_back(std::move(rep));
         continue;
       }
-      seen.push_back({sig, name});
+      seen.push_back({sig, v});
       ScenarioExploration e = ExploreScenario(*s, o);
       e.report.name = name;
       e.report.variant = v.label;

@@ -7,6 +7,7 @@
 #include "properties/explore_state.h"
 #include "properties/task_pool.h"
 #include "reports/merge.h"
+#include "scenarios/host_drive.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties {
@@ -97,7 +98,13 @@ const std::vector<std::string>& ActionKindNames() {
 }
 
 const std::vector<std::string>& CheckpointStoreNames() {
-  static const auto* names = new std::vector<std::string>{"file", "sqlite"};
+  static const auto* names = [] {
+    auto* out = new std::vector<std::string>;
+    for (const scenarios::CheckpointStoreKind& k : scenarios::CheckpointStoreKinds()) {
+      out->push_back(k.name);
+    }
+    return out;
+  }();
   return *names;
 }
 

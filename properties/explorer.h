@@ -43,9 +43,12 @@ struct ExploreOptions {
   // INV-DETERMINISM: a run is repeated when Hash64(seed, plan) % determinism_every == 0 (the
   // fault-free run always); 0 turns the check off.
   int determinism_every = 64;
-  // Every parameter set of Scenario::Variants() and both checkpoint stores; false: the default
-  // variant only (what a single `check` or a mutant hunt needs).
+  // Every parameter set of Scenario::Variants() and every checkpoint store (CheckpointStoreNames);
+  // false: the default variant only (what a single `check` or a mutant hunt needs).
   bool all_variants = true;
+  // With all_variants: only these checkpoint stores (in CheckpointStoreNames' order, whatever the
+  // order here); empty: every store. How `explore --store` explores one store's variants alone.
+  std::vector<std::string> stores;
   bool stop_at_first_violation = false;
   // Reuse the lives plans share (a RunMemo per process; properties/life_runner.h): the same report
   // either way, much faster at depth 2. false: every plan runs from scratch (the reference path).
@@ -72,7 +75,8 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
 // The action kind names ExploreOptions::action_kinds accepts.
 const std::vector<std::string>& ActionKindNames();
 
-// The checkpoint stores every scenario is explored over.
+// The checkpoint stores every scenario is explored over: the names of scenarios::
+// CheckpointStoreKinds() (file, sqlite = WAL, sqlite-persist, sqlite-truncate, sqlite-delete).
 const std::vector<std::string>& CheckpointStoreNames();
 
 }  // namespace stepfault::properties

@@ -96,6 +96,39 @@ TEST(ExplorerTest, FilteredActionsAreCountedAsFilteredNotAsNotApplicable) {
   }
 }
 
+// ExploreOptions::stores (`explore --store`) keeps only the named stores' variants, in the stores'
+// order; the toy host opens no checkpoint store, so every store variant after the first is skipped
+// as indistinct, with the reason that fits: two SQLite journal modes "write the same files", any
+// store against the file store's variant "the host ignores".
+TEST(ExplorerTest, StoresChooseTheStoreVariantsAndIndistinctStoresAreSkippedWithTheirReason) {
+  ExploreOptions o;
+  o.depth = 1;
+  o.determinism_every = 0;
+  o.action_kinds = {"crash"};
+  o.stores = {"sqlite-truncate", "sqlite-persist"};
+  const reports::Report two = Explore({Toy()}, o, "test");
+  ASSERT_EQ(two.scenarios.size(), 2u);
+  const auto by_variant = [](const reports::Report& r, const std::string& variant) {
+    for (const reports::ScenarioReport& s : r.scenarios) {
+      if (s.variant == variant) return s;
+    }
+    ADD_FAILURE() << "no variant " << variant;
+    return reports::ScenarioReport{};
+  };
+  EXPECT_EQ(by_variant(two, "store=sqlite-persist").skipped, "");
+  EXPECT_NE(by_variant(two, "store=sqlite-truncate").skipped.find("the two stores write the same"),
+            std::string::npos);
+  o.stores.clear();
+  const reports::Report every = Explore({Toy()}, o, "test");
+  ASSERT_EQ(every.scenarios.size(), CheckpointStoreNames().size());
+  EXPECT_EQ(by_variant(every, "").skipped, "");
+  for (const char* store : {"sqlite", "sqlite-persist", "sqlite-truncate", "sqlite-delete"}) {
+    EXPECT_NE(by_variant(every, std::string("store=") + store).skipped.find("the host ignores"),
+              std::string::npos)
+        << store;
+  }
+}
+
 TEST(ExplorerTest, DepthTwoCrashesEveryRecoveryWindowAndDeduplicatesCrashStates) {
   ExploreOptions o;
   o.action_kinds = {"crash", "powerloss"};
@@ -119,7 +152,7 @@ TEST(ExplorerTest, DepthTwoCrashesEveryRecoveryWindowAndDeduplicatesCrashStates)
 TEST(ExplorerTest, DepthThreeExploresTheCrashStatesOfDepthTwo) {
   ExploreOptions o;
   o.action_kinds = {"crash", "powerloss"};
-  reports::Report two = Explore({Toy()}, o, "test");
+  const reports::Report two = Explore({Toy()}, o, "test");
   o.depth = 3;
   reports::Report three = Explore({Toy()}, o, "test");
   EXPECT_GT(three.scenarios[0].crash_states.explored, two.scenarios[0].crash_states.explored);
@@ -131,7 +164,7 @@ TEST(ExplorerTest, ReportsAreIdenticalAcrossJobsAndShards) {
   o.action_kinds = {"crash", "powerloss", "ioerror"};
   reports::Report one = Explore({Toy()}, o, "test");
   o.jobs = 2;
-  reports::Report two = Explore({Toy()}, o, "test");
+  const reports::Report two = Explore({Toy()}, o, "test");
   EXPECT_EQ(reports::ToJson(one), reports::ToJson(two));
   std::vector<reports::Report> shards;
   o.shard_count = 3;

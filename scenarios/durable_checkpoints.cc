@@ -51,7 +51,11 @@ Result<DurableCheckpoints> ReadFileStore(Env* env, const std::string& dir) {
   return out;
 }
 
-Result<DurableCheckpoints> ReadSqliteStore(Env* env, const std::string& dir) {
+// `journal_mode`: the store's own (CheckpointStoreKind): opened in any other mode, the copy would
+// first be converted (a rollback-journal database switched to WAL, or the reverse), which is not
+// how the store reads its rows after a crash.
+Result<DurableCheckpoints> ReadSqliteStore(Env* env, const std::string& dir,
+                                           const std::string& journal_mode) {
   DurableCheckpoints out;
   const std::string db = JoinPath(dir, kSqliteCheckpointDb);
   SF_ASSIGN_OR_RETURN(bool exists, env->FileExists(db));
@@ -69,6 +73,7 @@ Result<DurableCheckpoints> ReadSqliteStore(Env* env, const std::string& dir) {
   {
     SqliteStoreOptions options;
     options.vfs_name = vfs;
+    options.journal_mode = journal_mode;
     auto store = SqliteCheckpointStore::Open(copy.get(), db, options);
     rows = store.ok() ? (*store)->Rows()
                       : Result<std::vector<SqliteCheckpointStore::Row>>(store.status());
@@ -158,9 +163,14 @@ Result<DurableCheckpoints> ReadDurableCheckpoints(const HostEnv& env, const std:
   const std::string dir = JoinPath(env.dir, subdir);
   SF_ASSIGN_OR_RETURN(std::string key, FilesKey(env.env, env.checkpoint_store, dir, ""));
   if (auto kept = ReadCache::Get().Find(key)) return *std::move(kept);
-  SF_ASSIGN_OR_RETURN(DurableCheckpoints out, env.checkpoint_store == "sqlite"
-                                                  ? ReadSqliteStore(env.env, dir)
-                                                  : ReadFileStore(env.env, dir));
+  const CheckpointStoreKind* kind = FindCheckpointStoreKind(env.checkpoint_store);
+  if (kind == nullptr) {
+    return Status::InvalidArgument(UnknownCheckpointStoreMessage(env.checkpoint_store));
+  }
+  SF_ASSIGN_OR_RETURN(DurableCheckpoints out,
+                      kind->sqlite_journal_mode != nullptr
+                          ? ReadSqliteStore(env.env, dir, kind->sqlite_journal_mode)
+                          : ReadFileStore(env.env, dir));
   ResolveDeltas(&out);
   Decode(&out);
   size_t documents = 0;

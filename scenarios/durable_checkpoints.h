@@ -4,7 +4,8 @@
 // File store: every checkpoint file of the directory, decoded by the store's own exported decoder
 // (FileCheckpointStore::DecodeFile), so no oracle parses the on-disk format by hand. SQLite store:
 // the rows of a throw-away copy of the simulated world (SimFs::CrashClone as a crash, which keeps
-// every byte), opened through a VFS registered on the copy and read with SqliteCheckpointStore::
+// every byte), opened through a VFS registered on the copy in the store kind's own journal mode
+// (CheckpointStoreKind: WAL, PERSIST, TRUNCATE or DELETE) and read with SqliteCheckpointStore::
 // Rows(); opening SQLite may roll back a hot journal or recover a WAL, which must never happen to
 // the world under test, hence the copy.
 // Reads are pure functions of the directory's bytes, so each process keeps the reads it made

@@ -1,6 +1,7 @@
 // Runs the checkpoint-store conformance suite (engine/testing/store_conformance.h) against the
-// memory, file (strict and in-place-hazard) and SQLite (WAL and DELETE) stores on the real disk.
-// Goal: each of our stores meets the whole contract; method: one StoreUnderTest per store.
+// memory, file (strict and in-place-hazard) and SQLite (WAL, DELETE, PERSIST and TRUNCATE: every
+// journal mode the store accepts and the harness explores) stores on the real disk. Goal: each of
+// our stores meets the whole contract; method: one StoreUnderTest per store.
 #include "engine/testing/store_conformance.h"
 
 #include "engine/stores/file_store.h"

@@ -34,6 +34,14 @@ Result<std::pair<int, int>> ParseShard(const std::string& text) {
   return std::make_pair(static_cast<int>(*i), static_cast<int>(*n));
 }
 
+// "file, sqlite, ..." for the help texts.
+std::string StoreNamesText() {
+  std::string list;
+  for (const std::string& n : properties::CheckpointStoreNames())
+    list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
 }  // namespace
 
 void AddExploreCommand(CLI::App& app, CommandState& state) {
@@ -64,6 +72,12 @@ void AddExploreCommand(CLI::App& app, CommandState& state) {
                     "default " +
                         std::to_string(properties::kDefaultFlowSchedules) + ")",
                     1, 1000000);
+  cmd->add_option("--store", o->stores,
+                  "explore only these checkpoint stores' variants (comma separated or "
+                  "repeatable: " +
+                      StoreNamesText() + "; default: every store)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(properties::CheckpointStoreNames()));
   cmd->add_flag("--mutants", o->with_mutants, "also run the mutant hunt and put it in the report");
   cmd->add_flag("--quiet", o->quiet, "no progress output");
   cmd->add_option("--out", o->out, "directory for the reports")->required();
@@ -87,6 +101,11 @@ std::string CanonicalCommand(const ExploreArgs& a) {
   c += " --seed " + std::to_string(a.seed);
   if (a.schedules > 0) c += " --schedules " + std::to_string(a.schedules);
   if (a.with_mutants) c += " --mutants";
+  // Only when given: an exploration of every store records the command it always did.
+  for (const std::string& store : properties::CheckpointStoreNames()) {
+    if (std::find(a.stores.begin(), a.stores.end(), store) != a.stores.end())
+      c += " --store " + ShellQuote(store);
+  }
   return c;
 }
 }  // namespace
@@ -128,6 +147,7 @@ int RunExplore(const ExploreArgs& a) {
   options.action_kinds = a.actions;
   options.jobs = a.jobs;
   options.flow_schedules = a.schedules;
+  options.stores = a.stores;
   if (!a.shard.empty()) {
     auto shard = ParseShard(a.shard);
     if (!shard.ok()) return UsageError(shard.status().message());
@@ -243,8 +263,8 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("--params", o->params,
                   "scenario parameters as a JSON object merged over the defaults (`stepfault list "
                   "params` lists each scenario's)");
-  cmd->add_option("--store", o->store, "checkpoint store the hosts open: file or sqlite")
-      ->check(CLI::IsMember({"file", "sqlite"}));
+  cmd->add_option("--store", o->store, "checkpoint store the hosts open: " + StoreNamesText())
+      ->check(CLI::IsMember(properties::CheckpointStoreNames()));
   cmd->add_flag("--trace", o->trace, "print the full trace of every life");
   cmd->add_option("--schedule", o->schedule, "interactive-flow: the actor schedule (a3b1...)");
   std::string footer = "Scenario parameters (--params):\n";

@@ -24,6 +24,7 @@ struct ExploreArgs {
   bool quiet = false;
   std::string out;
   int schedules = 0;  // per scenario with several actors; 0: properties::kDefaultFlowSchedules
+  std::vector<std::string> stores;  // only these checkpoint stores' variants; empty: every store
 };
 
 struct MutantsArgs {
@@ -41,7 +42,8 @@ struct ReplayArgs {
   std::string profile = "strict";
   std::vector<std::string> hazards;
   std::string params;
-  std::string store = "file";  // the checkpoint store every host opens: file or sqlite
+  std::string store =
+      "file";  // the checkpoint store every host opens (properties::CheckpointStoreNames)
   bool trace = false;
   std::string schedule;  // interactive-flow only: the actor schedule (cmd_schedules.cc)
 };

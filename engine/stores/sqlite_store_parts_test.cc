@@ -5,11 +5,11 @@
 // (written since) read alike; the manager's call reaches the store's own CommitParts (compile-time
 // check); and the body is never copied into a record in SQLite's memory.
 // Method: real files on PosixEnv. Rows are compared column by column (typeof and bytes) through a
-// second connection once the store is closed. I/O failures come from a pass-through VFS registered
-// here over the default one that fails the n-th xWrite or xSync after it is armed, for every n a
-// commit reaches. The record copy shows in SQLite's own memory high-water mark
-// (SQLITE_STATUS_MEMORY_USED): the zero-filled row holds the body once, in its pages; binding the
-// body as a value holds it twice (the record, then the pages).
+// second connection once the store is closed. I/O failures come from a pass-through VFS
+// (sqlite_shim_vfs_test_util.h) over the default one that fails the n-th xWrite or xSync after
+// it is armed, for every n a commit reaches. The record copy shows in SQLite's own memory
+// high-water mark (SQLITE_STATUS_MEMORY_USED): the zero-filled row holds the body once, in its
+// pages; binding the body as a value holds it twice (the record, then the pages).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -23,6 +23,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/crc32c.h"
+#include "engine/stores/sqlite_shim_vfs_test_util.h"
 #include "engine/stores/sqlite_store.h"
 
 namespace stepfault {
@@ -51,80 +52,11 @@ bool FailNow() {
   return true;
 }
 
-struct PassFile {
-  sqlite3_file base;
-  sqlite3_file* real;  // in the same allocation, after this struct
-};
-sqlite3_file* Real(sqlite3_file* f) { return reinterpret_cast<PassFile*>(f)->real; }
-
-int Close(sqlite3_file* f) { return Real(f)->pMethods->xClose(Real(f)); }
-int Read(sqlite3_file* f, void* buf, int n, sqlite3_int64 off) {
-  return Real(f)->pMethods->xRead(Real(f), buf, n, off);
-}
-int Write(sqlite3_file* f, const void* buf, int n, sqlite3_int64 off) {
-  if (FailNow()) return SQLITE_IOERR_WRITE;
-  return Real(f)->pMethods->xWrite(Real(f), buf, n, off);
-}
-int Truncate(sqlite3_file* f, sqlite3_int64 size) {
-  return Real(f)->pMethods->xTruncate(Real(f), size);
-}
-int Sync(sqlite3_file* f, int flags) {
-  if (FailNow()) return SQLITE_IOERR_FSYNC;
-  return Real(f)->pMethods->xSync(Real(f), flags);
-}
-int FileSize(sqlite3_file* f, sqlite3_int64* size) {
-  return Real(f)->pMethods->xFileSize(Real(f), size);
-}
-int Lock(sqlite3_file* f, int level) { return Real(f)->pMethods->xLock(Real(f), level); }
-int Unlock(sqlite3_file* f, int level) { return Real(f)->pMethods->xUnlock(Real(f), level); }
-int CheckReservedLock(sqlite3_file* f, int* out) {
-  return Real(f)->pMethods->xCheckReservedLock(Real(f), out);
-}
-int FileControl(sqlite3_file* f, int op, void* arg) {
-  return Real(f)->pMethods->xFileControl(Real(f), op, arg);
-}
-int SectorSize(sqlite3_file* f) { return Real(f)->pMethods->xSectorSize(Real(f)); }
-int DeviceCharacteristics(sqlite3_file* f) {
-  return Real(f)->pMethods->xDeviceCharacteristics(Real(f));
-}
-
-// Version 1: no shared memory, so WAL works only in exclusive locking mode, which the store sets.
-const sqlite3_io_methods kMethods = {1,
-                                     Close,
-                                     Read,
-                                     Write,
-                                     Truncate,
-                                     Sync,
-                                     FileSize,
-                                     Lock,
-                                     Unlock,
-                                     CheckReservedLock,
-                                     FileControl,
-                                     SectorSize,
-                                     DeviceCharacteristics};
-
-int Open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, int* out_flags) {
-  auto* real_vfs = static_cast<sqlite3_vfs*>(vfs->pAppData);
-  auto* f = reinterpret_cast<PassFile*>(file);
-  f->base.pMethods = nullptr;
-  f->real = reinterpret_cast<sqlite3_file*>(f + 1);
-  const int rc = real_vfs->xOpen(real_vfs, name, f->real, flags, out_flags);
-  if (rc == SQLITE_OK) f->base.pMethods = &kMethods;
-  return rc;
-}
-
 void RegisterFailingVfs() {
-  static const bool registered = [] {
-    sqlite3_vfs* real = sqlite3_vfs_find(nullptr);
-    static sqlite3_vfs vfs = *real;
-    vfs.iVersion = 1;
-    vfs.szOsFile = static_cast<int>(sizeof(PassFile)) + real->szOsFile;
-    vfs.zName = kFailingVfs;
-    vfs.pAppData = real;
-    vfs.xOpen = Open;
-    return sqlite3_vfs_register(&vfs, /*makeDflt=*/0) == SQLITE_OK;
-  }();
-  ASSERT_TRUE(registered);
+  ASSERT_TRUE(test_util::RegisterShimVfs(
+      kFailingVfs,
+      {.before_write = [](const char*) { return FailNow() ? SQLITE_IOERR_WRITE : SQLITE_OK; },
+       .before_sync = [](const char*) { return FailNow() ? SQLITE_IOERR_FSYNC : SQLITE_OK; }}));
 }
 
 // A framed checkpoint of about `bytes` bytes in many parts (head, one per value, trailer).

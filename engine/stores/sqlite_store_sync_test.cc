@@ -9,8 +9,9 @@
 // CommitParts (the zero-filled row written through incremental blob I/O) syncs exactly as Commit.
 // The store's wal_autocheckpoint_pages option reaches SQLite (the checkpoint's syncs follow a
 // commit past the interval).
-// Method: real files; the store opens them through a pass-through VFS registered here over the
-// default one, which counts xSync by the kind of file SQLite opened (database, journal, WAL).
+// Method: real files; the store opens them through a pass-through VFS (sqlite_shim_vfs_test_util.h)
+// over the default one, which counts xSync by the kind of file SQLite opened (database, journal,
+// WAL).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "engine/checkpoint.h"
+#include "engine/stores/sqlite_shim_vfs_test_util.h"
 #include "engine/stores/sqlite_store.h"
 
 namespace stepfault {
@@ -36,85 +38,11 @@ std::map<std::string, int>& SyncCounts() {
   return *counts;
 }
 
-struct CountingFile {
-  sqlite3_file base;
-  const char* kind;
-  sqlite3_file* real;  // in the same allocation, after this struct
-};
-
-sqlite3_file* Real(sqlite3_file* f) { return reinterpret_cast<CountingFile*>(f)->real; }
-
-int Close(sqlite3_file* f) { return Real(f)->pMethods->xClose(Real(f)); }
-int Read(sqlite3_file* f, void* buf, int n, sqlite3_int64 off) {
-  return Real(f)->pMethods->xRead(Real(f), buf, n, off);
-}
-int Write(sqlite3_file* f, const void* buf, int n, sqlite3_int64 off) {
-  return Real(f)->pMethods->xWrite(Real(f), buf, n, off);
-}
-int Truncate(sqlite3_file* f, sqlite3_int64 size) {
-  return Real(f)->pMethods->xTruncate(Real(f), size);
-}
-int Sync(sqlite3_file* f, int flags) {
-  ++SyncCounts()[reinterpret_cast<CountingFile*>(f)->kind];
-  return Real(f)->pMethods->xSync(Real(f), flags);
-}
-int FileSize(sqlite3_file* f, sqlite3_int64* size) {
-  return Real(f)->pMethods->xFileSize(Real(f), size);
-}
-int Lock(sqlite3_file* f, int level) { return Real(f)->pMethods->xLock(Real(f), level); }
-int Unlock(sqlite3_file* f, int level) { return Real(f)->pMethods->xUnlock(Real(f), level); }
-int CheckReservedLock(sqlite3_file* f, int* out) {
-  return Real(f)->pMethods->xCheckReservedLock(Real(f), out);
-}
-int FileControl(sqlite3_file* f, int op, void* arg) {
-  return Real(f)->pMethods->xFileControl(Real(f), op, arg);
-}
-int SectorSize(sqlite3_file* f) { return Real(f)->pMethods->xSectorSize(Real(f)); }
-int DeviceCharacteristics(sqlite3_file* f) {
-  return Real(f)->pMethods->xDeviceCharacteristics(Real(f));
-}
-
-// Version 1: no shared memory, so WAL works only in exclusive locking mode, which the store sets.
-const sqlite3_io_methods kMethods = {1,
-                                     Close,
-                                     Read,
-                                     Write,
-                                     Truncate,
-                                     Sync,
-                                     FileSize,
-                                     Lock,
-                                     Unlock,
-                                     CheckReservedLock,
-                                     FileControl,
-                                     SectorSize,
-                                     DeviceCharacteristics};
-
-int Open(sqlite3_vfs* vfs, const char* name, sqlite3_file* file, int flags, int* out_flags) {
-  auto* real_vfs = static_cast<sqlite3_vfs*>(vfs->pAppData);
-  auto* f = reinterpret_cast<CountingFile*>(file);
-  f->base.pMethods = nullptr;
-  f->real = reinterpret_cast<sqlite3_file*>(f + 1);
-  f->kind = (flags & SQLITE_OPEN_MAIN_DB)        ? "db"
-            : (flags & SQLITE_OPEN_MAIN_JOURNAL) ? "journal"
-            : (flags & SQLITE_OPEN_WAL)          ? "wal"
-                                                 : "other";
-  const int rc = real_vfs->xOpen(real_vfs, name, f->real, flags, out_flags);
-  if (rc == SQLITE_OK) f->base.pMethods = &kMethods;
-  return rc;
-}
-
 void RegisterCountingVfs() {
-  static const bool registered = [] {
-    sqlite3_vfs* real = sqlite3_vfs_find(nullptr);
-    static sqlite3_vfs vfs = *real;
-    vfs.iVersion = 1;
-    vfs.szOsFile = static_cast<int>(sizeof(CountingFile)) + real->szOsFile;
-    vfs.zName = kCountingVfs;
-    vfs.pAppData = real;
-    vfs.xOpen = Open;
-    return sqlite3_vfs_register(&vfs, /*makeDflt=*/0) == SQLITE_OK;
-  }();
-  ASSERT_TRUE(registered);
+  ASSERT_TRUE(test_util::RegisterShimVfs(kCountingVfs, {.before_sync = [](const char* kind) {
+                                           ++SyncCounts()[kind];
+                                           return SQLITE_OK;
+                                         }}));
 }
 
 std::string BigDoc(int n, size_t bytes) {

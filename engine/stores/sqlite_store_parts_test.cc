@@ -39,24 +39,26 @@ struct FailPlan {
   int fail_at = 0;
   int seen = 0;
   bool fired = false;
+  bool fired_on_sync = false;  // the failure was an xSync's (else an xWrite's)
 };
 FailPlan& Plan() {
   static auto* plan = new FailPlan();
   return *plan;
 }
-bool FailNow() {
+bool FailNow(bool sync) {
   FailPlan& p = Plan();
   if (!p.armed || p.fired) return false;
   if (++p.seen < p.fail_at) return false;
   p.fired = true;
+  p.fired_on_sync = sync;
   return true;
 }
 
 void RegisterFailingVfs() {
   ASSERT_TRUE(test_util::RegisterShimVfs(
       kFailingVfs,
-      {.before_write = [](const char*) { return FailNow() ? SQLITE_IOERR_WRITE : SQLITE_OK; },
-       .before_sync = [](const char*) { return FailNow() ? SQLITE_IOERR_FSYNC : SQLITE_OK; }}));
+      {.before_write = [](const char*) { return FailNow(false) ? SQLITE_IOERR_WRITE : SQLITE_OK; },
+       .before_sync = [](const char*) { return FailNow(true) ? SQLITE_IOERR_FSYNC : SQLITE_OK; }}));
 }
 
 // A framed checkpoint of about `bytes` bytes in many parts (head, one per value, trailer).
@@ -214,7 +216,7 @@ TEST_P(SqliteStorePartsFailureTest, AFailedWriteOrSyncLeavesNoRowAndTheNextCommi
   RegisterFailingVfs();
   std::vector<CheckpointInfo> committed;
   std::vector<std::string> bodies, encoded_bodies;
-  int failures = 0, ios = 0;
+  int failures = 0, ios = 0, sync_failures = 0;
   std::vector<int> left_behind;
   {
     auto store = OpenStore("f.db", {.vfs_name = kFailingVfs, .journal_mode = GetParam()});
@@ -238,6 +240,7 @@ TEST_P(SqliteStorePartsFailureTest, AFailedWriteOrSyncLeavesNoRowAndTheNextCommi
       const size_t before = committed.size();
       auto failed = commit(n);
       const bool fired = Plan().fired;
+      if (fired && Plan().fired_on_sync) ++sync_failures;
       Plan() = FailPlan();
       if (!fired) {
         ASSERT_TRUE(failed.ok()) << failed.status().ToString();
@@ -263,6 +266,7 @@ TEST_P(SqliteStorePartsFailureTest, AFailedWriteOrSyncLeavesNoRowAndTheNextCommi
     }
   }
   EXPECT_GE(failures, 2) << "the commit's writes and syncs were reached";
+  EXPECT_GE(sync_failures, 1) << "no sync of a commit was failed";
   EXPECT_EQ(failures, ios);
   for (int n : left_behind) EXPECT_EQ(n, ios) << "a failure before the commit point left a row";
   auto reopened = OpenStore("f.db", {.journal_mode = GetParam()});

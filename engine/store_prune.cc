@@ -46,6 +46,28 @@ Result<std::string> ValidateCommit(const std::string& session_id, std::string_vi
   return kept.data() == canonical.data() ? std::move(canonical) : std::string(kept);
 }
 
+Result<CheckpointInfo> PartsWritingCheckpointStore::Commit(
+    const std::string& session_id, std::string_view bytes,
+    const std::optional<CheckpointInfo>& parent) {
+  std::string canonical;
+  SF_ASSIGN_OR_RETURN(std::string_view document,
+                      ValidateCommitView(session_id, bytes, parent, &canonical));
+  return CommitValidated(session_id, std::span<const std::string_view>(&document, 1), parent);
+}
+
+Result<CheckpointInfo> PartsWritingCheckpointStore::CommitParts(
+    const std::string& session_id, std::span<const std::string_view> parts,
+    const std::optional<CheckpointInfo>& parent) {
+  // A framed checkpoint is kept byte for byte (ValidateCommitView checks only the session and the
+  // parent then); anything else is canonicalised from the joined bytes, as Commit does.
+  if (parts.empty() || !LooksLikeFramedCheckpoint(parts[0])) {
+    return CheckpointStore::CommitParts(session_id, parts, parent);
+  }
+  std::string canonical;
+  SF_RETURN_IF_ERROR(ValidateCommitView(session_id, parts[0], parent, &canonical).status());
+  return CommitValidated(session_id, parts, parent);
+}
+
 std::vector<StoreEntry> FilterByParent(std::vector<StoreEntry> index,
                                        const std::optional<CheckpointInfo>& with_parent) {
   if (!with_parent) return index;

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,27 @@ Result<std::string> ValidateCommit(const std::string& session_id, std::string_vi
 Result<std::string_view> ValidateCommitView(const std::string& session_id, std::string_view bytes,
                                             const std::optional<CheckpointInfo>& parent,
                                             std::string* canonical);
+
+// A store that writes a validated document as parts (the file store's gathered write, the SQLite
+// store's blob writes). Commit and CommitParts validate as ValidateCommitView does and hand
+// CommitValidated what the store keeps: Commit's bytes as one part; a framed checkpoint's parts
+// as given (kept byte for byte, so no join); any other CommitParts joined first (a JSON document
+// is canonicalised from the whole), as the default CommitParts does. The one place of that rule.
+// Thread-safety: that of CommitValidated.
+class PartsWritingCheckpointStore : public CheckpointStore {
+ public:
+  Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
+                                const std::optional<CheckpointInfo>& parent) final;
+  Result<CheckpointInfo> CommitParts(const std::string& session_id,
+                                     std::span<const std::string_view> parts,
+                                     const std::optional<CheckpointInfo>& parent) final;
+
+ protected:
+  // Stores `document` (the parts of a validated body, to be kept joined) as one new checkpoint.
+  virtual Result<CheckpointInfo> CommitValidated(const std::string& session_id,
+                                                 std::span<const std::string_view> document,
+                                                 const std::optional<CheckpointInfo>& parent) = 0;
+};
 
 // Keeps the entries of `index` that are children of `with_parent` (plus legacy entries), or all of
 // them when there is no filter.

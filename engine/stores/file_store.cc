@@ -369,28 +369,6 @@ void FileCheckpointStore::AddLocked(Entry entry) {
   entries_.emplace(seq, std::move(entry));
 }
 
-Result<CheckpointInfo> FileCheckpointStore::Commit(const std::string& session_id,
-                                                   std::string_view bytes,
-                                                   const std::optional<CheckpointInfo>& parent) {
-  std::string canonical;
-  SF_ASSIGN_OR_RETURN(std::string_view document,
-                      ValidateCommitView(session_id, bytes, parent, &canonical));
-  return CommitValidated(session_id, std::span<const std::string_view>(&document, 1), parent);
-}
-
-Result<CheckpointInfo> FileCheckpointStore::CommitParts(
-    const std::string& session_id, std::span<const std::string_view> parts,
-    const std::optional<CheckpointInfo>& parent) {
-  // A framed checkpoint is kept byte for byte (ValidateCommitView); anything else is canonicalised
-  // from the joined bytes, as Commit does.
-  if (parts.empty() || !LooksLikeFramedCheckpoint(parts[0])) {
-    return CheckpointStore::CommitParts(session_id, parts, parent);
-  }
-  std::string canonical;
-  SF_RETURN_IF_ERROR(ValidateCommitView(session_id, parts[0], parent, &canonical).status());
-  return CommitValidated(session_id, parts, parent);
-}
-
 Result<CheckpointInfo> FileCheckpointStore::CommitValidated(
     const std::string& session_id, std::span<const std::string_view> document,
     const std::optional<CheckpointInfo>& parent) {

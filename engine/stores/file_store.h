@@ -42,6 +42,7 @@
 #include "engine/checkpoint_store.h"
 #include "engine/env.h"
 #include "engine/probe.h"
+#include "engine/store_prune.h"
 
 namespace stepfault {
 
@@ -70,7 +71,7 @@ struct FileStoreOptions {
   Probe* probe = nullptr;
 };
 
-class FileCheckpointStore final : public CheckpointStore, public RestorationObserver {
+class FileCheckpointStore final : public PartsWritingCheckpointStore, public RestorationObserver {
  public:
   // Opens (creating if missing) the store in `dir`. kBusy when another store holds the directory;
   // in hazard_in_place_write mode kCorruption when index.jsonl has a bad line.
@@ -78,13 +79,9 @@ class FileCheckpointStore final : public CheckpointStore, public RestorationObse
   static Result<std::unique_ptr<FileCheckpointStore>> Open(Env* env, std::string dir,
                                                            FileStoreOptions options = {});
 
-  Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
-                                const std::optional<CheckpointInfo>& parent) override;
-  // The header line and the parts go out in one gathered write (Env AppendParts): the same file,
-  // and the same operations, as Commit of the joined bytes, without joining them.
-  Result<CheckpointInfo> CommitParts(const std::string& session_id,
-                                     std::span<const std::string_view> parts,
-                                     const std::optional<CheckpointInfo>& parent) override;
+  // Commit and CommitParts: PartsWritingCheckpointStore (store_prune.h). A framed checkpoint's
+  // header line and parts go out in one gathered write (Env AppendParts): the same file, and the
+  // same operations, as Commit of the joined bytes, without joining them.
   Result<std::string> Retrieve(const CheckpointInfo& info) override;
   Result<std::vector<StoreEntry>> Index(
       const std::string& session_id,
@@ -129,7 +126,7 @@ class FileCheckpointStore final : public CheckpointStore, public RestorationObse
   // Commit of a validated document (the bytes the store keeps), given as parts.
   Result<CheckpointInfo> CommitValidated(const std::string& session_id,
                                          std::span<const std::string_view> document,
-                                         const std::optional<CheckpointInfo>& parent);
+                                         const std::optional<CheckpointInfo>& parent) override;
   Status RemoveTempFiles(const std::vector<std::string>& children);
   Status LoadFromFiles(const std::vector<std::string>& children);
   Status LoadFromIndexFile(const std::vector<std::string>& children);

@@ -42,6 +42,7 @@
 
 #include "engine/checkpoint_store.h"
 #include "engine/env.h"
+#include "engine/store_prune.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -63,7 +64,7 @@ struct SqliteStoreOptions {
   bool hazard_prune_on_read = false;
 };
 
-class SqliteCheckpointStore final : public CheckpointStore, public RestorationObserver {
+class SqliteCheckpointStore final : public PartsWritingCheckpointStore, public RestorationObserver {
  public:
   // Opens or creates the database at `db_path`. kBusy when another store has it open;
   // kInvalidArgument for an unknown journal mode; kCorruption when the file is not a sound
@@ -72,14 +73,9 @@ class SqliteCheckpointStore final : public CheckpointStore, public RestorationOb
                                                              SqliteStoreOptions options = {});
   ~SqliteCheckpointStore() override;
 
-  Result<CheckpointInfo> Commit(const std::string& session_id, std::string_view bytes,
-                                const std::optional<CheckpointInfo>& parent) override;
-  // A framed checkpoint's parts are written where they lie, without joining them (see the file
-  // comment); anything else is joined and canonicalised as Commit does. Stores exactly the row
-  // Commit stores for the joined bytes.
-  Result<CheckpointInfo> CommitParts(const std::string& session_id,
-                                     std::span<const std::string_view> parts,
-                                     const std::optional<CheckpointInfo>& parent) override;
+  // Commit and CommitParts: PartsWritingCheckpointStore (store_prune.h). A framed checkpoint's
+  // parts are written where they lie, without joining them (see the file comment); CommitParts
+  // stores exactly the row Commit stores for the joined bytes.
   Result<std::string> Retrieve(const CheckpointInfo& info) override;
   Result<std::vector<StoreEntry>> Index(
       const std::string& session_id,
@@ -114,7 +110,7 @@ class SqliteCheckpointStore final : public CheckpointStore, public RestorationOb
   // Stores `document` (the parts of a validated body) as one new row in one transaction.
   Result<CheckpointInfo> CommitValidated(const std::string& session_id,
                                          std::span<const std::string_view> document,
-                                         const std::optional<CheckpointInfo>& parent);
+                                         const std::optional<CheckpointInfo>& parent) override;
   // Overwrites the zero-filled `column` of row `seq` with `parts`, in order, from offset 0.
   Status WriteColumnLocked(uint64_t seq, const char* column,
                            std::span<const std::string_view> parts);

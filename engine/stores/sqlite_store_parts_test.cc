@@ -343,15 +343,13 @@ TEST_F(SqliteStorePartsTest, TextRowsFromBeforeTheBlobPathAndBlobRowsReadAlike) 
   }
 }
 
-// The manager's call reaches the store's own CommitParts, not the default that joins the parts
-// (checked at compile time: the member's class is SqliteCheckpointStore only if it overrides it;
-// removing the override fails the build of this test). What it does with the parts is the rest of
-// this file: the exact rows above, and no second copy of the body in SQLite's memory below.
-static_assert(std::is_same_v<decltype(&SqliteCheckpointStore::CommitParts),
-                             Result<CheckpointInfo> (SqliteCheckpointStore::*)(
-                                 const std::string&, std::span<const std::string_view>,
-                                 const std::optional<CheckpointInfo>&)>,
-              "SqliteCheckpointStore must override CommitParts (the default joins the parts)");
+// The manager's call reaches the parts-writing CommitParts, not the default that joins the parts
+// (checked at compile time: the store derives from PartsWritingCheckpointStore, store_prune.h;
+// deriving it from CheckpointStore again fails the build of this test). What it does with the parts
+// is the rest of this file: the exact rows above, and no second copy of the body in SQLite's memory
+// below.
+static_assert(std::is_base_of_v<PartsWritingCheckpointStore, SqliteCheckpointStore>,
+              "SqliteCheckpointStore must write parts (CheckpointStore's CommitParts joins them)");
 
 // The body reaches the database pages without a copy in a record: committing an 8 MB checkpoint
 // raises SQLite's memory high-water mark by about the body once (its pages), well under the twice

@@ -55,3 +55,35 @@ stepfault_check_consumer() {
   cmake --build "$build/consumer" --parallel "$(nproc)"
   (cd "$build/consumer" && ctest --output-on-failure --parallel "$(nproc)")
 }
+
+# The .NET solution in maf/ runs the real Microsoft Agent Framework (maf-demo320, maf-runner, maf-bench and
+# their xunit tests). Without `dotnet` on PATH every .NET step says so and is skipped, never silently, and
+# the C++ tests that need a maf/ program skip with the same reason; with it, STEPFAULT_REQUIRE_DOTNET=1
+# makes those tests fail instead of skipping.
+STEPFAULT_MAF_SOLUTION="$STEPFAULT_ROOT/maf/Stepfault.Maf.slnx"
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+export DOTNET_GENERATE_ASPNET_CERTIFICATE=0
+
+# stepfault_have_dotnet: 0 when the .NET SDK is on PATH; otherwise prints what is skipped and returns 1.
+stepfault_have_dotnet() {
+  if command -v dotnet >/dev/null 2>&1; then return 0; fi
+  echo "stepfault: SKIPPED the .NET solution (maf/): dotnet is not on PATH, so real MAF (maf-demo320," \
+       "maf-runner, maf-bench), its tests, the differential and the maf-demo320 exploration do not run" >&2
+  return 1
+}
+
+# stepfault_dotnet_build: restore in locked mode (the committed packages.lock.json files are the only
+# versions taken; after changing maf/Directory.Packages.props run `dotnet restore maf/Stepfault.Maf.slnx
+# --force-evaluate` once and commit the lock files) and build Release into maf/artifacts/.
+stepfault_dotnet_build() {
+  stepfault_have_dotnet || return 0
+  export STEPFAULT_REQUIRE_DOTNET=1
+  dotnet restore "$STEPFAULT_MAF_SOLUTION" --locked-mode -v q >&2
+  dotnet build "$STEPFAULT_MAF_SOLUTION" -c Release --no-restore -v q -nologo -clp:ErrorsOnly >&2
+}
+
+# stepfault_dotnet_test: the xunit tests of maf/ (after stepfault_dotnet_build).
+stepfault_dotnet_test() {
+  stepfault_have_dotnet || return 0
+  dotnet test "$STEPFAULT_MAF_SOLUTION" -c Release --no-build -v q -nologo
+}

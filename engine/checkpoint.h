@@ -23,7 +23,7 @@
 // framing, seal and the full structure before returning anything, so a damaged byte anywhere gives
 // a typed error (kCorruption, or kIncompatible for an unknown version), never a crash and never a
 // partial checkpoint.
-// In memory a checkpoint is copy on write (README "Deliberate deviations from MAF"): its state is a
+// In memory a checkpoint is copy on write (docs/engine-semantics.md 10.1): its state is a
 // StateMap (state_map.h) whose scope list, scopes and values are immutable shared objects, so a
 // checkpoint shares every scope its step did not write with its parent and with the live run (a
 // step copies the scope list and the scopes it writes, nothing else); the topology signature and

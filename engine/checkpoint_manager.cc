@@ -5,7 +5,7 @@
 
 namespace stepfault {
 
-// K = 128, by measurement (stepfault-bench, README "Measured performance"): a delta of a step that
+// K = 128, by measurement (stepfault-bench, docs/performance.md): a delta of a step that
 // changed nothing is under 1 KB, so the stored bytes per step of an unchanged 2 MB state are about
 // 1/K of it plus that KB: 0.8% at K = 128 (the target is 1%; K = 16 or 32 would store 6%
 // or 3%). The price is the chain a restore reads: at most K - 1 small deltas and one full

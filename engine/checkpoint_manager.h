@@ -68,8 +68,8 @@ class InMemoryCheckpointManager final : public CheckpointManager {
   };
   struct Session {
     // Commit order; the checkpoints are freed in the order they were made (sequentially through
-    // memory, where a hash map's order made every free a cache miss: README "Measured
-    // performance").
+    // memory, where a hash map's order made every free a cache miss: docs/performance.md,
+    // "The in-memory rings").
     std::deque<Entry> entries;
     // The ids of entries[0, ids.size()), derived from their sequence numbers when first asked
     // for (Lookup, Index), and by_id, a view of each (a deque never moves a string it keeps).

@@ -1,5 +1,5 @@
 // Goal: checkpoints in memory share every unchanged part with their parent and with the live run
-// (copy-on-write state, README "Deliberate deviations from MAF"): values, scopes, the instantiated
+// (docs/engine-semantics.md 10.1, "Copy-on-write state"): values, scopes, the instantiated
 // list and the queues; and sharing never lets a later change of the run reach a stored checkpoint.
 // Method: a chain whose executors each write their own scope once, a ring passing a token, and the
 // fan-in shape with a pending request, inspected through the in-memory manager: object identity

@@ -114,7 +114,7 @@ Status WriteFileAtomically(Env* env, const std::string& dir, const std::string& 
 Status WriteFileAtomically(Env* env, const std::string& dir, const std::string& name,
                            std::span<const std::string_view> parts);
 
-// THE RECOVERY RULE (docs/engine-semantics.md, README "Durability of inherited state"): after a
+// THE RECOVERY RULE (docs/engine-semantics.md 10.1, "Durability of inherited state"): after a
 // crash, what the dead process wrote may still be only in the page cache, and a file it created,
 // renamed or unlinked may not be durable in its directory. A process that opens durable state
 // left by another process therefore makes it durable BEFORE it relies on it: it fsyncs every file

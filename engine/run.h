@@ -15,7 +15,7 @@
 // the step with ExecutorFailed and WorkflowError and ends the run. With a CheckpointManager, every
 // executed step commits exactly one checkpoint before SuperStepCompleted.
 //
-// Deliberate deviations from MAF (also in the README): a rejected response (unknown RequestId,
+// Deliberate deviations (docs/engine-semantics.md 10.1): a rejected response (unknown RequestId,
 // another port, a duplicate, a wrong response type) is reported as a WorkflowError event and the
 // run goes on with the request still pending, where MAF OffThread ends the run; a step that fails
 // ends the run (OffThread), and so does a checkpoint that cannot be committed (sticky: recover by

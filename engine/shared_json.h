@@ -1,5 +1,5 @@
 // SharedJson: an immutable JSON value held by reference count, the unit of copy-on-write state
-// (README "Deliberate deviations from MAF": copy-on-write state). Copying a SharedJson copies a
+// (docs/engine-semantics.md 10.1: copy-on-write state). Copying a SharedJson copies a
 // pointer, never the value, so a checkpoint shares every value it did not change with its parent
 // and with the live run; a value is replaced, never modified, so nothing reached through one holder
 // can change under another. Equality compares values (a shared pointer is equal to itself without a

@@ -1,6 +1,6 @@
 // SharedValue<T>: an immutable value held by reference count and changed copy on write, for the
 // parts of a checkpoint that a step usually leaves alone or builds once and never changes again:
-// the instantiated list and the message queues (README "Deliberate deviations from MAF":
+// the instantiated list and the message queues (docs/engine-semantics.md 10.1:
 // copy-on-write state). Copying a SharedValue copies a pointer, so a checkpoint takes the run's
 // queues and instantiated list without copying them, and a checkpoint whose step instantiated no
 // executor holds its parent's very list. Reads see a const T (an empty T when nothing was ever

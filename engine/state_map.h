@@ -1,5 +1,5 @@
 // StateMap: a run's state, scope -> key -> value, as a persistent (copy-on-write) structure at
-// every level (README "Deliberate deviations from MAF": copy-on-write state). The values are
+// every level (docs/engine-semantics.md 10.1: copy-on-write state). The values are
 // SharedJson (shared_json.h); each scope is an immutable shared StateScope; the sorted list of
 // scopes is an immutable shared array. Copying a StateMap copies one pointer. A write copies only
 // what the writer shares with someone else: the scope list (one allocation, a pointer per scope)

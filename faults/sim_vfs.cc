@@ -450,7 +450,7 @@ namespace {
 // file every exploring binary links for the VFS; where SQLite was initialized earlier it returns
 // SQLITE_MISUSE and the default stays (nothing else changes). Nothing in Stepfault reads SQLite's
 // memory statistics or sets a heap limit (both need them). Measured by BM_BusinessConnection: a
-// connection's open and close 40 -> 33 us of CPU (README, "Exploration"); also turning off the
+// connection's open and close 40 -> 33 us of CPU (docs/performance.md); also turning off the
 // initial bulk page-cache allocation measured nothing more, so it is not done.
 [[maybe_unused]] const int kSqliteMemoryStatisticsOff = [] {
   (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);

@@ -242,7 +242,7 @@ TEST(RandomScheduleCheck, AMutantFailsAndShrinksToAReplayablePlanTheSameForTheSa
   // Cases until the first failure depend on the windows the fault-free run reaches (the plan
   // generator indexes into them): incremental checkpoints remove prune and SQLite journal windows,
   // so this seed's first failing case moved past 50. Over seeds 1-10 the search needed 3-113
-  // cases with deltas and 6-99 without (README, "Checkpoint stores"); 200 bounds both.
+  // cases with deltas and 6-99 without (docs/stores.md, incremental checkpoints); 200 bounds both.
   o.cases = 200;
   o.config.seed = 7;
   o.config.hazards.insert(scenarios::kHazardEffectWithoutUniqueKey);

@@ -1,6 +1,7 @@
 // The process exit codes of every stepfault command, in one place: the exploring commands
 // (tools/cli) and the approval host commands (scenarios/approval) both return these, and the
-// README's "Exit codes" table documents them. Rule per kind of outcome:
+// "Exit codes" tables of README.md and docs/cli.md and the list in docs/design.md (checked by
+// tools/testing/docs_test.cc) document them. Rule per kind of outcome:
 //   kExitOk        0  the command did what it was asked; every invariant held.
 //   kExitViolation 1  an invariant was violated (explore, check, replay, mutants, report), or an
 //                     approval command failed after it began changing the directory (an I/O error,

@@ -24,7 +24,7 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
                    const std::vector<LifeReport>& lives, bool check_deletions,
                    std::vector<Violation>* out);
 
-// The pruning rule written again from its statement (#7796, README "Checkpoint stores"), not by
+// The pruning rule written again from its statement (#7796, docs/stores.md), not by
 // calling the engine's ObsoleteBeforeRestored, so the oracle does not agree with a bug in it: the
 // checkpoint ids of `index` (one session, commit order) strictly before `target` that are legacy
 // entries (no parent metadata), parentless roots, or ancestors of `target` by parent links.

@@ -1,7 +1,7 @@
 // The invariant registry: every invariant id as a constant, with the statement reports print
 // (docs/design.md §6). It sits below the scenarios so that every oracle names an invariant through
 // a constant from here, never a string of its own; a test checks that every id a scenario declares
-// or reports is registered here and documented in the README's invariant table. Thread-safety:
+// or reports is registered here and documented in docs/invariants.md's table. Thread-safety:
 // immutable after first use.
 #pragma once
 

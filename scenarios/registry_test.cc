@@ -1,7 +1,8 @@
 // Goal: one registry per kind of name. Every built-in scenario is reachable by name, every
 // invariant a scenario declares (the built-ins and the shipped JSON examples) is registered in
-// scenarios/invariants.h, and every registered invariant is documented in the README's table.
-// Method: walk the registries and read README.md from the source tree (STEPFAULT_SOURCE_DIR).
+// scenarios/invariants.h with a statement (that every one is documented in docs/invariants.md is
+// tools/testing/docs_test.cc's). Method: walk the registries; the JSON examples are read from the
+// source tree (STEPFAULT_SOURCE_DIR).
 #include "scenarios/registry.h"
 
 #include <gmock/gmock.h>
@@ -9,9 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "engine/env.h"
 #include "scenarios/invariants.h"
@@ -62,15 +61,9 @@ TEST(InvariantRegistry, EveryInvariantAScenarioDeclaresIsRegistered) {
   }
 }
 
-TEST(InvariantRegistry, EveryRegisteredInvariantIsInTheReadmeTable) {
-  std::ifstream in(SourceRoot() / "README.md");
-  ASSERT_TRUE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string readme = text.str();
+TEST(InvariantRegistry, EveryRegisteredInvariantHasAStatement) {
+  ASSERT_FALSE(AllInvariants().empty());
   for (const InvariantInfo& info : AllInvariants()) {
-    EXPECT_NE(readme.find("| " + info.id + " |"), std::string::npos)
-        << info.id << " is registered but not documented in README.md's invariant table";
     EXPECT_FALSE(info.statement.empty()) << info.id;
   }
 }

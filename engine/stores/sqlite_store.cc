@@ -351,7 +351,7 @@ Result<CheckpointInfo> SqliteCheckpointStore::CommitValidated(
     // Zero-filled values of the final sizes: they are the record's last two columns, so the
     // record carries only their lengths and the btree zero-fills the pages (a zeroblob followed
     // by a non-empty column would be expanded in memory instead). Their bytes are written into
-    // those pages below; both become BLOB values (README, store format).
+    // those pages below; both become BLOB values (docs/stores.md, "SQLite store rows").
     int step = sqlite3_bind_zeroblob64(insert, 5, body_size);  // SQLITE_TOOBIG past the limit
     if (step == SQLITE_OK) step = sqlite3_bind_zeroblob64(insert, 6, checksum.size());
     if (step != SQLITE_OK) return Error(step, what);

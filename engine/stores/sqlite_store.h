@@ -8,8 +8,8 @@
 // per commit, every byte written twice: the log, then the automatic checkpoint), or a rollback
 // journal (DELETE, PERSIST, TRUNCATE: every byte of a new row written once, four syncs per
 // commit; under exclusive locking DELETE keeps the journal and invalidates it like PERSIST, and
-// TRUNCATE truncates and syncs it). WAL was kept by measurement (README "File store and SQLite
-// store"). Each row keeps seq (the commit order),
+// TRUNCATE truncates and syncs it). WAL was kept by measurement (docs/performance.md, "The
+// SQLite journal mode"). Each row keeps seq (the commit order),
 // session_id, checkpoint_id, parent_checkpoint_id, the canonical document and a CRC32C over all of
 // them, which Retrieve verifies (kCorruption on mismatch) and Index checks (a row failing it is not
 // listed). Commit takes the body's CRC32C from the body's own seal when it is a framed checkpoint
@@ -54,7 +54,7 @@ struct SqliteStoreOptions {
   std::string journal_mode = "WAL";  // "WAL", "DELETE", "PERSIST" or "TRUNCATE"
   uint64_t seed = 0;
   // PRAGMA page_size for a database this store creates (an existing one keeps its own); 0 keeps
-  // SQLite's default (4096). The default here was chosen by measurement (tools/bench/README.md).
+  // SQLite's default (4096). The default here was chosen by measurement (docs/performance.md).
   int page_size = 65536;
   // PRAGMA wal_autocheckpoint in pages (WAL mode); 0 keeps SQLite's default (1,000 pages: 64 MB of
   // 64 KB pages). Measured, not tuned: every byte is copied into the database once whatever the

@@ -1,5 +1,5 @@
 // How often one SqliteCheckpointStore commit syncs each file, in every journal mode the store
-// accepts: the cost model behind the journal-mode choice (README "File store and SQLite store").
+// accepts: the cost model behind the journal-mode choice (docs/performance.md, "The SQLite store").
 // A commit of a checkpoint larger than SQLite's page cache (a 3 MB row: 48 pages of 64 KB, the
 // cache holds about 31) syncs the WAL once in WAL mode, and in a rollback-journal mode the journal
 // three times (its records, its header, its invalidation) and the database once. Were the store to

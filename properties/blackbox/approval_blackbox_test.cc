@@ -4,7 +4,7 @@
 // the test reports the windows each way sees. Method: run `stepfault blackbox explore` on
 // examples/blackbox/approval-cli/approval.json (crash only by default; crash, powerloss and
 // ioerror with STEPFAULT_LONG=1) and `stepfault explore --scenario approval`, compare verdicts and
-// print the window counts (README "Black-box mode" quotes them).
+// print the window counts (docs/blackbox.md "The examples" quotes them).
 #include <nlohmann/json.hpp>
 
 #include "properties/blackbox/blackbox_test_util.h"

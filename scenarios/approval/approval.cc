@@ -96,9 +96,9 @@ bool IsDataDamage(const Status& s) {
   return s.code() == StatusCode::kCorruption || s.code() == StatusCode::kIncompatible;
 }
 
-// The rule for damage (README "Exit codes"): a directory whose receipt, checkpoints or database
-// cannot be read is bad input, exit 2, whichever file it is; any other failure after the command
-// began its work is exit 1.
+// The rule for damage (docs/cli.md, exit codes): a directory whose receipt, checkpoints or
+// database cannot be read is bad input, exit 2, whichever file it is; any other failure after the
+// command began its work is exit 1.
 int ExitCodeOf(const Status& s) { return IsDataDamage(s) ? kExitUsage : kExitViolation; }
 
 // Opens a life's checkpoint store and business database (start and resume alike); on failure, the

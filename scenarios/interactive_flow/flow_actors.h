@@ -11,7 +11,7 @@
 // Every actor step begins with ActorContext::Step(name): a scheduling point (and where a fault
 // plan can crash the actor or the machine). Each durable change is one SQLite transaction that
 // also appends to the Journal what it did, so the oracles read the history from the file.
-// Deliberate reductions of the ADR (README, "interactive-flow"): one run, one participant, one
+// Deliberate reductions of the ADR (docs/engine-semantics.md 10.1): one run, one participant, one
 // runtime request port; the participant's runtime is the Stepfault engine, not MAF, and its
 // checkpoints reach the runtime state store through the adapter of flow_runtime.h; logical time is
 // integer ticks (retention age: 30 ticks).

@@ -45,9 +45,10 @@ std::optional<FlowFault> ParseFlowFault(std::string_view text, std::string* erro
 // The faults of one run, each firing when its actor reaches its step (several at one step: in
 // plan order). A power loss ends every actor, so a fault after it never fires; a crash of an
 // actor already dead never fires. Text: the faults joined by ',' ("crash:b@3,powerloss:a@9"),
-// "none" for no fault; a plan of one fault is that fault's text. Deliberately (README,
-// interactive-flow): no actor applies the inherited-durability rule to what a crashed actor left
-// before a later power loss; SQLite's hot-journal rollback is the only repair.
+// "none" for no fault; a plan of one fault is that fault's text. Deliberately
+// (docs/engine-semantics.md 10.1, interactive-flow): no actor applies the inherited-durability rule
+// to what a crashed actor left before a later power loss; SQLite's hot-journal rollback is the only
+// repair.
 using FlowPlan = std::vector<FlowFault>;
 std::string FlowPlanText(const FlowPlan& plan);
 // At most kMaxFlowPlanFaults faults; "none" only alone.

@@ -121,7 +121,7 @@ void RegisterStepFamily() {
     }
     for (const StepConfig& config : configs) {
       const bool linear = config.shape == Shape::kLinear;
-      // The ring in memory also without its freeing timed: the row both ways (README).
+      // The ring in memory also without its freeing timed: the row both ways (docs/performance.md).
       const bool both_ways = linear && (mode.name == "memory" || mode.name == "none");
       for (const bool time_freeing : {true, false}) {
         if (!time_freeing && !both_ways) continue;

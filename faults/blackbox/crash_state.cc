@@ -195,6 +195,9 @@ class Model {
     File& f = files_[FileOf(r)];
     uint64_t off = static_cast<uint64_t>(std::max<int64_t>(0, r.Int("off")));
     if (r.Int("whole")) f.cur.clear();
+    // A write of no bytes (a stdio snapshot of an empty stream) neither extends the file nor is a
+    // write a power loss could tear: the last unsynced write stays the one before it (as SimFs).
+    if (r.data.empty()) return;
     WriteAt(&f.cur, off, r.data);
     f.unsynced.push_back({seq, off, r.data});
   }
@@ -225,6 +228,11 @@ class Model {
     if (dirs_[fp].cur[fname].type == StateNode::kDir && to.starts_with(from + "/"))
       return Note("rename of directory " + from + " into itself (" + to + ") ignored");
     Entry e = dirs_[fp].cur[fname];
+    // rename(2): when both names are links to the same file, nothing happens.
+    auto target = dirs_[tp].cur.find(tname);
+    if (e.type == StateNode::kFile && target != dirs_[tp].cur.end() &&
+        target->second.type == StateNode::kFile && target->second.id == e.id)
+      return;
     dirs_[fp].cur.erase(fname);
     dirs_[tp].cur[tname] = e;
   }

@@ -21,6 +21,10 @@
 // - reorder at N (behind a flag, ALICE's "omit one"): as powerloss, but every unsynced write of the
 //   file of the last unsynced write reaches its durable bytes except its earliest one: a later
 //   write kept while an earlier one is lost.
+// A rename between two hard links of one file changes nothing (rename(2)); a write of no bytes is
+// no write (it neither extends the file nor becomes the last unsynced write), as in SimFs.
+// testdata/crash_catalogue.txt lists, by hand, the states these rules give for small traces
+// (crash_state_conformance_test.cc); crash_state_simfs_differential_test.cc compares with SimFs.
 // Files named "*-shm" (SQLite's shared-memory index, rebuilt from the WAL on open) are left out of
 // every state; the report names them. A state is deterministic in (snapshot, trace, N, kind, seed).
 // Thread-safety: pure functions over values.

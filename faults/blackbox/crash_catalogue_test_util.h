@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -194,8 +195,15 @@ inline std::vector<CatalogueEntry> ParseCatalogue(const std::string& text) {
 }
 
 inline std::string CatalogueText() {
-  std::filesystem::path here = std::filesystem::path(__FILE__).parent_path();
+  // STEPFAULT_SOURCE_DIR is set in every test binary (tools/testing/test_env_defaults.cc); __FILE__
+  // is relative under ccache.
+  const char* root = std::getenv("STEPFAULT_SOURCE_DIR");
+  std::filesystem::path here =
+      std::filesystem::path(root != nullptr ? root : ".") / "faults" / "blackbox";
   std::ifstream in(here / "testdata" / "crash_catalogue.txt", std::ios::binary);
+  if (!in) {
+    ADD_FAILURE() << "cannot read " << (here / "testdata" / "crash_catalogue.txt").string();
+  }
   std::stringstream s;
   s << in.rdbuf();
   return s.str();

@@ -100,4 +100,25 @@ public class CompatibilityTests
         Assert.Contains("owned", reuse.Message, StringComparison.OrdinalIgnoreCase);
         Assert.Empty(probe.All);
     }
+
+    // s -> t and one more executor bound to the workflow but on no edge (Build without the
+    // orphan check), whose id is the parameter.
+    private static Workflow WithLooseExecutor(string looseId)
+    {
+        var probe = new Probe();
+        var s = new Relay("s", probe);
+        return new WorkflowBuilder(s).AddEdge(s, new Sink("t", probe)).BindExecutor(new Sink(looseId, probe)).Build(validateOrphans: false);
+    }
+
+    // Hazard edge-id-blind-matching, its executor half. A checkpoint of {s, t, x} resumes on a
+    // workflow of {s, t, y}: IsMatch counts executors and checks only the checkpoint's executors
+    // the workflow has (`TryGetValue(id) && !IsMatch`), so x is skipped and y never checked.
+    [Fact]
+    public async Task CompatibilitySkipsExecutorsTheWorkflowLacks_StillPresent()
+    {
+        CheckpointManager manager = CheckpointManager.CreateInMemory();
+        CheckpointInfo checkpoint = await FirstCheckpointAsync(WithLooseExecutor("x"), manager);
+        await using StreamingRun resumed = await Runs.Lockstep(manager).ResumeStreamingAsync(WithLooseExecutor("y"), checkpoint);
+        await Runs.DrainAsync(resumed);
+    }
 }

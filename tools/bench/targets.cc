@@ -1,6 +1,7 @@
 // The issue-15 target table: one row per target, each with its measured value, the ratio it is
-// judged on, and met / not met, all from the results of this run (plus the peers' figures, LangGraph.js
-// and real MAF, when STEPFAULT_BENCH_PEERS names the JSON files that tools/bench/peers/run wrote).
+// judged on, and met / not met, all from the results of this run (plus the peers' figures,
+// LangGraph.js and real MAF, when STEPFAULT_BENCH_PEERS names the JSON files that
+// tools/bench/peers/run wrote).
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -72,10 +73,10 @@ std::vector<PeerRow> PeerRows(size_t state_bytes_per_executor, std::string* why)
       if (s.value("state_bytes_per_executor", size_t{0}) != state_bytes_per_executor) continue;
       PeerRow row;
       row.langgraph = langgraph;
-      row.label = langgraph ? "LangGraph.js " + peers.value("langgraph_version", "?") + " " +
-                                  peers.value("saver", "MemorySaver")
-                            : "MAF " + peers.value("maf_version", "?") + " " +
-                                  s.value("checkpointer", "?");
+      row.label =
+          langgraph ? "LangGraph.js " + peers.value("langgraph_version", "?") + " " +
+                          peers.value("saver", "MemorySaver")
+                    : "MAF " + peers.value("maf_version", "?") + " " + s.value("checkpointer", "?");
       row.shape = s;
       rows.push_back(std::move(row));
     }

@@ -60,6 +60,13 @@ public class Counter(string id, Probe probe, int hops) : Executor<string>(id)
 
 public static class Runs
 {
+    // A request port "port" as start executor, its responses going to Sink "processor".
+    public static Workflow PortWorkflow(Probe probe)
+    {
+        RequestPort<string, string> port = RequestPort.Create<string, string>("port");
+        return new WorkflowBuilder(port).AddEdge(port, new Sink("processor", probe)).Build();
+    }
+
     public static InProcessExecutionEnvironment Lockstep(CheckpointManager manager) =>
         InProcessExecution.Lockstep.WithCheckpointing(manager);
 

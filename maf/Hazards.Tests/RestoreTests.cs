@@ -16,8 +16,7 @@ public class RestoreTests
     public async Task ResponseQueuedBeforeRestoreIsDropped_Holds()
     {
         var probe = new Probe();
-        RequestPort<string, string> port = RequestPort.Create<string, string>("port");
-        Workflow workflow = new WorkflowBuilder(port).AddEdge(port, new Sink("processor", probe)).Build();
+        Workflow workflow = Runs.PortWorkflow(probe);
         await using StreamingRun run = await Runs.Lockstep(CheckpointManager.CreateInMemory()).RunStreamingAsync(workflow, "hello");
         List<WorkflowEvent> first = await Runs.DrainAsync(run);
         ExternalRequest request = Assert.Single(first.OfType<RequestInfoEvent>()).Request;

@@ -7,12 +7,6 @@ namespace Stepfault.Maf.Hazards.Tests;
 
 public class ResumeTests
 {
-    private static Workflow PortWorkflow(Probe probe, out RequestPort<string, string> port)
-    {
-        port = RequestPort.Create<string, string>("port");
-        return new WorkflowBuilder(port).AddEdge(port, new Sink("processor", probe)).Build();
-    }
-
     // Hazard requests-not-reemitted (#2485). A fresh resume from a checkpoint holding an
     // outstanding request publishes its RequestInfoEvent again, with the same request id.
     // Mirror: dotnet/src/Microsoft.Agents.AI.Workflows/InProc/InProcessRunner.cs (the resume path
@@ -21,7 +15,7 @@ public class ResumeTests
     public async Task PendingRequestIsReemittedAfterResume_Holds()
     {
         var probe = new Probe();
-        Workflow workflow = PortWorkflow(probe, out _);
+        Workflow workflow = Runs.PortWorkflow(probe);
         CheckpointManager manager = CheckpointManager.CreateInMemory();
         List<WorkflowEvent> first;
         await using (StreamingRun run = await Runs.Lockstep(manager).RunStreamingAsync(workflow, "hello"))

@@ -16,8 +16,7 @@ public class WatcherTests
     public async Task CancellingAWatcherLeavesTheRunGoing_Holds()
     {
         var probe = new Probe();
-        RequestPort<string, string> port = RequestPort.Create<string, string>("port");
-        Workflow workflow = new WorkflowBuilder(port).AddEdge(port, new Sink("processor", probe)).Build();
+        Workflow workflow = Runs.PortWorkflow(probe);
         await using StreamingRun run = await InProcessExecution.OffThread.RunStreamingAsync(workflow, "hello");
 
         ExternalRequest? request = null;

@@ -17,6 +17,7 @@
 
 #include "engine/crc32c.h"
 #include "engine/run_test_util.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault {
 namespace {
@@ -63,8 +64,7 @@ Checkpoint SampleWithBlobs() {
 
 std::string ReadTestData(const std::string& name) {
   namespace fs = std::filesystem;
-  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
-  fs::path root = env != nullptr ? fs::path(env) : fs::path(__FILE__).parent_path().parent_path();
+  const fs::path root(test_env::SourceDir());
   std::ifstream in(root / "engine" / "testdata" / name, std::ios::binary);
   std::stringstream out;
   out << in.rdbuf();

@@ -12,6 +12,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/run_test_util.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault {
 namespace {
@@ -82,25 +83,31 @@ TEST(DeterminismTest, DifferentSeedsReorderReceiversButNeverChangeTheOutcome) {
   EXPECT_GT(traces.size(), 5u);
 }
 
-// STYLE.md rule 4: no wall clock or unseeded randomness outside tools/bench, and engine/ never
-// includes faults/.
+// STYLE.md rule 4: no wall clock or unseeded randomness outside tools/bench (the C of the recorder
+// and of the examples included: C's time(0), random(), clock() too), and engine/ never includes
+// faults/.
 TEST(HygieneTest, NoWallClockOrUnseededRandomnessAndEngineNeverIncludesFaults) {
   namespace fs = std::filesystem;
-  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
-  fs::path root = env != nullptr ? fs::path(env) : fs::path(__FILE__).parent_path().parent_path();
+  const fs::path root(test_env::SourceDir());
   ASSERT_TRUE(fs::exists(root / "engine")) << root;
   const std::regex banned(
-      R"(std::chrono::system_clock|steady_clock::now|high_resolution_clock::now|std::random_device|[^_a-zA-Z.>]s?rand\(|[^_a-zA-Z.:>]time\(nullptr|[^_a-zA-Z.:>]time\(NULL|gettimeofday|clock_gettime)");
+      R"(std::chrono::system_clock|steady_clock::now|high_resolution_clock::now|std::random_device|[^_a-zA-Z.>]s?rand\(|[^_a-zA-Z.:>]time\(nullptr|[^_a-zA-Z.:>]time\(NULL|gettimeofday|clock_gettime)"
+      // C's wall clock and unseeded randomness (the recorder and the examples are C).
+      R"(|[^_a-zA-Z.:>]time\(0\)|[^_a-zA-Z.:>]random\(\)|[^_a-zA-Z.:>]srandom\(|getrandom\(|/dev/urandom|CLOCK_REALTIME|[^_a-zA-Z.:>]clock\(\))");
   const std::regex faults_include(R"(#include\s*[<"](\.\./)*faults/)");
   std::vector<std::string> offenders;
   int files = 0;
-  for (const char* dir : {"engine", "faults", "scenarios", "properties", "reports"}) {
+  int c_files = 0;  // the black-box recorder (faults/blackbox/preload) and the examples' programs
+  for (const char* dir : {"engine", "faults", "scenarios", "properties", "reports", "examples"}) {
     if (!fs::exists(root / dir)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       const std::string name = entry.path().filename().string();
       if (!entry.is_regular_file() || name.find("_test.") != std::string::npos) continue;
-      if (entry.path().extension() != ".cc" && entry.path().extension() != ".h") continue;
+      if (entry.path().string().find("/node_modules/") != std::string::npos) continue;
+      const fs::path ext = entry.path().extension();
+      if (ext != ".cc" && ext != ".h" && ext != ".c") continue;
       ++files;
+      if (ext == ".c") ++c_files;
       std::ifstream in(entry.path());
       std::stringstream text;
       text << in.rdbuf();
@@ -113,6 +120,7 @@ TEST(HygieneTest, NoWallClockOrUnseededRandomnessAndEngineNeverIncludesFaults) {
     }
   }
   EXPECT_GT(files, 10);
+  EXPECT_GE(c_files, 5) << "the recorder's and the examples' .c files were not scanned";
   EXPECT_TRUE(offenders.empty()) << ::testing::PrintToString(offenders);
 }
 
@@ -120,9 +128,7 @@ TEST(HygieneTest, NoWallClockOrUnseededRandomnessAndEngineNeverIncludesFaults) {
 // (never installed), and no file in another folder includes it.
 TEST(HygieneTest, InternalHeadersAreIncludedOnlyFromTheirOwnFolder) {
   namespace fs = std::filesystem;
-  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
-  ASSERT_NE(env, nullptr);
-  const fs::path root(env);
+  const fs::path root(test_env::SourceDir());
   const std::regex internal_include(R"re(#include\s*"([a-z_/]+)/[a-z_]+_internal\.h")re");
   std::vector<std::string> offenders;
   int internal_includes = 0;

@@ -10,6 +10,7 @@
 #include "engine/crc32c.h"
 #include "engine/env.h"
 #include "engine/random.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault {
 namespace {
@@ -53,8 +54,7 @@ TEST(ClockTest, LogicalClockStartsAtItsEpochAndTicks) {
 
 TEST(PosixEnvTest, AtomicPublishReplacesAndLeavesNoTemp) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("sf_posix_env_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = test_env::ScratchDir("posix-env");
   Env* env = PosixEnv();
   ASSERT_TRUE(env->CreateDirIfMissing(dir.string()).ok());
   ASSERT_TRUE(WriteFileAtomically(env, dir.string(), "a.json", "one").ok());
@@ -67,8 +67,7 @@ TEST(PosixEnvTest, AtomicPublishReplacesAndLeavesNoTemp) {
 
 TEST(PosixEnvTest, SecondLockOnTheSamePathIsBusyUntilReleased) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / ("sf_posix_lock_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const fs::path dir = test_env::ScratchDir("posix-lock");
   Env* env = PosixEnv();
   auto first = env->LockFile((dir / "LOCK").string());
   ASSERT_TRUE(first.ok());

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/stores/file_store.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::faults {
 namespace {
@@ -24,13 +25,7 @@ std::string Doc(int n) { return nlohmann::json{{"n", n}}.dump(); }
 
 class FailingEnvTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("stepfault-failing-env-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
+  void SetUp() override { root_ = test_env::ScratchDir("failing-env"); }
   void TearDown() override { fs::remove_all(root_); }
   std::string Path(const std::string& name) const { return (root_ / name).string(); }
 

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "engine/probe_points.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::faults {
 namespace {
@@ -180,9 +181,7 @@ TEST(PointRegistry, EveryConstantIsRegisteredAndEveryRegisteredPointHasAConstant
 // the registry, and the explorer could never name its windows.
 TEST(PointRegistry, EveryHitInTheSourcesNamesARegisteredConstant) {
   namespace fs = std::filesystem;
-  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
-  const fs::path root =
-      env != nullptr ? fs::path(env) : fs::path(__FILE__).parent_path().parent_path();
+  const fs::path root(test_env::SourceDir());
   ASSERT_TRUE(fs::exists(root / "engine")) << root;
   // A call of Hit( or Point( whose first argument is anything but points::kName.
   const std::regex hit(R"((->|\.)(Hit|Point)\(\s*([^,)]*))");

@@ -9,17 +9,14 @@
 #include <stdlib.h>
 
 #include "faults/injector.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::faults {
 namespace {
 
 class ProbedEnvTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char templ[] = "/tmp/stepfault_probed_env_XXXXXX";
-    ASSERT_NE(::mkdtemp(templ), nullptr);
-    dir_ = templ;
-  }
+  void SetUp() override { dir_ = test_env::ScratchDir("probed-env"); }
   void TearDown() override {
     auto children = PosixEnv()->GetChildren(dir_);
     if (children.ok()) {

@@ -21,6 +21,7 @@
 #include <set>
 
 #include "engine/env.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::faults {
 namespace {
@@ -29,9 +30,8 @@ namespace {
 // unless RC_PARAMS says otherwise: 1000 by default (well under a second), 10000 with
 // STEPFAULT_LONG=1.
 const bool kCasesConfigured = [] {
-  const char* long_run = std::getenv("STEPFAULT_LONG");
-  const bool is_long = long_run != nullptr && std::string(long_run) == "1";
-  setenv("RC_PARAMS", is_long ? "max_success=10000" : "max_success=1000", /*overwrite=*/0);
+  setenv("RC_PARAMS", test_env::LongRun() ? "max_success=10000" : "max_success=1000",
+         /*overwrite=*/0);
   return true;
 }();
 

@@ -25,6 +25,7 @@
 
 #include "engine/random.h"
 #include "faults/sim_fs.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::faults {
 namespace {
@@ -221,11 +222,6 @@ TEST(SimVfsTest, FaultFreeRunCoversEveryKindOfPoint) {
   EXPECT_GT(points.size(), static_cast<size_t>(5 * kTransactions));
 }
 
-bool LongRun() {
-  const char* value = std::getenv("STEPFAULT_LONG");
-  return value != nullptr && std::string(value) == "1";
-}
-
 // Dies (`kind`) at every point of the fault-free run under `synchronous` and checks the reopened
 // post-death database against the oracle.
 void SweepDeaths(const std::string& synchronous, DeathKind kind) {
@@ -250,7 +246,7 @@ void SweepDeaths(const std::string& synchronous, DeathKind kind) {
     EXPECT_NE(outcome.first_error, SQLITE_OK) << where;
     EXPECT_EQ(hook.points.size(), i + 1) << where << ": nothing reached the hook after death";
     // Several seeds, so a torn last write is seen at several sector prefixes.
-    const int seeds = kind != DeathKind::kPowerLoss ? 1 : LongRun() ? 64 : 8;
+    const int seeds = kind != DeathKind::kPowerLoss ? 1 : test_env::LongRun() ? 64 : 8;
     for (int s = 0; s < seeds; ++s) {
       auto after_world = fs->CrashClone(kind, DeriveSeed(s, where));
       ExpectCommittedAndNothingElse(outcome, Reopen(after_world.get(), vfs + "-after"),

@@ -18,6 +18,7 @@
 #include "scenarios/artifact_boundary/artifact_boundary.h"
 #include "scenarios/artifact_boundary/artifact_boundary_host.h"
 #include "scenarios/registry.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::properties {
 namespace {
@@ -249,8 +250,7 @@ TEST(ArtifactBoundaryScenarioTest, RegressionReusedJournalIsDirectorySyncedAtIts
 }
 
 TEST(ArtifactBoundaryScenarioTest, SampledMultiFaultPlansKeepEveryInvariant) {
-  const bool long_run = std::getenv("STEPFAULT_LONG") != nullptr;
-  const int samples = long_run ? 1500 : 40;
+  const int samples = test_env::LongRun() ? 1500 : 40;
   Rng rng(DeriveSeed(20261129, "artifact-boundary|multi-fault"));
   for (int i = 0; i < samples && !::testing::Test::HasFailure(); ++i) {
     const RunConfig config = Config(1 + rng.Uniform(5));

@@ -21,6 +21,7 @@
 #include "reports/report_json.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::properties {
 namespace {
@@ -56,7 +57,7 @@ TEST(ExplorerTest, StrictProfileEveryScenarioEveryFaultFreeWindowEveryActionZero
 // The full default exploration (exhaustive depth 2, crash and power loss, every variant) of the
 // strict profile. Minutes of CPU, so only with STEPFAULT_LONG=1.
 TEST(ExplorerTest, StrictProfileExhaustiveDepthTwoZeroViolations) {
-  if (std::getenv("STEPFAULT_LONG") == nullptr) GTEST_SKIP() << "set STEPFAULT_LONG=1 to run";
+  STEPFAULT_SKIP_UNLESS_LONG();
   ExploreOptions o;
   o.jobs = 2;
   o.action_kinds = {"crash", "powerloss"};
@@ -216,7 +217,7 @@ TEST(ExplorerTest, CrashStateReuseAcrossDifferentHistoriesGivesTheSameReportAsFr
 // The same on a real scenario, over both checkpoint stores and with a host hazard, so violations
 // exist and must be the same ones with the same replay commands. Minutes of CPU: STEPFAULT_LONG=1.
 TEST(ExplorerTest, ReuseOnApprovalAtDepthTwoOverBothStoresAndAHazardChangesNothing) {
-  if (std::getenv("STEPFAULT_LONG") == nullptr) GTEST_SKIP() << "set STEPFAULT_LONG=1 to run";
+  STEPFAULT_SKIP_UNLESS_LONG();
   auto approval = scenarios::FindScenario("approval");
   ASSERT_NE(approval, nullptr);
   struct Case {

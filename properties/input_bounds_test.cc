@@ -17,6 +17,7 @@
 #include "properties/life_runner.h"
 #include "properties/random_schedules.h"
 #include "scenarios/json/json_scenario.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::properties {
 namespace {
@@ -62,10 +63,8 @@ TEST(InputBoundsTest, TheReplayCommandOfAJsonScenarioNamesItsFileShellQuoted) {
       fs::temp_directory_path() / ("sf bounds $(touch pwned) 'q' " + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string path = (dir / "review pipeline.json").string();
-  const char* source = std::getenv("STEPFAULT_SOURCE_DIR");
-  fs::copy_file(std::string(source != nullptr ? source : ".") +
-                    "/scenarios/json/examples/review-pipeline.json",
-                path, fs::copy_options::overwrite_existing);
+  fs::copy_file(test_env::SourcePath("scenarios/json/examples/review-pipeline.json"), path,
+                fs::copy_options::overwrite_existing);
   auto scenario = scenarios::LoadJsonScenario(PosixEnv(), path);
   ASSERT_TRUE(scenario.ok()) << scenario.status().ToString();
   auto plan = faults::ParsePlan("none;crash@effect.commit.after#1");

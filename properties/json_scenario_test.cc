@@ -22,6 +22,7 @@
 #include "properties/seam_scenario_test_util.h"
 #include "scenarios/invariants.h"
 #include "scenarios/json/json_responses.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::properties {
 namespace {
@@ -61,10 +62,7 @@ std::vector<faults::Plan> SingleFaultPlans(const Execution& reference,
 
 // The broader sweeps take every window under STEPFAULT_LONG=1 and every 5th one otherwise, to
 // keep the default run (and the sanitizer build) fast.
-size_t WindowStride() {
-  const char* long_run = std::getenv("STEPFAULT_LONG");
-  return long_run != nullptr && std::string(long_run) == "1" ? 1 : 5;
-}
+size_t WindowStride() { return test_env::LongRun() ? 1 : 5; }
 
 std::string Violations(const Execution& ex) {
   std::string out;

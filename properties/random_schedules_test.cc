@@ -21,17 +21,13 @@
 #include "scenarios/effect_store.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::properties {
 namespace {
 
 constexpr int kQuickCases = 25;
 constexpr int kLongCases = 500;
-
-bool LongRun() {
-  const char* v = std::getenv("STEPFAULT_LONG");
-  return v != nullptr && std::string(v) == "1";
-}
 
 // RC_GTEST_PROP with a bounded number of cases: the seed, size and reproduce entries come from
 // RC_PARAMS as usual (the id is "Suite/Name", like RC_GTEST_PROP's), only max_success is capped
@@ -44,8 +40,8 @@ void CheckBoundedGTest(Testable&& testable) {
   metadata.description = info->name();
   const rc::detail::Configuration& global = rc::detail::configuration();
   rc::detail::TestParams params = global.testParams;
-  params.maxSuccess = LongRun() ? std::max(params.maxSuccess, kLongCases)
-                                : std::min(params.maxSuccess, kQuickCases);
+  params.maxSuccess = test_env::LongRun() ? std::max(params.maxSuccess, kLongCases)
+                                          : std::min(params.maxSuccess, kQuickCases);
   struct Quiet : rc::detail::TestListener {
     void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
     void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
@@ -225,7 +221,7 @@ TEST(RandomScheduleCheck, StrictBuiltinScenariosPassTheRandomCheck) {
   for (const auto& scenario : scenarios::BuiltinScenarios()) {
     CheckOptions o;
     o.seed = 20261129;
-    o.cases = LongRun() ? 100 : 4;
+    o.cases = test_env::LongRun() ? 100 : 4;
     o.config.seed = 7;
     const CheckResult r = CheckScenario(*scenario, o);
     EXPECT_TRUE(r.passed) << scenario->name() << ": " << r.invariant << " " << r.replay << "\n"

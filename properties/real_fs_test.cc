@@ -12,6 +12,7 @@
 #include "engine/random.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::properties {
 namespace {
@@ -20,10 +21,7 @@ TEST(RealFileSystemTest, EveryScenarioCompletesOnTheRealFileSystemWithoutViolati
   namespace fs = std::filesystem;
   for (const auto& scenario : scenarios::BuiltinScenarios()) {
     SCOPED_TRACE(scenario->name());
-    fs::path dir = fs::temp_directory_path() /
-                   ("sf_realfs_" + std::to_string(::getpid()) + "_" + scenario->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    fs::path dir = test_env::ScratchDir("realfs-" + scenario->name());
     std::vector<scenarios::LifeReport> lives;
     Json memo = Json::object();
     for (int life = 1; life <= 6 && (lives.empty() || !lives.back().completed); ++life) {

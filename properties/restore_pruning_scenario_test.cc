@@ -17,6 +17,7 @@
 #include "properties/life_runner.h"
 #include "scenarios/registry.h"
 #include "scenarios/restore_pruning/restore_pruning.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::properties {
 namespace {
@@ -146,7 +147,7 @@ TEST(RestorePruningScenarioTest, EverySingleFaultAtEveryWindowKeepsEveryInvarian
 // STEPFAULT_LONG=1: every action the explorer tries at every window (corruptions included), not
 // only the four the default sweep covers.
 TEST(RestorePruningScenarioTest, EveryApplicableActionAtEveryWindowKeepsEveryInvariantLong) {
-  if (std::getenv("STEPFAULT_LONG") == nullptr) GTEST_SKIP() << "set STEPFAULT_LONG=1";
+  STEPFAULT_SKIP_UNLESS_LONG();
   auto scenario = scenarios::MakeRestorePruningScenario();
   const RunConfig config = StrictConfig();
   Execution ref = RunPlan(*scenario, faults::Plan{}, config);

@@ -19,6 +19,7 @@
 #include "scenarios/json/json_scenario.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::properties::testing {
 
@@ -187,10 +188,7 @@ inline std::shared_ptr<scenarios::HostSeams> EditingStoreSeams(
 
 // A JSON example scenario of scenarios/json/examples.
 inline std::shared_ptr<const scenarios::Scenario> JsonExample(const std::string& file) {
-  const char* source = std::getenv("STEPFAULT_SOURCE_DIR");
-  const std::string dir = source != nullptr && *source != '\0'
-                              ? JoinPath(source, "scenarios/json/examples")
-                              : JoinPath(DirName(DirName(__FILE__)), "scenarios/json/examples");
+  const std::string dir = test_env::SourcePath("scenarios/json/examples");
   auto scenario = scenarios::LoadJsonScenario(PosixEnv(), JoinPath(dir, file));
   SF_CHECK(scenario.ok());
   return *scenario;

@@ -13,6 +13,7 @@
 
 #include "engine/env.h"
 #include "reports/report_model.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::reports::testing {
 
@@ -230,11 +231,6 @@ inline Report SampleReport() {
   return r;
 }
 
-// The source tree: env STEPFAULT_SOURCE_DIR (set by CTest), else two levels above this header.
-inline std::string SourceDir() {
-  if (const char* dir = std::getenv("STEPFAULT_SOURCE_DIR"); dir != nullptr && *dir != '\0')
-    return dir;
-  return DirName(DirName(__FILE__));
-}
+using test_env::SourceDir;
 
 }  // namespace stepfault::reports::testing

@@ -2,8 +2,9 @@
 // shows a violation, output is escaped and self-contained, and junit.xml is well-formed with the
 // right counts. Method: golden files in reports/testdata/ (STEPFAULT_UPDATE_GOLDENS=1 rewrites
 // them, then review the diff); a small XML well-formedness checker written here, plus xmllint
-// when installed; a hostile report full of markup; and, when /usr/bin/chromium exists, the page
-// rendered headless and its DOM inspected.
+// when installed; a hostile report full of markup; and the page rendered in headless
+// /usr/bin/chromium and its DOM inspected (a missing Chromium fails the test, unless
+// STEPFAULT_ALLOW_MISSING_BROWSER=1 skips it).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 
 #include "reports/report_writer.h"
 #include "reports/test_reports.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::reports {
 namespace {
@@ -26,9 +28,8 @@ int Count(const std::string& text, const std::string& needle) {
 }
 
 std::string MakeTempDir() {
-  std::string templ = "/tmp/stepfault_reports_XXXXXX";
-  SF_CHECK(mkdtemp(templ.data()) != nullptr);
-  return templ;
+  static int made = 0;
+  return test_env::ScratchDir("reports-" + std::to_string(made++));
 }
 
 // Returns "" when `xml` is well-formed (single root, balanced tags, quoted attributes, only the
@@ -339,10 +340,8 @@ TEST(WritersTest, SummaryStaysShortAndSaysHowManyWereCut) {
 // Renders the page in headless Chromium and inspects the DOM it built, proving the file opens in a
 // real browser without network access and that the matrix survives HTML parsing.
 TEST(WritersTest, ChromiumRendersTheMatrixAndTheCounterexample) {
-  if (access("/usr/bin/chromium", X_OK) != 0) {
-    GTEST_SKIP()
-        << "/usr/bin/chromium is not installed (apt-get install -y chromium to run this test)";
-  }
+  STEPFAULT_REQUIRE_PROGRAM(access("/usr/bin/chromium", X_OK) == 0, "/usr/bin/chromium",
+                            "STEPFAULT_ALLOW_MISSING_BROWSER");
   std::string dir = MakeTempDir();
   ASSERT_TRUE(WriteFileAtomically(PosixEnv(), dir, "report.html",
                                   HtmlReportWriter().Render(testing::SampleReport()))

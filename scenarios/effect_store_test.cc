@@ -8,15 +8,15 @@
 
 #include <filesystem>
 
+#include "tools/testing/test_env.h"
+
 namespace stepfault::scenarios {
 namespace {
 
 namespace fs = std::filesystem;
 
 TEST(EffectStoreTest, RepeatedAppliesAndReadsPrepareNoStatementAgain) {
-  const fs::path dir = fs::temp_directory_path() / ("sf_effects_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = test_env::ScratchDir("effects");
   {
     auto store = EffectStore::Open((dir / "effects.db").string(), {});
     ASSERT_TRUE(store.ok()) << store.status().ToString();

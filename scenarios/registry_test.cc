@@ -15,16 +15,14 @@
 #include "engine/env.h"
 #include "scenarios/invariants.h"
 #include "scenarios/json/json_scenario.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::scenarios {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path SourceRoot() {
-  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
-  return env != nullptr ? fs::path(env) : fs::path(__FILE__).parent_path().parent_path();
-}
+fs::path SourceRoot() { return test_env::SourceDir(); }
 
 std::vector<std::shared_ptr<const Scenario>> EveryShippedScenario() {
   std::vector<std::shared_ptr<const Scenario>> all = AllScenarios();

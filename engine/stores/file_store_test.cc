@@ -15,6 +15,7 @@
 #include "engine/checkpoint.h"
 #include "engine/crc32c.h"
 #include "engine/stores/delta_chain_test_util.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault {
 namespace {
@@ -37,11 +38,7 @@ void WriteAll(const fs::path& p, const std::string& bytes) {
 class FileStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("stepfault-file-store-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
+    root_ = test_env::ScratchDir("file-store");
     dir_ = (root_ / "store").string();
   }
   void TearDown() override { fs::remove_all(root_); }
@@ -213,9 +210,7 @@ TEST_F(FileStoreTest, CommitPartsStoresExactlyTheFileCommitStoresForTheJoinedByt
 }
 
 TEST_F(FileStoreTest, GoldenVersion1DirectoryStillOpensAndReads) {
-  const char* env = std::getenv("STEPFAULT_SOURCE_DIR");
-  const fs::path root =
-      env != nullptr ? fs::path(env) : fs::path(__FILE__).parent_path().parent_path().parent_path();
+  const fs::path root(test_env::SourceDir());
   fs::create_directories(dir_);
   for (const auto& e : fs::directory_iterator(root / "engine" / "testdata" / "file_store_v1")) {
     fs::copy_file(e.path(), fs::path(dir_) / e.path().filename());

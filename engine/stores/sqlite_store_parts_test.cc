@@ -25,6 +25,7 @@
 #include "engine/crc32c.h"
 #include "engine/stores/sqlite_shim_vfs_test_util.h"
 #include "engine/stores/sqlite_store.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault {
 namespace {
@@ -123,13 +124,7 @@ std::vector<RawRow> ReadRawRows(const std::string& path) {
 
 class SqliteStorePartsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("stepfault-sqlite-parts-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
+  void SetUp() override { root_ = test_env::ScratchDir("sqlite-parts"); }
   void TearDown() override {
     Plan() = FailPlan();
     fs::remove_all(root_);

@@ -24,6 +24,7 @@
 #include "engine/checkpoint.h"
 #include "engine/stores/sqlite_shim_vfs_test_util.h"
 #include "engine/stores/sqlite_store.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault {
 namespace {
@@ -53,10 +54,7 @@ class SqliteStoreSyncTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     RegisterCountingVfs();
-    root_ = fs::temp_directory_path() /
-            ("stepfault-sqlite-sync-" + std::to_string(::getpid()) + "-" + GetParam());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
+    root_ = test_env::ScratchDir("sqlite-sync");
   }
   void TearDown() override { fs::remove_all(root_); }
 
@@ -106,10 +104,7 @@ TEST_P(SqliteStoreSyncTest, ACommitLargerThanThePageCacheSyncsEachFileAsOftenAsI
 // once (the WAL case above).
 TEST(SqliteStoreWalAutocheckpointTest, ACommitPastTheIntervalIsFollowedByTheCheckpoint) {
   RegisterCountingVfs();
-  const fs::path root =
-      fs::temp_directory_path() / ("stepfault-sqlite-autockpt-" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root);
+  const fs::path root = test_env::ScratchDir("sqlite-autockpt");
   {
     auto store = SqliteCheckpointStore::Open(
         PosixEnv(), (root / "checkpoints.db").string(),

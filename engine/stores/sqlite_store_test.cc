@@ -16,6 +16,7 @@
 #include "engine/checkpoint.h"
 #include "engine/crc32c.h"
 #include "engine/stores/delta_chain_test_util.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault {
 namespace {
@@ -43,11 +44,7 @@ bool Typed(StatusCode code) {
 class SqliteStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("stepfault-sqlite-store-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
+    root_ = test_env::ScratchDir("sqlite-store");
     db_ = (root_ / "checkpoints.db").string();
   }
   void TearDown() override { fs::remove_all(root_); }

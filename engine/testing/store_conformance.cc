@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "engine/testing/store_conformance_internal.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::testing {
 namespace {
@@ -33,15 +34,7 @@ std::string StoreName(const ::testing::TestParamInfo<StoreUnderTest>& info) {
 }
 
 void StoreConformanceTest::SetUp() {
-  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string leaf = std::string("stepfault-conformance-") + std::to_string(::getpid()) + "-" +
-                     std::to_string(g_dir_counter++) + "-" + test->name();
-  for (char& c : leaf) {
-    if (c == '/') c = '_';
-  }
-  dir_ = (std::filesystem::temp_directory_path() / leaf).string();
-  std::filesystem::remove_all(dir_);
-  std::filesystem::create_directories(dir_);
+  dir_ = test_env::ScratchDir("conformance-" + std::to_string(g_dir_counter++));
 }
 
 void StoreConformanceTest::TearDown() {

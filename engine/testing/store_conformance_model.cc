@@ -13,6 +13,7 @@
 
 #include "engine/random.h"
 #include "engine/testing/store_conformance_internal.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::testing {
 namespace {
@@ -202,11 +203,6 @@ struct ReopenCmd : Command {
   void show(std::ostream& os) const override { os << "Reopen"; }
 };
 
-bool LongRun() {
-  const char* env = std::getenv("STEPFAULT_LONG");
-  return env != nullptr && std::string(env) == "1";
-}
-
 }  // namespace
 
 int ModelTestsAnchor() { return 0; }
@@ -221,8 +217,8 @@ TEST_P(StoreConformanceTest, ModelBasedRandomOperationsMatchAVectorModel) {
   }
   rc::detail::TestParams params;
   params.seed = DeriveSeed(0x5eed, param.name);
-  params.maxSuccess = LongRun() ? 300 : 30;
-  params.maxSize = LongRun() ? 100 : 40;
+  params.maxSuccess = test_env::LongRun() ? 300 : 30;
+  params.maxSize = test_env::LongRun() ? 100 : 40;
   const auto result = rc::detail::checkTestable(
       [&] {
         Sut sut;

@@ -4,24 +4,20 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "properties/blackbox/command_runner.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::properties::blackbox::testing {
 
-inline std::string SourceDir() {
-  const char* s = std::getenv("STEPFAULT_SOURCE_DIR");
-  return s ? s : std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().string();
-}
-inline std::string BinDir() {
-  const char* b = std::getenv("STEPFAULT_BIN_DIR");
-  return b ? b : (std::filesystem::path(SourceDir()) / "build" / "bin").string();
-}
+using test_env::BinDir;
+using test_env::LongRun;
+using test_env::SourceDir;
+
 inline std::string Example(const std::string& rel) {
   return (std::filesystem::path(SourceDir()) / "examples" / "blackbox" / rel).string();
 }
@@ -31,22 +27,10 @@ inline std::string ReadAll(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
-inline bool LongRun() {
-  const char* l = std::getenv("STEPFAULT_LONG");
-  return l && std::string(l) == "1";
-}
-
 // A fresh directory per test; `stepfault` runs with it as the working directory.
 class BlackboxCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (std::filesystem::temp_directory_path() /
-            ("stepfault-bb-" + std::string(info->name()) + "-" + std::to_string(getpid())))
-               .string();
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = test_env::ScratchDir("bb"); }
   void TearDown() override {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }

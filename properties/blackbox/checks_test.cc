@@ -20,6 +20,8 @@
 #include <map>
 #include <string>
 
+#include "tools/testing/test_env.h"
+
 namespace stepfault::properties::blackbox {
 namespace {
 
@@ -38,9 +40,7 @@ std::map<std::string, std::string> FilesOf(const fs::path& dir) {
 class QueryRowsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string dir = (fs::temp_directory_path() / "stepfault-checks-test-XXXXXX").string();
-    ASSERT_NE(mkdtemp(dir.data()), nullptr);
-    root_ = dir;
+    root_ = test_env::ScratchDir("checks");
     fs::create_directories(root_ / "live");
     fs::create_directories(root_ / "dead");
   }

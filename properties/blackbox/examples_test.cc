@@ -213,8 +213,7 @@ TEST_F(BlackboxCliTest, SqliteCliWithSynchronousOffLosesCommittedTransactions) {
   EXPECT_TRUE(
       HasViolation(report, "powerloss@proc.exit[cmd1]#1", "commit 1 was acknowledged but is lost"))
       << report["violations"].dump(2);
-  if (!testing::LongRun())
-    GTEST_SKIP() << "the WAL + synchronous=FULL sweep runs with STEPFAULT_LONG=1";
+  STEPFAULT_SKIP_UNLESS_LONG();  // the WAL + synchronous=FULL sweep
   CommandResult wal = Stepfault("blackbox explore --spec " + Example("sqlite-cli/wal-full.json") +
                                 " --jobs 2 --out wal");
   EXPECT_EQ(wal.exit_code, 0) << wal.out << wal.err;

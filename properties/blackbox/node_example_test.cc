@@ -4,8 +4,9 @@
 // UV_USE_IO_URING=0, as every black-box command gets). Method: run `stepfault blackbox` on
 // examples/blackbox/node-approval (crash only by default, every action with STEPFAULT_LONG=1);
 // for the cross-check, count (call, path) pairs of write/fsync/rename/unlink under the directory
-// in `strace -f -y` output and in the recorded windows. Skipped, saying why, when node, the npm
-// dependencies (installed by tools/test) or strace are missing.
+// in `strace -f -y` output and in the recorded windows. Skipped, saying why, when node or the npm
+// dependencies (installed by tools/test) are missing; a missing strace fails the cross-check
+// unless STEPFAULT_ALLOW_MISSING_STRACE=1.
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -86,7 +87,8 @@ std::map<std::string, int> StraceCalls(const std::string& text, const std::strin
 
 TEST_F(BlackboxCliTest, NodeRecordingMatchesStraceOnTheSameWorkload) {
   if (std::string why = NodeSkipReason(); !why.empty()) GTEST_SKIP() << why;
-  if (RunShell("strace -V", {"", {}, 30}).exit_code != 0) GTEST_SKIP() << "strace is not installed";
+  STEPFAULT_REQUIRE_PROGRAM(RunShell("strace -V", {"", {}, 30}).exit_code == 0, "strace",
+                            "STEPFAULT_ALLOW_MISSING_STRACE");
   CommandResult rec = Stepfault("blackbox record --spec " +
                                 testing::Example("node-approval/plain.json") + " --out rec");
   ASSERT_EQ(rec.exit_code, 0) << rec.out << rec.err;

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "scenarios/approval/approval_store_sql.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -145,11 +146,7 @@ class ExitProbe : public Probe {
 class ApprovalStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("sf_approval_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test_env::ScratchDir("approval");
     db_path_ = (dir_ / "business.db").string();
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -10,6 +10,8 @@
 
 #include <filesystem>
 
+#include "tools/testing/test_env.h"
+
 namespace stepfault::scenarios {
 namespace {
 
@@ -18,14 +20,7 @@ using ::testing::HasSubstr;
 
 class LeaseTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (fs::temp_directory_path() /
-            ("sf_lease_" + std::to_string(::getpid()) + "_" + info->name()))
-               .string();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = test_env::ScratchDir("lease"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string dir_;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/crc32c.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -95,14 +96,7 @@ Json SampleDoc() { return Json::parse(EncodeReceipt(Sample()).value()); }
 
 class ReceiptTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (fs::temp_directory_path() /
-            ("sf_receipt_" + std::to_string(::getpid()) + "_" + info->name()))
-               .string();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = test_env::ScratchDir("receipt"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string dir_;

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "scenarios/artifact_boundary/artifact_boundary_workflow.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -21,14 +22,7 @@ namespace fs = std::filesystem;
 
 class ArtifactRecordsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = (fs::temp_directory_path() /
-            ("sf_artifact_" + std::to_string(::getpid()) + "_" + info->name()))
-               .string();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = test_env::ScratchDir("artifact"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::unique_ptr<ArtifactLedger> OpenLedger() {

@@ -10,15 +10,12 @@
 #include <functional>
 
 #include "scenarios/json/json_scenario_internal.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::scenarios {
 namespace {
 
-std::string ExamplesDir() {
-  const char* source = std::getenv("STEPFAULT_SOURCE_DIR");
-  if (source != nullptr && *source != '\0') return JoinPath(source, "scenarios/json/examples");
-  return JoinPath(DirName(__FILE__), "examples");
-}
+std::string ExamplesDir() { return test_env::SourcePath("scenarios/json/examples"); }
 
 TEST(JsonScenarioTest, BothShippedExamplesLoadWithTheirNamesAndInvariants) {
   for (const char* file : {"review-pipeline.json", "fan-in-effects.json"}) {

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <string>
 
+#include "tools/testing/test_env.h"
+
 namespace stepfault::cli::testing {
 
 struct ProcessRun {
@@ -20,10 +22,7 @@ struct ProcessRun {
   std::string out;
 };
 
-inline std::string Binary() {
-  const char* dir = std::getenv("STEPFAULT_BIN_DIR");
-  return std::string(dir != nullptr ? dir : "build/bin") + "/stepfault";
-}
+inline std::string Binary() { return test_env::BinDir() + "/stepfault"; }
 
 // Runs `stepfault ARGS` through the shell, stdout and stderr together.
 inline ProcessRun Stepfault(const std::string& args) {
@@ -43,10 +42,9 @@ inline ProcessRun Stepfault(const std::string& args) {
 
 // A fresh, absent directory path for this test process: `<tmp>/<prefix>_<pid>_<name>`.
 inline std::string Scratch(const std::string& prefix, const std::string& name) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              (prefix + "_" + std::to_string(::getpid()) + "_" + name);
-  std::filesystem::remove_all(dir);
-  return dir.string();
+  const std::string dir = test_env::ScratchDir(prefix + "-" + name);
+  std::filesystem::remove(dir);
+  return dir;
 }
 
 }  // namespace stepfault::cli::testing

@@ -17,6 +17,7 @@
 #include "faults/failing_env.h"
 #include "tools/cli/cli.h"
 #include "tools/cli/cli_common.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::cli {
 namespace {
@@ -50,9 +51,7 @@ std::map<std::string, std::string> Files(const std::string& dir) {
 }
 
 TEST(ReportSetTest, AFullDiskLeavesThePreviousReportSetWholeAndNoTempFiles) {
-  const std::string dir =
-      (fs::temp_directory_path() / ("sf_reportset_" + std::to_string(::getpid()))).string();
-  fs::remove_all(dir);
+  const std::string dir = test_env::ScratchDir("report-set");
   reports::Report old_report;
   old_report.command = "stepfault explore --scenario fan-in";
   ASSERT_TRUE(WriteReportSet(PosixEnv(), dir, old_report).ok());

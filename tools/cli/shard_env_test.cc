@@ -18,6 +18,7 @@
 
 #include "engine/env.h"
 #include "tools/cli/cli_test_util.h"
+#include "tools/testing/test_env.h"
 
 namespace stepfault::cli {
 namespace {
@@ -96,8 +97,7 @@ int Shell(const std::string& command) {
 // by GoogleTest's convention, one by Kubernetes'), merge into the unsharded report byte for byte.
 TEST(ShardedExploreProcesses, ParallelShardsFromTheEnvironmentMergeIntoTheUnshardedReport) {
   namespace fs = std::filesystem;
-  const fs::path base = fs::temp_directory_path() / ("sf_shard_env_" + std::to_string(::getpid()));
-  fs::remove_all(base);
+  const fs::path base = test_env::ScratchDir("shard-env");
   const std::string explore =
       Binary() + " explore --scenario fan-in --actions crash --depth 1 --quiet --out ";
   ASSERT_EQ(Shell(explore + (base / "all").string() + " >/dev/null 2>&1"), 0);

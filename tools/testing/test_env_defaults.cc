@@ -1,5 +1,6 @@
 // Linked into every test binary: points STEPFAULT_SOURCE_DIR and STEPFAULT_BIN_DIR at this build's
-// source tree and binaries unless the caller already set them. CTest runs each GoogleTest case as
+// source tree and binaries unless the caller already set them; tests read them (and every other
+// setting of their environment) through test_env.h. CTest runs each GoogleTest case as
 // its own test (gtest_discover_tests), which can pass the tests only one environment variable
 // (RC_PARAMS); and __FILE__ is no way to find the sources, since ccache makes it relative.
 // In the sanitized build it also lets black-box tests LD_PRELOAD the (unsanitized) recorder into

@@ -17,7 +17,8 @@
 
 static int Render(int version, char* out, size_t cap) {
   int n = snprintf(out, cap, "{\"version\":%d,\"items\":[", version);
-  for (int i = 0; i < 60; ++i) n += snprintf(out + n, cap - (size_t)n, "%s\"item-%03d-v%04d\"", i ? "," : "", i, version);
+  for (int i = 0; i < 60; ++i)
+    n += snprintf(out + n, cap - (size_t)n, "%s\"item-%03d-v%04d\"", i ? "," : "", i, version);
   n += snprintf(out + n, cap - (size_t)n, "]}\n");
   return n;
 }
@@ -47,7 +48,8 @@ static int SaveAtomic(const char* path, int version) {
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   snprintf(dir, sizeof dir, "%s", path);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0 || WriteAll(fd, buf, (size_t)n) != 0 || fsync(fd) != 0) return perror("save-atomic"), 1;
+  if (fd < 0 || WriteAll(fd, buf, (size_t)n) != 0 || fsync(fd) != 0)
+    return perror("save-atomic"), 1;
   close(fd);
   if (rename(tmp, path) != 0) return perror("rename"), 1;
   int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
@@ -75,12 +77,16 @@ static int Check(const char* full_path, const char* acked_path) {
   if (sscanf(got, "{\"version\":%d,", &version) != 1 || version < 1)
     return printf("%s holds no whole state (%d bytes, starts \"%.20s\")\n", path, n, got), 1;
   Render(version, want, sizeof want);
-  if (strcmp(got, want) != 0) return printf("%s is torn: version %d header, damaged body (%d bytes)\n", path, version, n), 1;
+  if (strcmp(got, want) != 0)
+    return printf("%s is torn: version %d header, damaged body (%d bytes)\n", path, version, n), 1;
   int last = 0;
   if (ReadFile(acked_path, acked, sizeof acked) >= 0) {
     for (char* p = strstr(acked, "saved "); p; p = strstr(p + 1, "saved ")) last = atoi(p + 6);
   }
-  if (version < last) return printf("the program acknowledged \"saved %d\" but %s holds version %d\n", last, path, version), 1;
+  if (version < last)
+    return printf("the program acknowledged \"saved %d\" but %s holds version %d\n", last, path,
+                  version),
+           1;
   return 0;
 }
 

@@ -1,20 +1,21 @@
 // libstepfault_preload.so, the black-box recorder (preload_core.c: records, locks, paths, the live
 // fault, start-up; preload_io.c and preload_names.c hold the wrappers), loaded into an unmodified
-// program with LD_PRELOAD (docs/blackbox.md). It records every file-system call on a path under the directory under test
-// (STEPFAULT_BB_ROOT) as one framed record of the trace (faults/blackbox/trace.h documents the
-// format) and passes every other call through untouched.
+// program with LD_PRELOAD (docs/blackbox.md). It records every file-system call on a path under the
+// directory under test (STEPFAULT_BB_ROOT) as one framed record of the trace
+// (faults/blackbox/trace.h documents the format) and passes every other call through untouched.
 //
 // Promises. Each mutating call on a tracked file runs, and is appended to the trace, while one lock
 // is held (a per-process mutex plus flock on the trace file, which every process opens on its own),
-// so the order of the trace is the order the kernel applied the calls, across threads and processes.
-// A call the recorder cannot model (a writable MAP_SHARED mapping, io_uring_setup, a raw syscall()
-// that mutates a tracked file, copy_file_range/sendfile into one, a static binary exec'd) is written
-// as an `incomplete` record, never dropped silently; SQLite's `-shm` mapping is recorded as
-// `volatile` instead (it is rebuilt from the WAL). With STEPFAULT_BB_FAULT="point#N:ERRNO" the N-th
-// call at window `point` (counted across processes in STEPFAULT_BB_COUNTER) fails with ERRNO and does
-// nothing: the live ioerror run. Without STEPFAULT_BB_ROOT every call passes straight through.
-// The recorder opens no application file except a read-only reopen of a stdio stream's file when it
-// snapshots it (stdio writes go through glibc-internal calls it cannot see; see docs/blackbox.md).
+// so the order of the trace is the order the kernel applied the calls, across threads and
+// processes. A call the recorder cannot model (a writable MAP_SHARED mapping, io_uring_setup, a raw
+// syscall() that mutates a tracked file, copy_file_range/sendfile into one, a static binary exec'd)
+// is written as an `incomplete` record, never dropped silently; SQLite's `-shm` mapping is recorded
+// as `volatile` instead (it is rebuilt from the WAL). With STEPFAULT_BB_FAULT="point#N:ERRNO" the
+// N-th call at window `point` (counted across processes in STEPFAULT_BB_COUNTER) fails with ERRNO
+// and does nothing: the live ioerror run. Without STEPFAULT_BB_ROOT every call passes straight
+// through. The recorder opens no application file except a read-only reopen of a stdio stream's
+// file when it snapshots it (stdio writes go through glibc-internal calls it cannot see; see
+// docs/blackbox.md).
 //
 // Thread-safety: every entry point is safe from any thread; a per-thread guard stops re-entry (the
 // recorder's own calls pass through); the lock is re-created in a forked child, which reopens the
@@ -36,7 +37,6 @@ int g_fault_errno;
 FdEntry g_fds[SF_MAX_FDS];
 pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 __thread int t_guard;
-
 
 #define SF_DEFINE_REAL(ret, name, ...) ret (*real_##name)(__VA_ARGS__);
 SF_REAL_LIST(SF_DEFINE_REAL)
@@ -98,7 +98,8 @@ static void write_all(int fd, const char* p, size_t n) {
   }
 }
 
-// Appends one record: "R <len> <crc>\n" + body, body = "op=<op> pid=.. tid=..<fields> n=<len>\n" + data.
+// Appends one record: "R <len> <crc>\n" + body, where
+// body = "op=<op> pid=.. tid=..<fields> n=<len>\n" + data.
 void emit(const char* op, Buf* fields, const void* data, size_t len) {
   if (g_trace_fd < 0) return;
   Buf body = {0};
@@ -284,7 +285,6 @@ static void after_fork_child(void) {
   if (old >= 0 && old != g_trace_fd) real_close(old);
   emit_hello();
 }
-
 
 __attribute__((constructor)) static void stepfault_preload_init(void) {
   resolve_all();

@@ -20,7 +20,8 @@ typedef int (*OpenFn)(void* ctx);
 // Runs `call` (the real open) for the tracked path `role` with `flags`, records it, tracks the fd.
 static int traced_open(const char* role, int flags, OpenFn call, void* ctx, int is_stdio) {
   char abs[PATH_MAX];
-  snprintf(abs, sizeof abs, "%s%s%s", g_root, strcmp(role, ".") ? "/" : "", strcmp(role, ".") ? role : "");
+  snprintf(abs, sizeof abs, "%s%s%s", g_root, strcmp(role, ".") ? "/" : "",
+           strcmp(role, ".") ? role : "");
   lock_all();
   struct stat before;
   int existed = stat(abs, &before) == 0;
@@ -61,7 +62,9 @@ static int traced_open(const char* role, int flags, OpenFn call, void* ctx, int 
 }
 
 typedef struct {
-  int kind;  // 0 open, 1 open64, 2 openat, 3 openat64, 4 __open_2, 5 __open64_2, 6 __openat_2, 7 __openat64_2
+  // 0 open, 1 open64, 2 openat, 3 openat64, 4 __open_2, 5 __open64_2, 6 __openat_2,
+  // 7 __openat64_2
+  int kind;
   int dirfd;
   const char* path;
   int flags;
@@ -71,14 +74,22 @@ typedef struct {
 static int call_open(void* p) {
   OpenCtx* c = p;
   switch (c->kind) {
-    case 0: return real_open(c->path, c->flags, c->mode);
-    case 1: return real_open64(c->path, c->flags, c->mode);
-    case 2: return real_openat(c->dirfd, c->path, c->flags, c->mode);
-    case 3: return real_openat64(c->dirfd, c->path, c->flags, c->mode);
-    case 4: return real___open_2(c->path, c->flags);
-    case 5: return real___open64_2(c->path, c->flags);
-    case 6: return real___openat_2(c->dirfd, c->path, c->flags);
-    default: return real___openat64_2(c->dirfd, c->path, c->flags);
+    case 0:
+      return real_open(c->path, c->flags, c->mode);
+    case 1:
+      return real_open64(c->path, c->flags, c->mode);
+    case 2:
+      return real_openat(c->dirfd, c->path, c->flags, c->mode);
+    case 3:
+      return real_openat64(c->dirfd, c->path, c->flags, c->mode);
+    case 4:
+      return real___open_2(c->path, c->flags);
+    case 5:
+      return real___open64_2(c->path, c->flags);
+    case 6:
+      return real___openat_2(c->dirfd, c->path, c->flags);
+    default:
+      return real___openat64_2(c->dirfd, c->path, c->flags);
   }
 }
 
@@ -88,13 +99,13 @@ static int do_open(OpenCtx c) {
   return traced_open(role, c.flags, call_open, &c, 0);
 }
 
-#define MODE_ARG(flags, mode)                                  \
-  mode_t mode = 0;                                             \
-  if ((flags) & (O_CREAT | __O_TMPFILE)) {                     \
-    va_list ap;                                                \
-    va_start(ap, flags);                                       \
-    mode = (mode_t)va_arg(ap, int);                            \
-    va_end(ap);                                                \
+#define MODE_ARG(flags, mode)              \
+  mode_t mode = 0;                         \
+  if ((flags) & (O_CREAT | __O_TMPFILE)) { \
+    va_list ap;                            \
+    va_start(ap, flags);                   \
+    mode = (mode_t)va_arg(ap, int);        \
+    va_end(ap);                            \
   }
 
 SF_EXPORT int open(const char* path, int flags, ...) {
@@ -182,14 +193,22 @@ typedef struct {
 static ssize_t call_write(void* p) {
   WriteCtx* c = p;
   switch (c->kind) {
-    case 0: return real_write(c->fd, c->buf, c->n);
-    case 1: return real_pwrite(c->fd, c->buf, c->n, (off_t)c->off);
-    case 2: return real_pwrite64(c->fd, c->buf, c->n, (off64_t)c->off);
-    case 3: return real_writev(c->fd, c->iov, c->cnt);
-    case 4: return real_pwritev(c->fd, c->iov, c->cnt, (off_t)c->off);
-    case 5: return real_pwritev64(c->fd, c->iov, c->cnt, (off64_t)c->off);
-    case 6: return real_pwritev2(c->fd, c->iov, c->cnt, (off_t)c->off, c->flags);
-    default: return real_pwritev64v2(c->fd, c->iov, c->cnt, (off64_t)c->off, c->flags);
+    case 0:
+      return real_write(c->fd, c->buf, c->n);
+    case 1:
+      return real_pwrite(c->fd, c->buf, c->n, (off_t)c->off);
+    case 2:
+      return real_pwrite64(c->fd, c->buf, c->n, (off64_t)c->off);
+    case 3:
+      return real_writev(c->fd, c->iov, c->cnt);
+    case 4:
+      return real_pwritev(c->fd, c->iov, c->cnt, (off_t)c->off);
+    case 5:
+      return real_pwritev64(c->fd, c->iov, c->cnt, (off64_t)c->off);
+    case 6:
+      return real_pwritev2(c->fd, c->iov, c->cnt, (off_t)c->off, c->flags);
+    default:
+      return real_pwritev64v2(c->fd, c->iov, c->cnt, (off64_t)c->off, c->flags);
   }
 }
 
@@ -448,4 +467,3 @@ SF_EXPORT void sync(void) {
   emit_syncfs();
   unlock_all();
 }
-

@@ -43,20 +43,34 @@ typedef struct {
 static int call_name(void* p) {
   NameCtx* c = p;
   switch (c->kind) {
-    case 0: return real_rename(c->p1, c->p2);
-    case 1: return real_renameat(c->d1, c->p1, c->d2, c->p2);
-    case 2: return real_renameat2(c->d1, c->p1, c->d2, c->p2, c->flags);
-    case 3: return real_unlink(c->p1);
-    case 4: return real_unlinkat(c->d1, c->p1, (int)c->flags);
-    case 5: return real_mkdir(c->p1, c->mode);
-    case 6: return real_mkdirat(c->d1, c->p1, c->mode);
-    case 7: return real_rmdir(c->p1);
-    case 8: return real_truncate(c->p1, (off_t)c->size);
-    case 9: return real_truncate64(c->p1, (off64_t)c->size);
-    case 10: return real_link(c->p1, c->p2);
-    case 11: return real_linkat(c->d1, c->p1, c->d2, c->p2, (int)c->flags);
-    case 12: return real_symlink(c->p1, c->p2);
-    default: return real_symlinkat(c->p1, c->d2, c->p2);
+    case 0:
+      return real_rename(c->p1, c->p2);
+    case 1:
+      return real_renameat(c->d1, c->p1, c->d2, c->p2);
+    case 2:
+      return real_renameat2(c->d1, c->p1, c->d2, c->p2, c->flags);
+    case 3:
+      return real_unlink(c->p1);
+    case 4:
+      return real_unlinkat(c->d1, c->p1, (int)c->flags);
+    case 5:
+      return real_mkdir(c->p1, c->mode);
+    case 6:
+      return real_mkdirat(c->d1, c->p1, c->mode);
+    case 7:
+      return real_rmdir(c->p1);
+    case 8:
+      return real_truncate(c->p1, (off_t)c->size);
+    case 9:
+      return real_truncate64(c->p1, (off64_t)c->size);
+    case 10:
+      return real_link(c->p1, c->p2);
+    case 11:
+      return real_linkat(c->d1, c->p1, c->d2, c->p2, (int)c->flags);
+    case 12:
+      return real_symlink(c->p1, c->p2);
+    default:
+      return real_symlinkat(c->p1, c->d2, c->p2);
   }
 }
 
@@ -201,10 +215,14 @@ typedef struct {
 static int call_size(void* p) {
   SizeCtx* c = p;
   switch (c->kind) {
-    case 0: return real_ftruncate(c->fd, (off_t)c->a);
-    case 1: return real_ftruncate64(c->fd, (off64_t)c->a);
-    case 2: return real_fallocate(c->fd, c->mode, (off_t)c->a, (off_t)c->b);
-    case 3: return real_fallocate64(c->fd, c->mode, (off64_t)c->a, (off64_t)c->b);
+    case 0:
+      return real_ftruncate(c->fd, (off_t)c->a);
+    case 1:
+      return real_ftruncate64(c->fd, (off64_t)c->a);
+    case 2:
+      return real_fallocate(c->fd, c->mode, (off_t)c->a, (off_t)c->b);
+    case 3:
+      return real_fallocate64(c->fd, c->mode, (off64_t)c->a, (off64_t)c->b);
     case 4: {
       int r = real_posix_fallocate(c->fd, (off_t)c->a, (off_t)c->b);
       if (r) errno = r;
@@ -411,8 +429,8 @@ static int is_static_elf(const char* path) {
   if (fd < 0) return 0;
   Elf64_Ehdr eh;
   int result = 0;
-  if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-      eh.e_ident[EI_CLASS] == ELFCLASS64) {
+  if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+      memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64) {
     result = 1;
     for (int i = 0; i < eh.e_phnum && i < 256; ++i) {
       Elf64_Phdr ph;
@@ -434,4 +452,3 @@ SF_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   }
   return real_execve(path, argv, envp);
 }
-

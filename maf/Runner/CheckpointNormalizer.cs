@@ -68,7 +68,7 @@ public static class CheckpointNormalizer
         };
         var sortedPending = pending.OrderBy(p => Canonical.Dump(new JsonObject { ["port"] = p["port"]?.DeepClone(), ["message"] = p["message"]?.DeepClone() }), StringComparer.Ordinal).ToList();
         foreach (JsonObject p in sortedPending) p["request"] = nameOf(p["request"]!.GetValue<string>());
-        line["pending"] = new JsonArray(sortedPending.Select(p => (JsonNode)p).ToArray());
+        line["pending"] = Canonical.SortedArray(sortedPending.Select(p => (JsonNode)p));
         return line;
     }
 

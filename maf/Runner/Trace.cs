@@ -1,4 +1,4 @@
-// The normalized trace of one MAF run (format: docs/engine-semantics.md §12). Events are grouped by super-step and
+// The normalized trace of one MAF run (format: docs/engine-semantics.md §10). Events are grouped by super-step and
 // each group's members are sorted multisets, because MAF runs a step's receivers concurrently: the order of events
 // of different executors within one step is not defined, and neither is the order in which several senders' messages
 // reach one receiver. Request ids (GUIDs) become r1, r2, ... in order of first appearance in the sorted trace;
@@ -88,14 +88,15 @@ public sealed class Trace(ScenarioDef def, MemoryJsonStore store, string mode)
         this._lines.Add(line);
     }
 
-    // Sorts requests by (port, message) with their raw ids blanked, then names them in that order.
+    // Names requests in (port, message) order, then sorts them with their names.
     JsonArray NameRequests(IEnumerable<JsonNode> requests)
     {
         var sorted = requests.Select(r => r.AsObject())
             .OrderBy(r => Canonical.Dump(new JsonObject { ["port"] = r["port"]!.DeepClone(), ["message"] = r["message"]!.DeepClone() }), StringComparer.Ordinal)
             .ToList();
         foreach (JsonObject r in sorted) r["request"] = this.NameOf(r["request"]!.GetValue<string>());
-        return new JsonArray(sorted.Select(r => (JsonNode)r.DeepClone()).ToArray());
+        // Requests equal but for their id keep a defined order: by name.
+        return Canonical.SortedArray(sorted.Select(r => (JsonNode)r.DeepClone()));
     }
 
     string NameOf(string rawId)

@@ -26,15 +26,42 @@ std::string LineWhere(size_t i, const Json& line) {
   return w + ")";
 }
 
+int64_t StepOf(const Json& maf, const Json& engine) {
+  for (const Json* l : {&maf, &engine}) {
+    if (l->is_object() && l->contains("step") && (*l)["step"].is_number()) {
+      return (*l)["step"].get<int64_t>();
+    }
+  }
+  return -1;
+}
+
 void Add(std::vector<TraceDifference>* out, std::string kind, std::string where, Json maf,
-         Json engine) {
-  out->push_back({std::move(kind), std::move(where), std::move(maf), std::move(engine), ""});
+         Json engine, int64_t step = -1) {
+  out->push_back({std::move(kind), std::move(where), std::move(maf), std::move(engine), step, ""});
+}
+
+ModeFacts FactsOf(const std::vector<Json>& maf) {
+  ModeFacts f;
+  const Json emptied{{"type", ""}, {"body", Json::object()}};
+  for (const Json& l : maf) {
+    if (l.value("line", "") != "step" || !l.contains("invoked")) continue;
+    for (const Json& i : l["invoked"]) {
+      if (i.value("message", Json()) == emptied) {
+        const int64_t step = l["step"].get<int64_t>();
+        if (f.maf_emptied_message_step < 0 || step < f.maf_emptied_message_step) {
+          f.maf_emptied_message_step = step;
+        }
+      }
+    }
+  }
+  return f;
 }
 
 // Field by field; members that are objects keyed by receiver, barrier or state key compare key by
 // key, so a deviation can claim one key (one port's own state) and no more.
 void CompareLines(const std::string& prefix, const std::string& where, const Json& maf,
                   const Json& engine, std::vector<TraceDifference>* out) {
+  const int64_t step = StepOf(maf, engine);
   std::set<std::string> keys;
   for (const auto& [k, v] : maf.items()) keys.insert(k);
   for (const auto& [k, v] : engine.items()) keys.insert(k);
@@ -49,15 +76,15 @@ void CompareLines(const std::string& prefix, const std::string& where, const Jso
       for (const std::string& s : sub) {
         const Json ms = m.contains(s) ? m[s] : Json();
         const Json es = e.contains(s) ? e[s] : Json();
-        if (ms != es) Add(out, prefix + "." + k, where + "/" + s, ms, es);
+        if (ms != es) Add(out, prefix + "." + k, where + "/" + s, ms, es, step);
       }
       continue;
     }
-    Add(out, prefix + "." + k, where, m, e);
+    Add(out, prefix + "." + k, where, m, e, step);
   }
 }
 
-bool IsPortState(const TraceDifference& d) {
+bool IsPortState(const TraceDifference& d, const ModeFacts&) {
   return d.kind == "checkpoint.state" && d.engine.is_null() &&
          d.where.size() > 24 && d.where.ends_with("||WrappedRequestsStateKey");
 }
@@ -73,6 +100,18 @@ const std::vector<Deviation>& Deviations() {
        "claims a checkpoint.state difference whose key is <port>||WrappedRequestsStateKey and "
        "that the engine lacks; any other state difference stays undocumented",
        IsPortState},
+      {"maf-restored-message-emptied",
+       "MAF 1.28 bug: a message a fan-in barrier released (and one sent on from it) is queued "
+       "as a PortableValue inside a PortableValue; a JSON checkpoint keeps both wrappers and, "
+       "restored or resumed from it, MAF delivers a default-constructed message (type \"\", "
+       "body {}), so the receiver runs on nothing (compare #5307). The engine delivers the "
+       "message it checkpointed",
+       "claims every difference of a mode at or after the first step in which MAF invoked an "
+       "executor with an emptied message {\"type\": \"\", \"body\": {}}, and halts after "
+       "it: the mode diverges from there on; differences before that step stay undocumented",
+       [](const TraceDifference& d, const ModeFacts& f) {
+         return f.maf_emptied_message_step >= 0 && d.step >= f.maf_emptied_message_step;
+       }},
   };
   return kDeviations;
 }
@@ -95,16 +134,18 @@ std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
     const Json& m = maf_events[i];
     const Json& e = engine_events[i];
     if (m.value("line", "") != e.value("line", "")) {
-      Add(&out, "event order", LineWhere(i, m), m, e);
+      Add(&out, "event order", LineWhere(i, m), m, e, StepOf(m, e));
       break;  // the rest is misaligned: one difference says it
     }
     CompareLines(m.value("line", "?"), LineWhere(i, m), m, e, &out);
   }
   for (size_t i = common; i < maf_events.size(); ++i) {
-    Add(&out, "line missing in engine", LineWhere(i, maf_events[i]), maf_events[i], Json());
+    Add(&out, "line missing in engine", LineWhere(i, maf_events[i]), maf_events[i], Json(),
+        StepOf(maf_events[i], Json()));
   }
   for (size_t i = common; i < engine_events.size(); ++i) {
-    Add(&out, "line missing in MAF", LineWhere(i, engine_events[i]), Json(), engine_events[i]);
+    Add(&out, "line missing in MAF", LineWhere(i, engine_events[i]), Json(), engine_events[i],
+        StepOf(Json(), engine_events[i]));
   }
   std::set<std::string> names;
   for (const auto& [n, l] : maf_cps) names.insert(n);
@@ -113,16 +154,30 @@ std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
     auto m = maf_cps.find(n);
     auto e = engine_cps.find(n);
     if (m == maf_cps.end()) {
-      Add(&out, "checkpoint missing in MAF", n, Json(), e->second);
+      Add(&out, "checkpoint missing in MAF", n, Json(), e->second, StepOf(Json(), e->second));
     } else if (e == engine_cps.end()) {
-      Add(&out, "checkpoint missing in engine", n, m->second, Json());
+      Add(&out, "checkpoint missing in engine", n, m->second, Json(), StepOf(m->second, Json()));
     } else {
       CompareLines("checkpoint", n, m->second, e->second, &out);
     }
   }
+  // A halt has no step of its own: it belongs to the step before it.
+  for (TraceDifference& d : out) {
+    if (d.step < 0 && d.kind.starts_with("halt.")) {
+      int64_t last_step = -1;
+      const size_t line = std::stoul(d.where.substr(5));  // "line N (halt)"
+      for (size_t i = 0; i + 1 < line && i < maf_events.size(); ++i) {
+        if (maf_events[i].contains("step") && maf_events[i]["step"].is_number()) {
+          last_step = maf_events[i]["step"].get<int64_t>();
+        }
+      }
+      d.step = last_step;
+    }
+  }
+  const ModeFacts facts = FactsOf(maf);
   for (TraceDifference& d : out) {
     for (const Deviation& dev : Deviations()) {
-      if (dev.matches(d)) {
+      if (dev.matches(d, facts)) {
         d.deviation = dev.name;
         break;
       }
@@ -229,7 +284,7 @@ WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::str
     auto it = by_mode.find(mode);
     if (it == by_mode.end()) {
       w.differences.push_back(
-          {mode, TraceDifference{"mode missing in engine", mode, lines.front(), Json(), ""}});
+          {mode, TraceDifference{"mode missing in engine", mode, lines.front(), Json(), -1, ""}});
       continue;
     }
     for (TraceDifference& d : CompareTraces(lines, it->second)) {
@@ -239,7 +294,7 @@ WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::str
   for (const auto& [mode, lines] : *engine) {
     if (seen.count(mode) == 0) {
       w.differences.push_back(
-          {mode, TraceDifference{"mode missing in MAF", mode, Json(), lines.front(), ""}});
+          {mode, TraceDifference{"mode missing in MAF", mode, Json(), lines.front(), -1, ""}});
     }
   }
   return w;

@@ -20,7 +20,15 @@ struct TraceDifference {
   std::string kind;   // "step.invoked", "checkpoint.state", "line missing in engine", ...
   std::string where;  // "line 4 (step 2)", "cp3"
   Json maf, engine;   // the two values (null where one side has nothing)
+  int64_t step = -1;      // the super-step of the line or checkpoint (-1: none, e.g. a halt)
   std::string deviation;  // the kDeviations name that documents it; empty: undocumented
+};
+
+// What a deviation may know about the whole mode besides the difference itself.
+struct ModeFacts {
+  // The first super-step at which MAF invoked an executor with an emptied message
+  // ({"type": "", "body": {}}: maf-restored-message-emptied); -1 when it never did.
+  int64_t maf_emptied_message_step = -1;
 };
 
 // A documented deviation: what differs, why the engine differs from MAF there, and how the
@@ -29,7 +37,7 @@ struct Deviation {
   const char* name;
   const char* reason;
   const char* accounts;
-  std::function<bool(const TraceDifference&)> matches;
+  std::function<bool(const TraceDifference&, const ModeFacts&)> matches;
 };
 const std::vector<Deviation>& Deviations();
 

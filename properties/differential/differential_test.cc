@@ -84,6 +84,32 @@ TEST(Deviations, PortBookkeepingStateClaimsOnlyThePortEntry) {
   EXPECT_TRUE(undocumented[0].deviation.empty());
 }
 
+// Pin: maf-restored-message-emptied claims what follows MAF's first emptied delivery, not before.
+TEST(Deviations, RestoredMessageEmptiedClaimsOnlyFromTheEmptiedStepOn) {
+  const Json emptied{{"type", ""}, {"body", Json::object()}};
+  std::vector<Json> maf = Trace();
+  maf.insert(maf.begin() + 2, Json{{"line", "step"},
+                                   {"step", 1},
+                                   {"invoked", Json::array({Json{{"executor", "b"},
+                                                                 {"message", emptied}}})}});
+  std::vector<Json> engine = Trace();
+  engine.insert(engine.begin() + 2,
+                Json{{"line", "step"},
+                     {"step", 1},
+                     {"invoked", Json::array({Json{{"executor", "b"}, {"message", 1}}})}});
+  engine[2 + 1]["status"] = "ended";  // the halt after the emptied step differs as well
+  auto d = CompareTraces(maf, engine);
+  ASSERT_EQ(d.size(), 2u);
+  for (const TraceDifference& x : d) EXPECT_EQ(x.deviation, "maf-restored-message-emptied");
+
+  engine[1]["invoked"] = Json::array({"z"});  // step 0, before the emptied delivery
+  bool undocumented = false;
+  for (const TraceDifference& x : CompareTraces(maf, engine)) {
+    undocumented |= x.kind == "step.invoked" && x.step == 0 && x.deviation.empty();
+  }
+  EXPECT_TRUE(undocumented);
+}
+
 TEST(Deviations, EveryEntryIsNamedAndExplained) {
   for (const Deviation& d : Deviations()) {
     EXPECT_FALSE(std::string(d.name).empty());

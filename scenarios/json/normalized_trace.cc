@@ -44,7 +44,11 @@ std::optional<Message> Scripted(const JsonExecutorDef& port, const Message& requ
 
 class Tracer {
  public:
-  Tracer(const JsonScenarioDef& def, std::string mode) : def_(def) {
+  // `committed`: every checkpoint the modes' runs committed, in commit order (shared by the run's
+  // and the restore's tracers). Names come from it, not from the store's index, because a store
+  // that observes restores prunes the abandoned timeline (engine/store_prune.h).
+  Tracer(const JsonScenarioDef& def, std::string mode, std::vector<CheckpointInfo>* committed)
+      : def_(def), committed_(committed) {
     lines_.push_back(Json{{"line", "begin"}, {"mode", std::move(mode)}});
   }
 
@@ -59,7 +63,10 @@ class Tracer {
         return;
       case EventKind::kSuperStepCompleted: {
         Group& g = Current();
-        if (e.checkpoint) g.checkpoint = e.checkpoint->checkpoint_id;
+        if (e.checkpoint) {
+          g.checkpoint = e.checkpoint->checkpoint_id;
+          committed_->push_back(*e.checkpoint);
+        }
         g.pending_messages = e.has_pending_messages;
         g.pending_requests = e.has_pending_requests;
         g.completed_step = true;
@@ -127,9 +134,10 @@ class Tracer {
     lines_.push_back(Json{{"line", "halt"}, {"status", name}, {"responses", responses}});
   }
 
-  // Appends one line per checkpoint of `infos` (commit order) from `from` on.
-  Status Finish(CheckpointManager& manager, const std::vector<CheckpointInfo>& infos, int from) {
+  // Appends one line per committed checkpoint from `from` on.
+  Status Finish(CheckpointManager& manager, int from) {
     Close();
+    const std::vector<CheckpointInfo>& infos = *committed_;
     for (size_t i = 0; i < infos.size(); ++i) names_[infos[i].checkpoint_id] = i;
     for (size_t i = from; i < infos.size(); ++i) {
       SF_ASSIGN_OR_RETURN(std::shared_ptr<const Checkpoint> c, manager.Lookup(infos[i]));
@@ -180,18 +188,15 @@ class Tracer {
     lines_.push_back(std::move(line));
   }
 
-  // Sorted by (port, message), then named in that order.
+  // Named in (port, message) order, then sorted with their names.
   Json NameRequests(std::vector<Json> requests) {
     std::stable_sort(requests.begin(), requests.end(), [](const Json& a, const Json& b) {
       return Json{{"port", a["port"]}, {"message", a["message"]}}.dump() <
              Json{{"port", b["port"]}, {"message", b["message"]}}.dump();
     });
-    Json out = Json::array();
-    for (Json& r : requests) {
-      r["request"] = NameOf(r["request"].get<std::string>());
-      out.push_back(std::move(r));
-    }
-    return out;
+    for (Json& r : requests) r["request"] = NameOf(r["request"].get<std::string>());
+    // Requests equal but for their id keep a defined order: by name.
+    return Sorted(std::move(requests));
   }
 
   std::string NameOf(const std::string& raw) {
@@ -253,6 +258,7 @@ class Tracer {
   }
 
   const JsonScenarioDef& def_;
+  std::vector<CheckpointInfo>* committed_;
   std::vector<Json> lines_;
   std::optional<Group> group_;
   std::vector<PendingRequest> cycle_requests_;
@@ -359,11 +365,11 @@ Result<std::vector<Json>> EngineNormalizedTrace(const std::string& scenario_text
                       JsonScenarioSpec(s.def, &s.runtime).Build());
   SF_ASSIGN_OR_RETURN(std::unique_ptr<StreamingRun> run,
                       StreamingRun::Start(workflow, s.def.input, s.options));
-  Tracer first(s.def, "run");
+  std::vector<CheckpointInfo> infos;
+  Tracer first(s.def, "run", &infos);
   Drive(*run, first);
-  SF_ASSIGN_OR_RETURN(std::vector<CheckpointInfo> infos, s.manager->Index(run->session_id()));
   if (mode.kind == TraceMode::kRun) {
-    SF_RETURN_IF_ERROR(first.Finish(*s.manager, infos, 0));
+    SF_RETURN_IF_ERROR(first.Finish(*s.manager, 0));
     return std::move(first).lines();
   }
   if (mode.checkpoint < 0 || mode.checkpoint >= static_cast<int>(infos.size())) {
@@ -372,7 +378,7 @@ Result<std::vector<Json>> EngineNormalizedTrace(const std::string& scenario_text
   }
   const int from = static_cast<int>(infos.size());
   const CheckpointInfo target = infos[mode.checkpoint];
-  Tracer second(s.def, mode.ToString());
+  Tracer second(s.def, mode.ToString(), &infos);
   std::unique_ptr<StreamingRun> resumed;
   StreamingRun* driven = run.get();
   if (mode.kind == TraceMode::kRestore) {
@@ -384,8 +390,7 @@ Result<std::vector<Json>> EngineNormalizedTrace(const std::string& scenario_text
     driven = resumed.get();
   }
   Drive(*driven, second);
-  SF_ASSIGN_OR_RETURN(infos, s.manager->Index(driven->session_id()));
-  SF_RETURN_IF_ERROR(second.Finish(*s.manager, infos, from));
+  SF_RETURN_IF_ERROR(second.Finish(*s.manager, from));
   return std::move(second).lines();
 }
 

@@ -2,8 +2,8 @@
 #include "properties/differential/differential.h"
 
 #include <stdio.h>
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -85,8 +85,8 @@ void CompareLines(const std::string& prefix, const std::string& where, const Jso
 }
 
 bool IsPortState(const TraceDifference& d, const ModeFacts&) {
-  return d.kind == "checkpoint.state" && d.engine.is_null() &&
-         d.where.size() > 24 && d.where.ends_with("||WrappedRequestsStateKey");
+  return d.kind == "checkpoint.state" && d.engine.is_null() && d.where.size() > 24 &&
+         d.where.ends_with("||WrappedRequestsStateKey");
 }
 
 }  // namespace
@@ -122,12 +122,16 @@ std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
   std::vector<Json> maf_events, engine_events;
   std::map<std::string, Json> maf_cps, engine_cps;
   for (const Json& l : maf) {
-    if (l.value("line", "") == "checkpoint") maf_cps[l.value("name", "")] = l;
-    else maf_events.push_back(l);
+    if (l.value("line", "") == "checkpoint")
+      maf_cps[l.value("name", "")] = l;
+    else
+      maf_events.push_back(l);
   }
   for (const Json& l : engine) {
-    if (l.value("line", "") == "checkpoint") engine_cps[l.value("name", "")] = l;
-    else engine_events.push_back(l);
+    if (l.value("line", "") == "checkpoint")
+      engine_cps[l.value("name", "")] = l;
+    else
+      engine_events.push_back(l);
   }
   const size_t common = std::min(maf_events.size(), engine_events.size());
   for (size_t i = 0; i < common; ++i) {
@@ -199,8 +203,9 @@ Result<std::vector<Json>> RunMaf(const std::string& maf_runner, const std::strin
                                  const std::vector<std::string>& args) {
   std::error_code ec;
   if (!std::filesystem::exists(maf_runner, ec)) {
-    return Status::NotFound("maf-runner not found at " + maf_runner +
-                            "; build it with `dotnet build maf -c Release` (needs the .NET 10 SDK)");
+    return Status::NotFound(
+        "maf-runner not found at " + maf_runner +
+        "; build it with `dotnet build maf -c Release` (needs the .NET 10 SDK)");
   }
   const std::string err = (std::filesystem::temp_directory_path() /
                            ("stepfault-maf-" + std::to_string(::getpid()) + ".err"))
@@ -239,8 +244,8 @@ Result<std::vector<std::pair<std::string, std::vector<Json>>>> EngineAllModes(
     const std::string& scenario_text, const std::string& source_name) {
   const EngineProfile profile = EngineProfile::MafCompat();
   std::vector<std::pair<std::string, std::vector<Json>>> out;
-  SF_ASSIGN_OR_RETURN(std::vector<Json> run, scenarios::EngineNormalizedTrace(
-                                                 scenario_text, source_name, {}, profile));
+  SF_ASSIGN_OR_RETURN(std::vector<Json> run,
+                      scenarios::EngineNormalizedTrace(scenario_text, source_name, {}, profile));
   const int count = static_cast<int>(std::count_if(
       run.begin(), run.end(), [](const Json& l) { return l["line"] == "checkpoint"; }));
   out.push_back({"run", std::move(run)});

@@ -17,9 +17,9 @@
 namespace stepfault::properties {
 
 struct TraceDifference {
-  std::string kind;   // "step.invoked", "checkpoint.state", "line missing in engine", ...
-  std::string where;  // "line 4 (step 2)", "cp3"
-  Json maf, engine;   // the two values (null where one side has nothing)
+  std::string kind;       // "step.invoked", "checkpoint.state", "line missing in engine", ...
+  std::string where;      // "line 4 (step 2)", "cp3"
+  Json maf, engine;       // the two values (null where one side has nothing)
   int64_t step = -1;      // the super-step of the line or checkpoint (-1: none, e.g. a halt)
   std::string deviation;  // the kDeviations name that documents it; empty: undocumented
 };

@@ -4,7 +4,6 @@
 // test is skipped, unless STEPFAULT_REQUIRE_DOTNET=1 (tools/test sets it when dotnet is on PATH),
 // when a missing runner fails the test.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdlib>
@@ -56,7 +55,8 @@ TEST(DifferentialAgainstMaf, ShippedAndTwentyRandomWorkflowsHaveNoUndocumentedDi
     checkpoints += w.checkpoints;
     ExpectNoUndocumented(w);
   }
-  const fs::path dir = fs::temp_directory_path() / ("stepfault-diff-test-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("stepfault-diff-test-" + std::to_string(getpid()));
   fs::create_directories(dir);
   for (int i = 0; i < 20; ++i) {
     const fs::path file = dir / ("gen-0-" + std::to_string(i) + ".json");

@@ -88,10 +88,10 @@ TEST(Deviations, PortBookkeepingStateClaimsOnlyThePortEntry) {
 TEST(Deviations, RestoredMessageEmptiedClaimsOnlyFromTheEmptiedStepOn) {
   const Json emptied{{"type", ""}, {"body", Json::object()}};
   std::vector<Json> maf = Trace();
-  maf.insert(maf.begin() + 2, Json{{"line", "step"},
-                                   {"step", 1},
-                                   {"invoked", Json::array({Json{{"executor", "b"},
-                                                                 {"message", emptied}}})}});
+  maf.insert(maf.begin() + 2,
+             Json{{"line", "step"},
+                  {"step", 1},
+                  {"invoked", Json::array({Json{{"executor", "b"}, {"message", emptied}}})}});
   std::vector<Json> engine = Trace();
   engine.insert(engine.begin() + 2,
                 Json{{"line", "step"},

@@ -287,7 +287,8 @@ void Drive(StreamingRun& run, Tracer& tracer) {
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "stepfault-diff-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "stepfault-diff-XXXXXX").string();
     if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
   }
   ~TempDir() {
@@ -398,9 +399,8 @@ Result<int> EngineCheckpointCount(const std::string& scenario_text, const std::s
                                   const EngineProfile& profile) {
   SF_ASSIGN_OR_RETURN(std::vector<Json> lines,
                       EngineNormalizedTrace(scenario_text, source_name, TraceMode{}, profile));
-  return static_cast<int>(std::count_if(lines.begin(), lines.end(), [](const Json& l) {
-    return l["line"] == "checkpoint";
-  }));
+  return static_cast<int>(std::count_if(lines.begin(), lines.end(),
+                                        [](const Json& l) { return l["line"] == "checkpoint"; }));
 }
 
 }  // namespace stepfault::scenarios

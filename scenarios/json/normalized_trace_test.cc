@@ -95,9 +95,9 @@ TEST(NormalizedTrace, ModesParseAndBadOnesAreRejected) {
   EXPECT_FALSE(TraceMode::Parse("resume:").ok());
   EXPECT_FALSE(TraceMode::Parse("resume:-1").ok());
   EXPECT_FALSE(TraceMode::Parse("rerun").ok());
-  auto out_of_range = EngineNormalizedTrace(Example("fan-in-effects.json"), "f",
-                                            TraceMode{TraceMode::kResume, 99},
-                                            EngineProfile::MafCompat());
+  auto out_of_range =
+      EngineNormalizedTrace(Example("fan-in-effects.json"), "f", TraceMode{TraceMode::kResume, 99},
+                            EngineProfile::MafCompat());
   ASSERT_FALSE(out_of_range.ok());
   EXPECT_NE(out_of_range.status().message().find("checkpoints 0.."), std::string::npos);
 }

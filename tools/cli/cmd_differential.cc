@@ -54,8 +54,8 @@ Result<std::string> ReadText(const std::string& path) {
 }
 
 std::string Replay(const DifferentialArgs& a, const std::string& file, const std::string& mode) {
-  return reports::ShellJoin({"stepfault", "differential", "--workflow", file, "--mode", mode,
-                             "--maf", a.maf});
+  return reports::ShellJoin(
+      {"stepfault", "differential", "--workflow", file, "--mode", mode, "--maf", a.maf});
 }
 
 // One workflow's differences as printed lines and report entries.
@@ -96,8 +96,8 @@ void Record(const DifferentialArgs& a, const pd::WorkflowComparison& w, reports:
   if (!w.error.empty()) {
     ++*undocumented;
     ++(*by_kind)["run failed"];
-    report->violations.push_back({w.name, "DIFF-TRACE", "run", "compare", "",
-                                  Replay(a, w.file, "run"), w.error, "", 0});
+    report->violations.push_back(
+        {w.name, "DIFF-TRACE", "run", "compare", "", Replay(a, w.file, "run"), w.error, "", 0});
     bad_modes["run"]++;
   }
   std::vector<std::string> modes{"run"};
@@ -107,11 +107,10 @@ void Record(const DifferentialArgs& a, const pd::WorkflowComparison& w, reports:
   }
   for (const std::string& m : modes) {
     s.windows.push_back({m, m, 1, "", false});
-    s.cells.push_back({m, "compare",
-                       bad_modes.count(m) ? reports::CellOutcome::kViolation
-                                          : reports::CellOutcome::kPass,
-                       1, 1, bad_modes.count(m) ? std::vector<std::string>{"DIFF-TRACE"}
-                                                : std::vector<std::string>{}});
+    s.cells.push_back(
+        {m, "compare",
+         bad_modes.count(m) ? reports::CellOutcome::kViolation : reports::CellOutcome::kPass, 1, 1,
+         bad_modes.count(m) ? std::vector<std::string>{"DIFF-TRACE"} : std::vector<std::string>{}});
   }
   int64_t bad = 0;
   for (const auto& [m, n] : bad_modes) bad += n > 0;
@@ -136,8 +135,8 @@ int RunSingle(const DifferentialArgs& a) {
   }
   auto maf = pd::RunMaf(a.maf, a.workflow, args);
   if (!maf.ok()) return UsageError(maf.status().message());
-  auto engine = scenarios::EngineNormalizedTrace(*text, a.workflow, *mode,
-                                                 EngineProfile::MafCompat());
+  auto engine =
+      scenarios::EngineNormalizedTrace(*text, a.workflow, *mode, EngineProfile::MafCompat());
   if (!engine.ok()) return UsageError(engine.status().message());
   std::printf("== MAF (%s)\n", mode_text.c_str());
   for (const Json& l : *maf) std::printf("%s\n", l.dump().c_str());
@@ -182,8 +181,8 @@ int RunAll(const DifferentialArgs& a) {
   std::vector<std::string> generated;
   for (int i = 0; i < a.workflows; ++i) {
     const std::string text = pd::GenerateWorkflow(a.seed, i);
-    const fs::path p = scratch / ("gen-" + std::to_string(a.seed) + "-" + std::to_string(i) +
-                                  ".json");
+    const fs::path p =
+        scratch / ("gen-" + std::to_string(a.seed) + "-" + std::to_string(i) + ".json");
     std::ofstream(p) << text;
     files.push_back({p.string(), text});
     generated.push_back(p.string());
@@ -218,17 +217,18 @@ int RunAll(const DifferentialArgs& a) {
                               {"accounts", d.accounts},
                               {"occurrences", by_deviation[d.name]}});
   }
-  Json summary{{"workflows", files.size()},       {"shipped", shipped.size()},
-               {"generated", a.workflows},         {"seed", a.seed},
-               {"checkpoints", checkpoints},       {"modes", modes},
-               {"undocumented", undocumented},     {"by_kind", by_kind},
-               {"deviations", deviations},         {"differences", differences}};
+  Json summary{{"workflows", files.size()},    {"shipped", shipped.size()},
+               {"generated", a.workflows},     {"seed", a.seed},
+               {"checkpoints", checkpoints},   {"modes", modes},
+               {"undocumented", undocumented}, {"by_kind", by_kind},
+               {"deviations", deviations},     {"differences", differences}};
   std::ofstream(fs::path(a.out) / "differential.json") << summary.dump(2) << "\n";
   if (Status s = WriteReports(a.out, report); !s.ok()) return UsageError(s.message());
-  std::printf("differential: %zu workflows (%zu shipped, %d generated, seed %llu), %d "
-              "checkpoints, %d traces compared in %.1f s\n",
-              files.size(), shipped.size(), a.workflows,
-              static_cast<unsigned long long>(a.seed), checkpoints, modes, seconds);
+  std::printf(
+      "differential: %zu workflows (%zu shipped, %d generated, seed %llu), %d "
+      "checkpoints, %d traces compared in %.1f s\n",
+      files.size(), shipped.size(), a.workflows, static_cast<unsigned long long>(a.seed),
+      checkpoints, modes, seconds);
   for (const auto& [kind, n] : by_kind) std::printf("  %-40s %d\n", kind.c_str(), n);
   for (const auto& [name, n] : by_deviation) {
     std::printf("  documented deviation %-24s %d\n", name.c_str(), n);

@@ -40,13 +40,22 @@ void Add(std::vector<TraceDifference>* out, std::string kind, std::string where,
   out->push_back({std::move(kind), std::move(where), std::move(maf), std::move(engine), step, ""});
 }
 
-ModeFacts FactsOf(const std::vector<Json>& maf) {
+ModeFacts FactsOf(const std::vector<Json>& maf, const std::vector<Json>& engine) {
   ModeFacts f;
+  for (const Json& l : engine) {
+    if (l.value("line", "") == "error" &&
+        l.value("message", "").find("has ended") != std::string::npos) {
+      f.engine_refused_ended_run = true;
+    }
+  }
   const Json emptied{{"type", ""}, {"body", Json::object()}};
   for (const Json& l : maf) {
     if (l.value("line", "") != "step" || !l.contains("invoked")) continue;
+    if (l.contains("failed") && l["failed"].is_array() && !l["failed"].empty()) {
+      f.maf_failed_step = true;
+    }
     for (const Json& i : l["invoked"]) {
-      if (i.value("message", Json()) == emptied) {
+      if (i.is_object() && i.contains("message") && i["message"] == emptied) {
         const int64_t step = l["step"].get<int64_t>();
         if (f.maf_emptied_message_step < 0 || step < f.maf_emptied_message_step) {
           f.maf_emptied_message_step = step;
@@ -100,6 +109,20 @@ const std::vector<Deviation>& Deviations() {
        "claims a checkpoint.state difference whose key is <port>||WrappedRequestsStateKey and "
        "that the engine lacks; any other state difference stays undocumented",
        IsPortState},
+      {"failed-step-ends-run",
+       "a step whose handler fails ends the engine's run (status ended, modelled on MAF's "
+       "OffThread mode; README deliberate deviations); MAF in Lockstep mode, which the runner "
+       "uses, halts the run idle after the failed step, and a live restore on that handle works, "
+       "where the engine refuses it (resume a fresh run instead)",
+       "claims a halt.status difference MAF idle / engine ended in a mode where a MAF step has a "
+       "failed executor, and every difference of a restore mode the engine refused with \"the run "
+       "... "
+       "has ended\"; a fresh resume after the failure is compared in full",
+       [](const TraceDifference& d, const ModeFacts& f) {
+         if (f.engine_refused_ended_run) return true;
+         return f.maf_failed_step && d.kind == "halt.status" && d.maf == "idle" &&
+                d.engine == "ended";
+       }},
       {"maf-restored-message-emptied",
        "MAF 1.28 bug: a message a fan-in barrier released (and one sent on from it) is queued "
        "as a PortableValue inside a PortableValue; a JSON checkpoint keeps both wrappers and, "
@@ -178,7 +201,7 @@ std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
       d.step = last_step;
     }
   }
-  const ModeFacts facts = FactsOf(maf);
+  const ModeFacts facts = FactsOf(maf, engine);
   for (TraceDifference& d : out) {
     for (const Deviation& dev : Deviations()) {
       if (dev.matches(d, facts)) {
@@ -252,9 +275,14 @@ Result<std::vector<std::pair<std::string, std::vector<Json>>>> EngineAllModes(
   for (int n = 0; n < count; ++n) {
     for (auto kind : {scenarios::TraceMode::kRestore, scenarios::TraceMode::kResume}) {
       const scenarios::TraceMode mode{kind, n};
-      SF_ASSIGN_OR_RETURN(std::vector<Json> lines, scenarios::EngineNormalizedTrace(
-                                                       scenario_text, source_name, mode, profile));
-      out.push_back({mode.ToString(), std::move(lines)});
+      auto lines = scenarios::EngineNormalizedTrace(scenario_text, source_name, mode, profile);
+      if (lines.ok()) {
+        out.push_back({mode.ToString(), std::move(lines).value()});
+      } else {  // a refused mode is a trace too: it differs from MAF's where MAF went on
+        out.push_back({mode.ToString(),
+                       {Json{{"line", "begin"}, {"mode", mode.ToString()}},
+                        Json{{"line", "error"}, {"message", lines.status().message()}}}});
+      }
     }
   }
   return out;

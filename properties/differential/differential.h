@@ -29,6 +29,10 @@ struct ModeFacts {
   // The first super-step at which MAF invoked an executor with an emptied message
   // ({"type": "", "body": {}}: maf-restored-message-emptied); -1 when it never did.
   int64_t maf_emptied_message_step = -1;
+  // The engine refused the mode because its run had ended (failed-step-ends-run).
+  bool engine_refused_ended_run = false;
+  // Some step of MAF's trace has a failed executor.
+  bool maf_failed_step = false;
 };
 
 // A documented deviation: what differs, why the engine differs from MAF there, and how the

@@ -110,6 +110,29 @@ TEST(Deviations, RestoredMessageEmptiedClaimsOnlyFromTheEmptiedStepOn) {
   EXPECT_TRUE(undocumented);
 }
 
+// Pin: failed-step-ends-run claims the halt after a failure and a refused restore, nothing else.
+TEST(Deviations, FailedStepEndsRunClaimsTheHaltAfterAFailureAndARefusedRestore) {
+  std::vector<Json> maf = Trace();
+  maf[1]["failed"] = Json::array({"a"});
+  std::vector<Json> engine = maf;
+  engine[2]["status"] = "ended";
+  auto d = CompareTraces(maf, engine);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].deviation, "failed-step-ends-run");
+  // Without a failed step the same halt difference is undocumented.
+  std::vector<Json> plain = Trace();
+  plain[2]["status"] = "ended";
+  auto undocumented = CompareTraces(Trace(), plain);
+  ASSERT_EQ(undocumented.size(), 1u);
+  EXPECT_TRUE(undocumented[0].deviation.empty());
+  // A restore the engine refused because its run had ended.
+  std::vector<Json> refused{
+      Trace()[0], Json{{"line", "error"}, {"message", "the run of session 's' has ended"}}};
+  for (const TraceDifference& x : CompareTraces(Trace(), refused)) {
+    EXPECT_EQ(x.deviation, "failed-step-ends-run") << x.kind;
+  }
+}
+
 TEST(Deviations, EveryEntryIsNamedAndExplained) {
   for (const Deviation& d : Deviations()) {
     EXPECT_FALSE(std::string(d.name).empty());

@@ -22,8 +22,11 @@ const Switch kSwitches[] = {
      &EngineProfile::ownership_before_validation, true},
     {"non-atomic-restore", "restore imports in phases; a late failure leaves a half-restored run",
      &EngineProfile::non_atomic_restore, true},
-    {"step-numbers-restart", "step numbers restart at 0 after a fresh resume",
-     &EngineProfile::step_numbers_restart, true},
+    // Not in maf-compat since the differential (docs/engine-semantics.md §11.4): MAF 1.28 numbers
+    // the first step after a restore or a fresh resume checkpoint.step + 1, as the strict engine.
+    {"step-numbers-restart",
+     "step numbers restart at 0 after a fresh resume (MAF before 1.28; fixed in 1.28)",
+     &EngineProfile::step_numbers_restart, false},
     {"fan-in-aliasing", "the in-memory manager keeps live fan-in state objects (aliasing)",
      &EngineProfile::fan_in_aliasing, true},
     {"requests-not-reemitted",

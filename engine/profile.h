@@ -28,7 +28,9 @@ struct EngineProfile {
   // Restore imports state, runner data, executor hooks and edge state in phases; a late failure
   // leaves the run half-restored.
   bool non_atomic_restore = false;
-  // Step numbers restart at 0 after a fresh resume (Checkpoint.StepNumber is never read).
+  // Step numbers restart at 0 after a fresh resume (Checkpoint.StepNumber is never read). Read
+  // from the 1.17 source; MAF 1.28 continues from the checkpoint's step (the differential,
+  // docs/engine-semantics.md §11.4), so it is a historical bug, not part of maf-compat.
   bool step_numbers_restart = false;
   // The in-memory manager keeps the live fan-in state objects instead of copies (#6573).
   bool fan_in_aliasing = false;

@@ -79,6 +79,7 @@ int RunCli(int argc, char** argv) {
     AddDemoCommand(app, state);
     AddBlackboxCommand(app, state);
     AddSchedulesCommand(app, state);
+    AddDifferentialCommand(app, state);
     return Dispatch(app, state, argc, argv);
   });
 }

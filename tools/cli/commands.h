@@ -93,9 +93,10 @@ void AddListCommand(CLI::App& app, CommandState& state);
 void AddReportCommand(CLI::App& app, CommandState& state);
 void AddApprovalCommand(CLI::App& app, CommandState& state);
 void AddDemoCommand(CLI::App& app, CommandState& state);
-void AddBlackboxCommand(CLI::App& app, CommandState& state);   // cmd_blackbox.cc
-void AddSchedulesCommand(CLI::App& app, CommandState& state);  // cmd_schedules.cc
-int RunFlowScheduleReplay(const ReplayArgs& args);             // cmd_schedules.cc
+void AddBlackboxCommand(CLI::App& app, CommandState& state);      // cmd_blackbox.cc
+void AddSchedulesCommand(CLI::App& app, CommandState& state);     // cmd_schedules.cc
+void AddDifferentialCommand(CLI::App& app, CommandState& state);  // cmd_differential.cc
+int RunFlowScheduleReplay(const ReplayArgs& args);                // cmd_schedules.cc
 
 int RunExplore(const ExploreArgs& args);
 

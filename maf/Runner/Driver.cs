@@ -1,0 +1,63 @@
+// Runs one scenario on MAF in the runner's three modes and hands every event and checkpoint to a Trace. The host
+// protocol is the one the C++ side follows (normalized_trace.cc): run until the run halts, then answer every request
+// that cycle reported from the scenario's response rules (in the trace's sorted order), then run again; stop when
+// a halt leaves nothing to answer. Lockstep execution: a super-step's events are delivered after it ran.
+//   run          the fault-free run from the input.
+//   restore N    the fault-free run, then RestoreCheckpointAsync(cpN) on the same run handle, driven to a halt.
+//   resume N     the fault-free run, then a new workflow instance and checkpoint manager over the same store,
+//                ResumeStreamingAsync(cpN), driven to a halt (what a new process would do).
+// The trace of restore/resume holds only what happened after the restore: its events and the checkpoints it wrote.
+using Microsoft.Agents.AI.Workflows;
+
+namespace Stepfault.Maf.Runner;
+
+public sealed class Driver(ScenarioDef def)
+{
+    readonly Host _host = new();
+    readonly MemoryJsonStore _store = new();
+
+    public async Task<List<string>> RunAsync(string mode, int index, bool raw)
+    {
+        var first = new Trace(def, this._store, "run");
+        var env = InProcessExecution.Lockstep.WithCheckpointing(CheckpointManager.CreateJson(this._store));
+        await using StreamingRun run = await env.RunStreamingAsync(MafWorkflow.Build(def, this._host), def.Input);
+        await this.DriveAsync(run, first);
+        if (mode == "run") return raw ? this.Raw(0) : first.Finish(0);
+
+        IReadOnlyList<MemoryJsonStore.Entry> entries = this._store.Entries;
+        if (index < 0 || index >= entries.Count)
+            throw new ArgumentOutOfRangeException(nameof(index), $"--{mode} {index}: the run wrote checkpoints 0..{entries.Count - 1}");
+        int from = entries.Count;
+        var second = new Trace(def, this._store, $"{mode}:{index}");
+        CheckpointInfo target = entries[index].Info;
+        if (mode == "restore")
+        {
+            await run.RestoreCheckpointAsync(target);
+            await this.DriveAsync(run, second);
+        }
+        else
+        {
+            var fresh = InProcessExecution.Lockstep.WithCheckpointing(CheckpointManager.CreateJson(this._store));
+            await using StreamingRun resumed = await fresh.ResumeStreamingAsync(MafWorkflow.Build(def, this._host), target);
+            await this.DriveAsync(resumed, second);
+        }
+        return raw ? this.Raw(from) : second.Finish(from);
+    }
+
+    List<string> Raw(int from) =>
+        this._store.Entries.Skip(from).Select(e => $"{e.Info.CheckpointId} parent={e.Parent?.CheckpointId} {e.Value}").ToList();
+
+    async Task DriveAsync(StreamingRun run, Trace trace)
+    {
+        while (true)
+        {
+            await foreach (WorkflowEvent evt in run.WatchStreamAsync(false)) trace.Add(evt);
+            RunStatus status = await run.GetStatusAsync();
+            List<(ExternalRequest Request, Msg Response)> answers = trace.Answerable();
+            trace.Halt(status.ToString(), answers);
+            if (answers.Count == 0 || status == RunStatus.Ended) return;
+            foreach ((ExternalRequest request, Msg response) in answers)
+                await run.SendResponseAsync(request.CreateResponse(response));
+        }
+    }
+}

@@ -1,0 +1,336 @@
+// The comparison and the drivers of the differential (differential.h).
+#include "properties/differential/differential.h"
+
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "reports/shell_quote.h"
+#include "scenarios/json/normalized_trace.h"
+
+namespace stepfault::properties {
+namespace {
+
+std::string LineWhere(size_t i, const Json& line) {
+  std::string w = "line " + std::to_string(i + 1) + " (" + line.value("line", "?");
+  if (line.contains("step") && line["step"].is_number()) {
+    w += " " + std::to_string(line["step"].get<int64_t>());
+  }
+  return w + ")";
+}
+
+int64_t StepOf(const Json& maf, const Json& engine) {
+  for (const Json* l : {&maf, &engine}) {
+    if (l->is_object() && l->contains("step") && (*l)["step"].is_number()) {
+      return (*l)["step"].get<int64_t>();
+    }
+  }
+  return -1;
+}
+
+void Add(std::vector<TraceDifference>* out, std::string kind, std::string where, Json maf,
+         Json engine, int64_t step = -1) {
+  out->push_back({std::move(kind), std::move(where), std::move(maf), std::move(engine), step, ""});
+}
+
+ModeFacts FactsOf(const std::vector<Json>& maf, const std::vector<Json>& engine) {
+  ModeFacts f;
+  for (const Json& l : engine) {
+    if (l.value("line", "") == "error" &&
+        l.value("message", "").find("has ended") != std::string::npos) {
+      f.engine_refused_ended_run = true;
+    }
+  }
+  const Json emptied{{"type", ""}, {"body", Json::object()}};
+  for (const Json& l : maf) {
+    if (l.value("line", "") != "step" || !l.contains("invoked")) continue;
+    if (l.contains("failed") && l["failed"].is_array() && !l["failed"].empty()) {
+      f.maf_failed_step = true;
+    }
+    for (const Json& i : l["invoked"]) {
+      if (i.is_object() && i.contains("message") && i["message"] == emptied) {
+        const int64_t step = l["step"].get<int64_t>();
+        if (f.maf_emptied_message_step < 0 || step < f.maf_emptied_message_step) {
+          f.maf_emptied_message_step = step;
+        }
+      }
+    }
+  }
+  return f;
+}
+
+// Field by field; members that are objects keyed by receiver, barrier or state key compare key by
+// key, so a deviation can claim one key (one port's own state) and no more.
+void CompareLines(const std::string& prefix, const std::string& where, const Json& maf,
+                  const Json& engine, std::vector<TraceDifference>* out) {
+  const int64_t step = StepOf(maf, engine);
+  std::set<std::string> keys;
+  for (const auto& [k, v] : maf.items()) keys.insert(k);
+  for (const auto& [k, v] : engine.items()) keys.insert(k);
+  for (const std::string& k : keys) {
+    const Json m = maf.contains(k) ? maf[k] : Json();
+    const Json e = engine.contains(k) ? engine[k] : Json();
+    if (m == e) continue;
+    if ((k == "queued" || k == "fan_in" || k == "state") && m.is_object() && e.is_object()) {
+      std::set<std::string> sub;
+      for (const auto& [s, v] : m.items()) sub.insert(s);
+      for (const auto& [s, v] : e.items()) sub.insert(s);
+      for (const std::string& s : sub) {
+        const Json ms = m.contains(s) ? m[s] : Json();
+        const Json es = e.contains(s) ? e[s] : Json();
+        if (ms != es) Add(out, prefix + "." + k, where + "/" + s, ms, es, step);
+      }
+      continue;
+    }
+    Add(out, prefix + "." + k, where, m, e, step);
+  }
+}
+
+bool IsPortState(const TraceDifference& d, const ModeFacts&) {
+  return d.kind == "checkpoint.state" && d.engine.is_null() && d.where.size() > 24 &&
+         d.where.ends_with("||WrappedRequestsStateKey");
+}
+
+}  // namespace
+
+const std::vector<Deviation>& Deviations() {
+  static const std::vector<Deviation> kDeviations = {
+      {"port-bookkeeping-state",
+       "MAF's RequestPort executor keeps its own state entry (\"<port>||WrappedRequestsStateKey\") "
+       "in the checkpoint's state data once it is instantiated; Stepfault's port keeps its "
+       "pending requests only in the checkpoint's outstanding-request list, which both compare",
+       "claims a checkpoint.state difference whose key is <port>||WrappedRequestsStateKey and "
+       "that the engine lacks; any other state difference stays undocumented",
+       IsPortState},
+      {"failed-step-ends-run",
+       "a step whose handler fails ends the engine's run (status ended, modelled on MAF's "
+       "OffThread mode; README deliberate deviations); MAF in Lockstep mode, which the runner "
+       "uses, halts the run idle after the failed step, and a live restore on that handle works, "
+       "where the engine refuses it (resume a fresh run instead)",
+       "claims a halt.status difference MAF idle / engine ended in a mode where a MAF step has a "
+       "failed executor, and every difference of a restore mode the engine refused with \"the run "
+       "... "
+       "has ended\"; a fresh resume after the failure is compared in full",
+       [](const TraceDifference& d, const ModeFacts& f) {
+         if (f.engine_refused_ended_run) return true;
+         return f.maf_failed_step && d.kind == "halt.status" && d.maf == "idle" &&
+                d.engine == "ended";
+       }},
+      {"maf-restored-message-emptied",
+       "MAF 1.28 bug: a message a fan-in barrier released (and one sent on from it) is queued "
+       "as a PortableValue inside a PortableValue; a JSON checkpoint keeps both wrappers and, "
+       "restored or resumed from it, MAF delivers a default-constructed message (type \"\", "
+       "body {}), so the receiver runs on nothing (compare #5307). The engine delivers the "
+       "message it checkpointed",
+       "claims every difference of a mode at or after the first step in which MAF invoked an "
+       "executor with an emptied message {\"type\": \"\", \"body\": {}}, and halts after "
+       "it: the mode diverges from there on; differences before that step stay undocumented",
+       [](const TraceDifference& d, const ModeFacts& f) {
+         return f.maf_emptied_message_step >= 0 && d.step >= f.maf_emptied_message_step;
+       }},
+  };
+  return kDeviations;
+}
+
+std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
+                                           const std::vector<Json>& engine) {
+  std::vector<TraceDifference> out;
+  std::vector<Json> maf_events, engine_events;
+  std::map<std::string, Json> maf_cps, engine_cps;
+  for (const Json& l : maf) {
+    if (l.value("line", "") == "checkpoint")
+      maf_cps[l.value("name", "")] = l;
+    else
+      maf_events.push_back(l);
+  }
+  for (const Json& l : engine) {
+    if (l.value("line", "") == "checkpoint")
+      engine_cps[l.value("name", "")] = l;
+    else
+      engine_events.push_back(l);
+  }
+  const size_t common = std::min(maf_events.size(), engine_events.size());
+  for (size_t i = 0; i < common; ++i) {
+    const Json& m = maf_events[i];
+    const Json& e = engine_events[i];
+    if (m.value("line", "") != e.value("line", "")) {
+      Add(&out, "event order", LineWhere(i, m), m, e, StepOf(m, e));
+      break;  // the rest is misaligned: one difference says it
+    }
+    CompareLines(m.value("line", "?"), LineWhere(i, m), m, e, &out);
+  }
+  for (size_t i = common; i < maf_events.size(); ++i) {
+    Add(&out, "line missing in engine", LineWhere(i, maf_events[i]), maf_events[i], Json(),
+        StepOf(maf_events[i], Json()));
+  }
+  for (size_t i = common; i < engine_events.size(); ++i) {
+    Add(&out, "line missing in MAF", LineWhere(i, engine_events[i]), Json(), engine_events[i],
+        StepOf(Json(), engine_events[i]));
+  }
+  std::set<std::string> names;
+  for (const auto& [n, l] : maf_cps) names.insert(n);
+  for (const auto& [n, l] : engine_cps) names.insert(n);
+  for (const std::string& n : names) {
+    auto m = maf_cps.find(n);
+    auto e = engine_cps.find(n);
+    if (m == maf_cps.end()) {
+      Add(&out, "checkpoint missing in MAF", n, Json(), e->second, StepOf(Json(), e->second));
+    } else if (e == engine_cps.end()) {
+      Add(&out, "checkpoint missing in engine", n, m->second, Json(), StepOf(m->second, Json()));
+    } else {
+      CompareLines("checkpoint", n, m->second, e->second, &out);
+    }
+  }
+  // A halt has no step of its own: it belongs to the step before it.
+  for (TraceDifference& d : out) {
+    if (d.step < 0 && d.kind.starts_with("halt.")) {
+      int64_t last_step = -1;
+      const size_t line = std::stoul(d.where.substr(5));  // "line N (halt)"
+      for (size_t i = 0; i + 1 < line && i < maf_events.size(); ++i) {
+        if (maf_events[i].contains("step") && maf_events[i]["step"].is_number()) {
+          last_step = maf_events[i]["step"].get<int64_t>();
+        }
+      }
+      d.step = last_step;
+    }
+  }
+  const ModeFacts facts = FactsOf(maf, engine);
+  for (TraceDifference& d : out) {
+    for (const Deviation& dev : Deviations()) {
+      if (dev.matches(d, facts)) {
+        d.deviation = dev.name;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::vector<Json>>> SplitModes(const std::vector<Json>& lines) {
+  std::vector<std::pair<std::string, std::vector<Json>>> out;
+  for (const Json& l : lines) {
+    if (l.value("line", "") == "begin") out.push_back({l.value("mode", "?"), {}});
+    if (!out.empty()) out.back().second.push_back(l);
+  }
+  return out;
+}
+
+Result<std::vector<Json>> RunMaf(const std::string& maf_runner, const std::string& scenario_file,
+                                 const std::vector<std::string>& args) {
+  std::error_code ec;
+  if (!std::filesystem::exists(maf_runner, ec)) {
+    return Status::NotFound(
+        "maf-runner not found at " + maf_runner +
+        "; build it with `dotnet build maf -c Release` (needs the .NET 10 SDK)");
+  }
+  const std::string err = (std::filesystem::temp_directory_path() /
+                           ("stepfault-maf-" + std::to_string(::getpid()) + ".err"))
+                              .string();
+  std::vector<std::string> words{maf_runner, scenario_file};
+  words.insert(words.end(), args.begin(), args.end());
+  const std::string command = reports::ShellJoin(words) + " 2>" + reports::ShellQuote(err);
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return Status::Internal("cannot start " + maf_runner);
+  std::string text;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) text.append(buf, n);
+  const int rc = ::pclose(pipe);
+  std::ifstream ef(err);
+  std::stringstream stderr_text;
+  stderr_text << ef.rdbuf();
+  std::filesystem::remove(err, ec);
+  if (rc != 0) {
+    return Status::Internal("maf-runner failed (status " + std::to_string(WEXITSTATUS(rc)) +
+                            ") on " + scenario_file + ": " + stderr_text.str());
+  }
+  std::vector<Json> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Status::Internal("maf-runner printed a non-JSON line: " + line);
+    lines.push_back(std::move(j));
+  }
+  return lines;
+}
+
+Result<std::vector<std::pair<std::string, std::vector<Json>>>> EngineAllModes(
+    const std::string& scenario_text, const std::string& source_name) {
+  const EngineProfile profile = EngineProfile::MafCompat();
+  std::vector<std::pair<std::string, std::vector<Json>>> out;
+  SF_ASSIGN_OR_RETURN(std::vector<Json> run,
+                      scenarios::EngineNormalizedTrace(scenario_text, source_name, {}, profile));
+  const int count = static_cast<int>(std::count_if(
+      run.begin(), run.end(), [](const Json& l) { return l["line"] == "checkpoint"; }));
+  out.push_back({"run", std::move(run)});
+  for (int n = 0; n < count; ++n) {
+    for (auto kind : {scenarios::TraceMode::kRestore, scenarios::TraceMode::kResume}) {
+      const scenarios::TraceMode mode{kind, n};
+      auto lines = scenarios::EngineNormalizedTrace(scenario_text, source_name, mode, profile);
+      if (lines.ok()) {
+        out.push_back({mode.ToString(), std::move(lines).value()});
+      } else {  // a refused mode is a trace too: it differs from MAF's where MAF went on
+        out.push_back({mode.ToString(),
+                       {Json{{"line", "begin"}, {"mode", mode.ToString()}},
+                        Json{{"line", "error"}, {"message", lines.status().message()}}}});
+      }
+    }
+  }
+  return out;
+}
+
+WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::string& file,
+                                   const std::string& text) {
+  WorkflowComparison w;
+  w.file = file;
+  Json doc = Json::parse(text, nullptr, false);
+  w.name = doc.is_object() ? doc.value("name", file) : file;
+  Result<std::vector<Json>> maf = RunMaf(maf_runner, file, {"--all"});
+  if (!maf.ok()) {
+    w.error = maf.status().message();
+    return w;
+  }
+  auto engine = EngineAllModes(text, file);
+  if (!engine.ok()) {
+    w.error = "engine: " + engine.status().message();
+    return w;
+  }
+  const auto maf_modes = SplitModes(*maf);
+  std::map<std::string, std::vector<Json>> by_mode(engine->begin(), engine->end());
+  std::set<std::string> seen;
+  for (const auto& [mode, lines] : maf_modes) {
+    if (mode == "run") {
+      w.checkpoints = static_cast<int>(std::count_if(
+          lines.begin(), lines.end(), [](const Json& l) { return l["line"] == "checkpoint"; }));
+    }
+    ++w.modes;
+    seen.insert(mode);
+    auto it = by_mode.find(mode);
+    if (it == by_mode.end()) {
+      w.differences.push_back(
+          {mode, TraceDifference{"mode missing in engine", mode, lines.front(), Json(), -1, ""}});
+      continue;
+    }
+    for (TraceDifference& d : CompareTraces(lines, it->second)) {
+      w.differences.push_back({mode, std::move(d)});
+    }
+  }
+  for (const auto& [mode, lines] : *engine) {
+    if (seen.count(mode) == 0) {
+      w.differences.push_back(
+          {mode, TraceDifference{"mode missing in MAF", mode, Json(), lines.front(), -1, ""}});
+    }
+  }
+  return w;
+}
+
+}  // namespace stepfault::properties

@@ -1,0 +1,77 @@
+// The differential between Stepfault's engine (under maf-compat) and the real MAF 1.28, run by
+// maf-runner (maf/Runner): both give the normalized trace of a JSON scenario in the modes run,
+// restore:N and resume:N (scenarios/json/normalized_trace.h), and CompareTraces lists every way
+// the two differ. Each difference either matches a documented deviation (kDeviations: the engine
+// is deliberately not MAF there, docs/engine-semantics.md §11.3) or is undocumented, which is a
+// finding: a bug in the engine's model of MAF to fix, or a deviation to name and document.
+// Thread-safety: functions of their arguments; RunMaf starts a process.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/json_text.h"
+#include "engine/status.h"
+
+namespace stepfault::properties {
+
+struct TraceDifference {
+  std::string kind;       // "step.invoked", "checkpoint.state", "line missing in engine", ...
+  std::string where;      // "line 4 (step 2)", "cp3"
+  Json maf, engine;       // the two values (null where one side has nothing)
+  int64_t step = -1;      // the super-step of the line or checkpoint (-1: none, e.g. a halt)
+  std::string deviation;  // the kDeviations name that documents it; empty: undocumented
+};
+
+// What a deviation may know about the whole mode besides the difference itself.
+struct ModeFacts {
+  // The first super-step at which MAF invoked an executor with an emptied message
+  // ({"type": "", "body": {}}: maf-restored-message-emptied); -1 when it never did.
+  int64_t maf_emptied_message_step = -1;
+  // The engine refused the mode because its run had ended (failed-step-ends-run).
+  bool engine_refused_ended_run = false;
+  // Some step of MAF's trace has a failed executor.
+  bool maf_failed_step = false;
+};
+
+// A documented deviation: what differs, why the engine differs from MAF there, and how the
+// comparison accounts for it (which differences it claims).
+struct Deviation {
+  const char* name;
+  const char* reason;
+  const char* accounts;
+  std::function<bool(const TraceDifference&, const ModeFacts&)> matches;
+};
+const std::vector<Deviation>& Deviations();
+
+// Every difference between two traces of one mode, each matched against Deviations().
+std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
+                                           const std::vector<Json>& engine);
+
+// Splits a concatenated multi-mode trace (maf-runner --all) at its "begin" lines: mode -> lines.
+std::vector<std::pair<std::string, std::vector<Json>>> SplitModes(const std::vector<Json>& lines);
+
+// Runs `maf_runner` on the scenario file with `args` (e.g. {"--all"}) and parses its stdout.
+// kNotFound when the program is missing, kInternal with its stderr when it fails.
+Result<std::vector<Json>> RunMaf(const std::string& maf_runner, const std::string& scenario_file,
+                                 const std::vector<std::string>& args);
+
+// The engine's traces of every mode maf-runner --all gives: run, then restore:N and resume:N for
+// every checkpoint N of the engine's run (so a checkpoint count that differs shows as modes one
+// side lacks).
+Result<std::vector<std::pair<std::string, std::vector<Json>>>> EngineAllModes(
+    const std::string& scenario_text, const std::string& source_name);
+
+// One workflow compared in every mode.
+struct WorkflowComparison {
+  std::string name, file;
+  int checkpoints = 0;  // the MAF run's
+  int modes = 0;
+  std::vector<std::pair<std::string, TraceDifference>> differences;  // mode -> difference
+  std::string error;  // a side failed to run the workflow (a finding as well)
+};
+WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::string& file,
+                                   const std::string& text);
+
+}  // namespace stepfault::properties

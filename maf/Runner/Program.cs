@@ -1,5 +1,5 @@
 // maf-runner SCENARIO.json [--resume N | --restore N | --all] [--raw]: runs a Stepfault JSON scenario on the real MAF
-// and prints its normalized trace (docs/engine-semantics.md §10) on stdout, one canonical JSON object per line.
+// and prints its normalized trace (docs/engine-semantics.md §11) on stdout, one canonical JSON object per line.
 // --all: the fault-free run's trace, then for every checkpoint N it wrote the restore:N and resume:N traces, each
 // from a fresh start (new effects, new fail-once markers, new store), so one process serves a whole differential.
 // Exit 0 on a run that was traced (whatever the run did), 2 on bad input with the reason on stderr.

@@ -1,4 +1,4 @@
-// The normalized trace of one MAF run (format: docs/engine-semantics.md §10). Events are grouped by super-step and
+// The normalized trace of one MAF run (format: docs/engine-semantics.md §11). Events are grouped by super-step and
 // each group's members are sorted multisets, because MAF runs a step's receivers concurrently: the order of events
 // of different executors within one step is not defined, and neither is the order in which several senders' messages
 // reach one receiver. Request ids (GUIDs) become r1, r2, ... in order of first appearance in the sorted trace;

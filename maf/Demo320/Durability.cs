@@ -21,7 +21,7 @@ public static class Durability
 
     public static void Inherit(string dir, IEnumerable<string> names)
     {
-        foreach (string name in names) Posix.SyncPath(Path.Combine(dir, name), directory: false);
+        foreach (string name in names) Posix.SyncPath(Path.Combine(dir, name));
         Posix.SyncDirectory(dir);
     }
 }

@@ -1,10 +1,9 @@
 // Shared command-line pieces.
 #include "tools/cli/cli_common.h"
 
-#include <unistd.h>
-
 #include <fcntl.h>
 #include <sys/file.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -47,8 +46,8 @@ Result<double> ParsePercent(const std::string& flag, const std::string& text) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, v, std::chars_format::fixed);
   if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || v < 0 || v > 100) {
-    return Status::InvalidArgument(flag + " must be a decimal number in 0..100, e.g. 80 or 92.5 (got '" +
-                                   text + "')");
+    return Status::InvalidArgument(
+        flag + " must be a decimal number in 0..100, e.g. 80 or 92.5 (got '" + text + "')");
   }
   return v;
 }
@@ -112,7 +111,8 @@ Status CheckHazardsApply(const std::vector<std::string>& hazards,
     }
     if (!is_host) continue;  // an engine or store hazard: every scenario has it
     for (const auto& s : chosen) {
-      for (const scenarios::HostHazard& d : s->host_hazards()) declared = declared || d.name == bare;
+      for (const scenarios::HostHazard& d : s->host_hazards())
+        declared = declared || d.name == bare;
     }
     if (declared || chosen.empty()) continue;
     std::string own;
@@ -186,8 +186,7 @@ Status CheckOutDir(const std::string& dir) {
     return Status::InvalidArgument("--out '" + dir + "': '" + p.string() + "' is not writable");
   // access(2) answers yes to root for every directory, /sys and /proc included: only creating a
   // file says whether the reports can be written.
-  const std::string probe =
-      (p / (".stepfault-out-check-" + std::to_string(::getpid()))).string();
+  const std::string probe = (p / (".stepfault-out-check-" + std::to_string(::getpid()))).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     return Status::InvalidArgument("--out '" + dir + "': cannot create a file in '" + p.string() +
@@ -227,9 +226,8 @@ Status WriteReportSet(Env* env, const std::string& dir, const reports::Report& r
   };
   for (const auto& [name, bytes] : files) {
     // This process's own name: a second writer's temporaries are never ours to replace.
-    const std::string temp =
-        JoinPath(dir, "." + name + "." + std::to_string(::getpid()) + "-" +
-                          std::to_string(temp_serial.fetch_add(1)) + ".tmp");
+    const std::string temp = JoinPath(dir, "." + name + "." + std::to_string(::getpid()) + "-" +
+                                               std::to_string(temp_serial.fetch_add(1)) + ".tmp");
     temps.push_back(temp);
     Status s = WriteDurably(env, temp, bytes);
     if (!s.ok()) return clean_up(s);

@@ -200,8 +200,12 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
   rec->add_option("--spec", args->spec, "black-box spec file (docs/blackbox.md)");
   rec->add_option("--out", args->out, "directory for trace.sftrace and windows.txt");
   rec->add_option("--check-trace", args->trace, "only validate an existing trace file");
-  rec->callback([&state, args] { state.run = [args] { bb::InstallProcessGuard();
-    return RunRecord(*args); }; });
+  rec->callback([&state, args] {
+    state.run = [args] {
+      bb::InstallProcessGuard();
+      return RunRecord(*args);
+    };
+  });
   auto* ex = bbc->add_subcommand("explore", "every action at every window, recovered and checked");
   ex->add_option("--spec", args->spec, "black-box spec file")->required();
   ex->add_option("--actions", args->actions, "crash,powerloss,reorder,ioerror,ioerror:ENOSPC")
@@ -214,15 +218,23 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
   AddUnsignedOption(ex, "--depth2-max-pairs", &args->depth2_max_pairs, "cap on depth-2 pairs", 1,
                     10000000);
   ex->add_option("--out", args->out, "directory for the reports")->required();
-  ex->callback([&state, args] { state.run = [args] { bb::InstallProcessGuard();
-    return RunBbExplore(*args); }; });
+  ex->callback([&state, args] {
+    state.run = [args] {
+      bb::InstallProcessGuard();
+      return RunBbExplore(*args);
+    };
+  });
   auto* rp = bbc->add_subcommand("replay", "replay one plan and say what broke");
   rp->add_option("--spec", args->spec, "black-box spec file")->required();
   rp->add_option("--plan", args->plan, "e.g. powerloss@fs.write[state.json]#1")->required();
   AddUnsignedOption(rp, "--seed", &args->seed, "root seed (tearing)", 0, UINT64_MAX);
   rp->add_option("--keep", args->keep, "keep the crash state and the recovered directory here");
-  rp->callback([&state, args] { state.run = [args] { bb::InstallProcessGuard();
-    return RunBbReplay(*args); }; });
+  rp->callback([&state, args] {
+    state.run = [args] {
+      bb::InstallProcessGuard();
+      return RunBbReplay(*args);
+    };
+  });
 }
 
 }  // namespace stepfault::cli

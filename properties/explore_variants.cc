@@ -9,6 +9,7 @@
 #include "properties/task_pool.h"
 #include "reports/merge.h"
 #include "scenarios/host_drive.h"
+#include "scenarios/registry.h"
 
 namespace stepfault::properties {
 namespace {
@@ -57,8 +58,7 @@ std::string NameOf(const scenarios::Scenario& s, const Variant& v) {
 }
 
 // What makes two variants the same exploration: the fault-free run's trace and windows.
-std::string Signature(const scenarios::Scenario& s, const RunConfig& config) {
-  const Execution ex = RunPlan(s, faults::Plan{}, config);
+std::string Signature(const Execution& ex) {
   std::string sig = ex.trace;
   for (const LifeRecord& l : ex.lives) {
     for (const faults::Window& w : l.windows) sig += w.point + "#" + std::to_string(w.occurrence);
@@ -69,7 +69,8 @@ std::string Signature(const scenarios::Scenario& s, const RunConfig& config) {
 }  // namespace
 
 reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scenario>>& scenarios,
-                        const ExploreOptions& options, const std::string& command) {
+                        const ExploreOptions& options, const std::string& command,
+                        std::string* fault_free_failure) {
   reports::Report report;
   report.command = command;
   report.seed = options.config.seed;
@@ -85,15 +86,46 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
             options.action_kinds.end())
       report.actions_filtered.push_back(k);
   }
-  for (const auto& s : scenarios) {
+  // Every variant's fault-free run first: one that already breaks an invariant is no
+  // crash-consistency finding, and exploring under faults would only blame its failure on them.
+  std::vector<std::vector<std::string>> signatures(scenarios.size());
+  for (size_t k = 0; k < scenarios.size(); ++k) {
+    const scenarios::Scenario& s = *scenarios[k];
+    if (scenarios::IsScheduleScenario(s)) continue;
+    for (const Variant& v : VariantsOf(s, options)) {
+      ExploreOptions o = options;
+      o.config.params = v.params;
+      o.config.checkpoint_store = v.store;
+      const Execution ex = RunPlan(s, faults::Plan{}, o.config);
+      signatures[k].push_back(Signature(ex));
+      if (ex.violations.empty()) continue;
+      o.depth = 0;  // the fault-free run recorded, nothing under faults
+      ScenarioExploration e = ExploreScenario(s, o);
+      e.report.name = NameOf(s, v);
+      e.report.variant = v.label;
+      report.runs = e.report.runs;
+      report.lives = e.report.lives;
+      report.scenarios = {std::move(e.report)};
+      for (auto& x : e.violations) {
+        x.scenario = NameOf(s, v);
+        report.violations.push_back(std::move(x));
+      }
+      if (fault_free_failure != nullptr) *fault_free_failure = NameOf(s, v);
+      reports::Canonicalize(&report);
+      return report;
+    }
+  }
+  for (size_t k = 0; k < scenarios.size(); ++k) {
+    const auto& s = scenarios[k];
     if (ExploreIfScheduleScenario(*s, options, &report)) continue;  // several actors: schedules
     std::vector<std::pair<std::string, Variant>> seen;              // signature, variant
+    size_t index = 0;
     for (const Variant& v : VariantsOf(*s, options)) {
       ExploreOptions o = options;
       o.config.params = v.params;
       o.config.checkpoint_store = v.store;
       const std::string name = NameOf(*s, v);
-      const std::string sig = Signature(*s, o.config);
+      const std::string sig = signatures[k][index++];
       auto same =
           std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == sig; });
       if (same != seen.end()) {

@@ -69,8 +69,12 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario,
                                     const ExploreOptions& options);
 
 // Explores every scenario (every variant) into one report (canonicalized). `command` is recorded.
+// Every variant's fault-free run comes first: when one breaks an invariant, nothing is explored
+// under faults (every fault would be blamed for it) and the report holds only that variant, its
+// fault-free run and its violations; *fault_free_failure (when given) names the variant.
 reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scenario>>& scenarios,
-                        const ExploreOptions& options, const std::string& command);
+                        const ExploreOptions& options, const std::string& command,
+                        std::string* fault_free_failure = nullptr);
 
 // The action kind names ExploreOptions::action_kinds accepts.
 const std::vector<std::string>& ActionKindNames();

@@ -3,9 +3,9 @@
 // and 3 explorations stay small. Modes turn it into the test doubles the explorer must survive: a
 // host that throws or aborts in a recovery life (INV-HARNESS) and a host whose trace reads a
 // process counter (INV-DETERMINISM); and a host whose oracle reports the whole history it was
-// given (kHistoryChecked: a violation after every life naming each earlier life's command and how
-// it died, and what the world holds), so a reuse that ran a check with the wrong history shows.
-// Thread-safety: immutable, except the counter of kNondeterministic (one thread).
+// given (kHistoryChecked: a violation after every life of a faulted run naming each earlier life's
+// command and how it died, and what the world holds), so a reuse that ran a check with the wrong
+// history shows. Thread-safety: immutable, except the counter of kNondeterministic (one thread).
 #pragma once
 
 #include <cstdlib>
@@ -60,8 +60,14 @@ class ToyScenario final : public scenarios::Scenario {
              std::vector<scenarios::Violation>* out) const override {
     if (mode_ != Mode::kHistoryChecked) return;
     std::string history;
-    for (const auto& l : lives)
+    bool any_died = false;
+    for (const auto& l : lives) {
       history += l.command + (l.died ? (l.power_lost ? "(power lost) " : "(crashed) ") : " ");
+      any_died = any_died || l.died;
+    }
+    // The fault-free run holds (explore stops at once when it does not); every faulted run's
+    // lives report their history.
+    if (!any_died) return;
     std::string world;
     for (const char* name : {"/data", "/data.tmp", "/done", "/done.tmp"}) {
       auto r = env.env->ReadFile(env.dir + name);

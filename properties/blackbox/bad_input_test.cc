@@ -3,9 +3,13 @@
 // changes. Method: run `stepfault blackbox` in a fresh directory on small hand-written specs, then
 // check the exit status, the message and that the directory holds only what the command may write.
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
 
 #include "properties/blackbox/blackbox_test_util.h"
 
@@ -103,6 +107,100 @@ TEST_F(BlackboxBadInputTest, ChildrenLeftBehindAreKilledWithTheProcessGroup) {
   }
   EXPECT_TRUE(stat.empty() || stat.find(") Z") != std::string::npos)
       << "the child still runs: " << stat;
+}
+
+// Issue 30 defect 3: `blackbox explore --out DIR` deleted an existing DIR/scratch, even on a
+// rejected run. A scratch directory the tool did not make is refused (exit 2, untouched); one it
+// made is its own to replace.
+TEST_F(BlackboxBadInputTest, AScratchDirectoryTheToolDidNotMakeIsNeverDeleted) {
+  const std::string spec = testing::Example("json-state/atomic.json");
+  std::filesystem::create_directories(dir_ + "/out/scratch");
+  std::ofstream(dir_ + "/out/scratch/mine.txt") << "the user's";
+  for (const std::string extra : {"", " --shard 3/2"}) {
+    CommandResult r = Stepfault("blackbox explore --spec " + spec + extra + " --out out");
+    EXPECT_EQ(r.exit_code, 2) << extra << r.out << r.err;
+    EXPECT_EQ(ReadAll(dir_ + "/out/scratch/mine.txt"), "the user's") << extra;
+  }
+  CommandResult r = Stepfault("blackbox explore --spec " + spec + " --out out");
+  EXPECT_NE(r.err.find("out/scratch exists and was not made by stepfault"), std::string::npos)
+      << r.err;
+  std::filesystem::remove_all(dir_ + "/out/scratch");
+  ASSERT_EQ(Stepfault("blackbox explore --spec " + spec + " --actions crash --out out").exit_code,
+            0);
+  // Its own scratch it replaces on the next run.
+  EXPECT_EQ(Stepfault("blackbox explore --spec " + spec + " --actions crash --out out").exit_code,
+            0);
+}
+
+// Issue 30 defect 6: `blackbox replay --keep` with an ioerror plan said it kept the crash state
+// and created nothing. It keeps the directory the failed run left and the recovered one.
+TEST_F(BlackboxBadInputTest, ReplayKeepsWhatItSaysForAnIOErrorPlan) {
+  std::string spec = WriteSpec("spec.json", R"({"name":"t","dir":"data",
+    "run":["echo a > $STEPFAULT_DIR/a && echo b > $STEPFAULT_DIR/b"]})");
+  CommandResult r =
+      Stepfault("blackbox replay --spec " + spec + " --plan 'ioerror@fs.create[b]#1' --keep kept");
+  ASSERT_NE(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("kept the directory the ioerror run left in kept/crash-state"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(ReadAll(dir_ + "/kept/crash-state/data/a"), "a\n");
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/kept/recovered/data/a")) << r.out;
+}
+
+// Issue 30 defect 5: after SIGTERM (or SIGINT) to `blackbox explore`, its workers and the user's
+// program were reparented to init and kept running. Every one of them dies with the parent.
+TEST_F(BlackboxBadInputTest, WorkersAndTheProgramDieWithTheirParent) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    const std::string pids = dir_ + "/pids-" + std::to_string(sig);
+    std::string spec = WriteSpec("spec.json", R"({"name":"slow","dir":"data",
+      "run":["echo a > $STEPFAULT_DIR/a && echo b > $STEPFAULT_DIR/b"],
+      "recover":["test -s $STEPFAULT_DIR/b || { sleep 120 & echo $! >> )" +
+                                                  pids + R"(; wait; }"],"timeout_s":300})");
+    const pid_t parent = fork();
+    ASSERT_GE(parent, 0);
+    if (parent == 0) {
+      if (chdir(dir_.c_str()) != 0) _exit(126);
+      const std::string bin = testing::BinDir() + "/stepfault";
+      execl(bin.c_str(), bin.c_str(), "blackbox", "explore", "--spec", spec.c_str(), "--actions",
+            "crash", "--jobs", "2", "--out", "out", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    // Wait until both workers' programs sleep (or one, if only one state needs recovery).
+    std::string listed;
+    for (int i = 0; i < 600 && std::count(listed.begin(), listed.end(), '\n') < 2; ++i) {
+      usleep(100 * 1000);
+      listed = ReadAll(pids);
+    }
+    ASSERT_FALSE(listed.empty()) << "no recovery ever slept";
+    ASSERT_EQ(kill(parent, sig), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(parent, &status, 0), parent);
+    // Every sleeping program, and every process still naming the spec, is gone (or a zombie).
+    auto alive = [&] {
+      std::vector<std::string> left;
+      std::istringstream lines(ReadAll(pids));
+      for (std::string pid; std::getline(lines, pid);) {
+        std::string stat = ReadAll("/proc/" + pid + "/stat");
+        if (!stat.empty() && stat.find(") Z") == std::string::npos) left.push_back(pid);
+      }
+      for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+        std::string cmdline = ReadAll(e.path().string() + "/cmdline");
+        std::string stat = ReadAll(e.path().string() + "/stat");
+        if (cmdline.find(spec) != std::string::npos && stat.find(") Z") == std::string::npos)
+          left.push_back(e.path().filename().string());
+      }
+      return left;
+    };
+    std::vector<std::string> left;
+    for (int i = 0; i < 50; ++i) {
+      left = alive();
+      if (left.empty()) break;
+      usleep(100 * 1000);
+    }
+    EXPECT_TRUE(left.empty()) << "signal " << sig << ": still running: " << left.size()
+                              << " process(es), the first " << (left.empty() ? "" : left[0]);
+    for (const std::string& pid : left) kill(std::stoi(pid), SIGKILL);
+  }
 }
 
 TEST_F(BlackboxBadInputTest, ADamagedTraceIsATypedError) {

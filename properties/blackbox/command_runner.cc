@@ -13,6 +13,8 @@
 #include <cstring>
 #include <vector>
 
+#include "properties/blackbox/process_guard.h"
+
 extern char** environ;
 
 namespace stepfault::properties::blackbox {
@@ -52,6 +54,7 @@ CommandResult RunShell(const std::string& command, const CommandOptions& options
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
+    DieWithParent();  // a runner killed outright takes its shell with it
     int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);
     dup2(out_pipe[1], 1);
@@ -62,6 +65,7 @@ CommandResult RunShell(const std::string& command, const CommandOptions& options
     _exit(127);
   }
   setpgid(pid, pid);  // also in the parent: whichever runs first
+  SetGuardedProgramGroup(pid);
   close(out_pipe[1]);
   close(err_pipe[1]);
   int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
@@ -100,6 +104,7 @@ CommandResult RunShell(const std::string& command, const CommandOptions& options
         result.left_children = true;
         kill(-pid, SIGKILL);
       }
+      SetGuardedProgramGroup(0);
     }
   }
   close(out_pipe[0]);

@@ -362,6 +362,13 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
     Result<faults::blackbox::Trace> trace = RunWithIOError(
         spec, config, cell, w->id, plan[0].action == "ioerror:ENOSPC" ? ENOSPC : EIO);
     if (!trace.ok()) return trace.status();
+    // What the failed run left is this plan's crash state: kept before recovery changes it.
+    if (!keep_dir.empty()) {
+      const fs::path kept = fs::path(keep_dir) / "crash-state" / spec.dir;
+      fs::create_directories(kept.parent_path(), ec);
+      fs::copy(fs::path(cell) / "work" / spec.dir, kept, fs::copy_options::recursive, ec);
+      if (ec) return Status::IOError("cannot keep " + kept.string() + ": " + ec.message());
+    }
     life = RecoverAndCheck(spec, config, cell, nullptr, AckedBefore(*trace, trace->records.size()),
                            &rec.reference, false);
   }
@@ -386,10 +393,15 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
     cell += "-d2";
   }
   if (!keep_dir.empty()) {
+    fs::create_directories(keep_dir, ec);
     fs::copy(fs::path(cell) / "work", fs::path(keep_dir) / "recovered", fs::copy_options::recursive,
              ec);
-    out.log.push_back("kept the crash state in " + keep_dir +
-                      "/crash-state and the recovered directory in " + keep_dir + "/recovered");
+    if (ec) return Status::IOError("cannot keep " + keep_dir + "/recovered: " + ec.message());
+    out.log.push_back(std::string(IsCrashLike(plan[0].action)
+                                      ? "kept the crash state in "
+                                      : "kept the directory the ioerror run left in ") +
+                      keep_dir + "/crash-state/" + spec.dir + " and the recovered directory in " +
+                      keep_dir + "/recovered");
   }
   return out;
 }

@@ -13,6 +13,7 @@
 
 #include "properties/blackbox/bb_plan.h"
 #include "properties/blackbox/explore_internal.h"
+#include "properties/blackbox/process_guard.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties::blackbox {
@@ -158,18 +159,24 @@ std::vector<Json> Parallel(const std::string& scratch, const std::string& tag,
     return out;
   }
   std::vector<pid_t> workers;
+  const pid_t parent = getpid();
   for (int w = 0; w < jobs; ++w) {
     pid_t pid = fork();
     if (pid == 0) {
+      BecomeGuardedWorker(parent);  // dies with the parent, and takes its program with it
       std::ofstream file(fs::path(scratch) / (tag + "-worker-" + std::to_string(w) + ".jsonl"));
       for (size_t k = static_cast<size_t>(w); k < indices.size(); k += static_cast<size_t>(jobs))
         file << k << "\t" << job(indices[k]).dump() << "\n";
       file.close();
       _exit(0);
     }
+    AddGuardedWorker(pid);
     workers.push_back(pid);
   }
-  for (pid_t pid : workers) waitpid(pid, nullptr, 0);
+  for (pid_t pid : workers) {
+    waitpid(pid, nullptr, 0);
+    RemoveGuardedWorker(pid);
+  }
   for (int w = 0; w < jobs; ++w) {
     std::ifstream file(fs::path(scratch) / (tag + "-worker-" + std::to_string(w) + ".jsonl"));
     std::string line;

@@ -1,9 +1,15 @@
 // Shared command-line pieces.
 #include "tools/cli/cli_common.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 
 #include "engine/env.h"
@@ -23,19 +29,48 @@ int UsageError(const std::string& message) {
 
 bool StderrIsTerminal() { return ::isatty(STDERR_FILENO) == 1; }
 
+namespace {
+
+// "1e30" where a whole number is expected: a number, only not written in digits, and too large.
+bool LooksLikeALargeNumber(const std::string& text, uint64_t max) {
+  double d = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  return ec == std::errc() && ptr == text.data() + text.size() && std::isfinite(d) &&
+         d > static_cast<double>(max);
+}
+
+}  // namespace
+
+Result<double> ParsePercent(const std::string& flag, const std::string& text) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v, std::chars_format::fixed);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || v < 0 || v > 100) {
+    return Status::InvalidArgument(
+        flag + " must be a decimal number in 0..100, e.g. 80 or 92.5 (got '" + text + "')");
+  }
+  return v;
+}
+
 Result<uint64_t> ParseUnsigned(const std::string& flag, const std::string& text, uint64_t min,
                                uint64_t max) {
   uint64_t v = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, v);
   const std::string range = std::to_string(min) + ".." + std::to_string(max);
+  if (ec == std::errc() && ptr != end && LooksLikeALargeNumber(text, max)) {
+    return Status::InvalidArgument(flag + " is too large: '" + text + "' is not in " + range +
+                                   " (write the number in decimal digits)");
+  }
   if (text.empty() || text[0] == '+' || text[0] == '-' || ec == std::errc::invalid_argument ||
       ptr != end) {
     return Status::InvalidArgument(flag + " must be a whole number in " + range + " (got '" + text +
                                    "')");
   }
   if (ec == std::errc::result_out_of_range || v < min || v > max) {
-    return Status::InvalidArgument(flag + " is out of range: '" + text + "' is not in " + range);
+    return Status::InvalidArgument(flag + " is out of range (" +
+                                   (v < min && ec == std::errc() ? "too small" : "too large") +
+                                   "): '" + text + "' is not in " + range);
   }
   return v;
 }
@@ -64,6 +99,33 @@ Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
     found->apply(&config);
   }
   return config;
+}
+
+Status CheckHazardsApply(const std::vector<std::string>& hazards,
+                         const std::vector<std::shared_ptr<const scenarios::Scenario>>& chosen) {
+  for (const std::string& h : hazards) {
+    const std::string bare = h.starts_with("host:") ? h.substr(5) : h;
+    bool is_host = false, declared = false;
+    for (const auto& s : scenarios::AllScenarios()) {
+      for (const scenarios::HostHazard& d : s->host_hazards()) is_host = is_host || d.name == bare;
+    }
+    if (!is_host) continue;  // an engine or store hazard: every scenario has it
+    for (const auto& s : chosen) {
+      for (const scenarios::HostHazard& d : s->host_hazards())
+        declared = declared || d.name == bare;
+    }
+    if (declared || chosen.empty()) continue;
+    std::string own;
+    for (const scenarios::HostHazard& d : chosen[0]->host_hazards())
+      own += (own.empty() ? "" : ", ") + std::string("host:") + d.name;
+    return Status::InvalidArgument(
+        "'" + chosen[0]->name() + "' has no hazard 'host:" + bare +
+        "', so switching it on would change nothing; its host hazards are: " +
+        (own.empty() ? std::string("none") : own) +
+        ", and the engine:* and store:* hazards apply to every scenario (`stepfault list "
+        "hazards`)");
+  }
+  return Status::Ok();
 }
 
 Result<Json> ResolveParamsText(const scenarios::Scenario& scenario, const std::string& text) {
@@ -122,6 +184,16 @@ Status CheckOutDir(const std::string& dir) {
   }
   if (::access(p.c_str(), W_OK | X_OK) != 0)
     return Status::InvalidArgument("--out '" + dir + "': '" + p.string() + "' is not writable");
+  // access(2) answers yes to root for every directory, /sys and /proc included: only creating a
+  // file says whether the reports can be written.
+  const std::string probe = (p / (".stepfault-out-check-" + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return Status::InvalidArgument("--out '" + dir + "': cannot create a file in '" + p.string() +
+                                   "': " + std::strerror(errno) + "; name another directory");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
   return Status::Ok();
 }
 
@@ -135,6 +207,8 @@ Status WriteDurably(Env* env, const std::string& path, const std::string& bytes)
   Status closed = f->Close();
   return s.ok() ? closed : s;
 }
+
+std::atomic<uint64_t> temp_serial{0};
 
 }  // namespace
 
@@ -151,7 +225,9 @@ Status WriteReportSet(Env* env, const std::string& dir, const reports::Report& r
     return s.WithContext("writing the reports into " + dir + " (nothing was written)");
   };
   for (const auto& [name, bytes] : files) {
-    const std::string temp = JoinPath(dir, "." + name + ".tmp");
+    // This process's own name: a second writer's temporaries are never ours to replace.
+    const std::string temp = JoinPath(dir, "." + name + "." + std::to_string(::getpid()) + "-" +
+                                               std::to_string(temp_serial.fetch_add(1)) + ".tmp");
     temps.push_back(temp);
     Status s = WriteDurably(env, temp, bytes);
     if (!s.ok()) return clean_up(s);
@@ -174,7 +250,18 @@ Status WriteReports(const std::string& dir, const reports::Report& report) {
   std::filesystem::create_directories(parent, ec);
   if (ec) return Status::IOError("cannot create '" + parent.string() + "': " + ec.message());
   const bool existed = std::filesystem::exists(dir, ec);
+  if (!existed) std::filesystem::create_directory(dir, ec);
+  // The lock is the directory's own (flock on it): nothing is left behind when it is released.
+  const int lock = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock < 0) return Status::IOError("cannot open '" + dir + "': " + std::strerror(errno));
+  if (::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock);
+    return Status::InvalidArgument("another stepfault command is writing reports into '" + dir +
+                                   "' (it holds the directory's lock); wait for it to finish, or "
+                                   "give this command another --out");
+  }
   Status s = WriteReportSet(PosixEnv(), dir, report);
+  ::close(lock);
   if (!s.ok() && !existed) std::filesystem::remove(dir, ec);  // only if empty: ours
   return s;
 }

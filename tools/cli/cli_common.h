@@ -43,6 +43,25 @@ CLI::Option* AddUnsignedOption(CLI::App* app, const std::string& name, T* target
       ->type_name("UINT");
 }
 
+// Strict parsing of a percentage: a finite decimal number in [0, 100] ("nan", "inf", hex, a sign
+// other than none, a suffix are errors naming the flag); what --min-coverage takes.
+Result<double> ParsePercent(const std::string& flag, const std::string& text);
+
+// Registers `name` whose value is parsed by ParsePercent into *target.
+inline CLI::Option* AddPercentOption(CLI::App* app, const std::string& name, double* target,
+                                     const std::string& description) {
+  return app
+      ->add_option_function<std::string>(
+          name,
+          [name, target](const std::string& text) {
+            Result<double> v = ParsePercent(name, text);
+            if (!v.ok()) throw CLI::ValidationError(v.status().message());
+            *target = *v;
+          },
+          description + " (0..100)")
+      ->type_name("PCT");
+}
+
 // Prints "stepfault: <message>" to stderr and returns kExitUsage.
 int UsageError(const std::string& message);
 
@@ -54,16 +73,24 @@ Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
 // object (syntax errors with line and column) merged over the defaults; "" = the defaults.
 Result<Json> ResolveParamsText(const scenarios::Scenario& scenario, const std::string& text);
 
+// Every --hazard that is a host hazard must be declared by one of `chosen` (an undeclared one
+// would change nothing and the run would pass); the error names the scenario's hazards.
+Status CheckHazardsApply(const std::vector<std::string>& hazards,
+                         const std::vector<std::shared_ptr<const scenarios::Scenario>>& chosen);
+
 // A built-in scenario by name, or a JSON scenario file.
 Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::string& name);
 
 // Checks, before any work, that `dir` can become the report directory: it is a directory or does
-// not exist yet (its nearest existing ancestor is a writable directory). Creates nothing.
+// not exist yet, and a file can really be created in it (or in its nearest existing ancestor): a
+// probe file is created and removed, since access(2) says yes to root everywhere, /sys included.
 Status CheckOutDir(const std::string& dir);
 
 // Writes report.json, report.html, summary.md and junit.xml into `dir` all or nothing: they are
-// written into a fresh temporary directory beside `dir`, synced, and moved into `dir` only when
+// written into `dir` under temporary names, synced, and renamed to their own names only when
 // all four are complete; on any error every temporary file is removed and `dir` keeps what it had.
+// The temporaries' names are this process's own, and the directory is locked (flock) while the set
+// is written: a second command writing the same directory is refused, saying so.
 Status WriteReports(const std::string& dir, const reports::Report& report);
 // The same through `env` (tests inject I/O errors with a FailingEnv).
 Status WriteReportSet(Env* env, const std::string& dir, const reports::Report& report);

@@ -11,12 +11,15 @@
 #include <array>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
+#include "engine/env.h"
 #include "tools/cli/cli_test_util.h"
 
 namespace stepfault::cli {
@@ -27,6 +30,12 @@ using testing::ProcessRun;
 using testing::Stepfault;
 
 std::string Scratch(const std::string& name) { return testing::Scratch("sf_in", name); }
+
+// A file of the source tree (the tests run from the build directory).
+std::string Source(const std::string& rel) {
+  const char* root = std::getenv("STEPFAULT_SOURCE_DIR");
+  return (fs::path(root != nullptr ? root : ".") / rel).string();
+}
 
 // Every path under `dir` with its bytes ("<missing>" when dir does not exist).
 std::map<std::string, std::string> Tree(const std::string& dir) {
@@ -240,6 +249,105 @@ TEST(InputBoundaryTest, ParamsAreValidatedMergedAndListed) {
   ProcessRun list = Stepfault("list params");
   EXPECT_EQ(list.exit_code, 0);
   EXPECT_NE(list.out.find("width: integer 1..64, default 3"), std::string::npos) << list.out;
+}
+
+// Issue 30 defect 1: a hazard the scenario does not declare changes nothing, so a run with it
+// passed and a CI job proving its gate went green; it is exit 2 naming the scenario's hazards, in
+// explore, check and replay alike.
+TEST(InputBoundaryTest, AHazardTheScenarioDoesNotHaveIsRejectedNamingItsHazards) {
+  const std::string out = Scratch("foreign_hazard");
+  for (const std::string& cmd :
+       {std::string("explore --scenario fan-in --hazard host:receipt-in-place --depth 1 --store "
+                    "file --quiet --out ") +
+            out,
+        "check --scenario fan-in --hazard host:receipt-in-place --cases 1 --out " + out,
+        std::string("replay fan-in --plan none --hazard receipt-in-place")}) {
+    ProcessRun r = Stepfault(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find("'fan-in' has no hazard 'host:receipt-in-place'"), std::string::npos)
+        << cmd << "\n"
+        << r.out;
+    EXPECT_NE(r.out.find("host:"), r.out.rfind("host:receipt-in-place")) << r.out;
+  }
+  EXPECT_FALSE(fs::exists(out));
+  // The scenario that declares it takes it.
+  EXPECT_NE(Stepfault("replay approval --plan none --hazard host:receipt-in-place").exit_code, 2);
+}
+
+// Issue 30 defect 2 and "numbers decimal everywhere": `--min-coverage nan` switched the gate off
+// and wrote "min_coverage_pct": null; every floating-point option is finite and in range, every
+// integer decimal, in explore and blackbox explore; 1e30 for an integer says "too large".
+TEST(InputBoundaryTest, FloatingPointAndIntegerOptionsAreFiniteDecimalAndInRange) {
+  const std::string out = Scratch("floats");
+  const std::string spec = Source("examples/blackbox/json-state/atomic.json");
+  for (const std::string& prefix :
+       {std::string("explore --scenario fan-in --depth 1 --store file --quiet"),
+        "blackbox explore --spec " + spec}) {
+    for (const char* bad : {"nan", "-nan", "inf", "-1", "100.5", "1e3", "0x10", "50%", ""}) {
+      const std::string cmd = prefix + " --min-coverage '" + bad + "' --out " + out;
+      ProcessRun r = Stepfault(cmd);
+      EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out;
+      EXPECT_NE(r.out.find("--min-coverage"), std::string::npos) << cmd << "\n" << r.out;
+    }
+  }
+  for (const char* bad : {"--jobs 0x10", "--depth 0x1", "--jobs 1e30"}) {
+    const std::string cmd = "blackbox explore --spec " + spec + " " + bad + " --out " + out;
+    ProcessRun r = Stepfault(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.out;
+  }
+  ProcessRun huge = Stepfault("explore --scenario fan-in --jobs 1e30 --out " + out);
+  EXPECT_EQ(huge.exit_code, 2) << huge.out;
+  EXPECT_NE(huge.out.find("too large"), std::string::npos) << huge.out;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// Issue 30 defect 8: as root, access(2) says every directory is writable, so `--out /sys/kernel`
+// passed the up-front check, ran everything and failed to write; the check creates a real file.
+TEST(InputBoundaryTest, AnOutWhereNoFileCanBeCreatedIsRejectedUpFront) {
+  for (const char* dir : {"/sys/kernel", "/proc/self"}) {
+    ProcessRun r =
+        Stepfault(std::string("explore --scenario fan-in --depth 1 --quiet --out ") + dir);
+    EXPECT_EQ(r.exit_code, 2) << dir << "\n" << r.out;
+    EXPECT_NE(r.out.find("cannot create a file"), std::string::npos) << dir << "\n" << r.out;
+    EXPECT_EQ(r.out.find("coverage"), std::string::npos) << "the run happened before the check";
+  }
+  // A writable directory keeps nothing of the check.
+  const std::string ok = Scratch("probe");
+  fs::create_directories(ok);
+  ProcessRun r = Stepfault("report render no-such.json --out " + ok);
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(fs::is_empty(ok)) << "the --out check left a file behind";
+}
+
+// Issue 30 defect 7: a fault-free run that breaks an invariant was blamed on faults (thousands of
+// violations, each group's smallest plan a fault). It is said first and the run stops: exit 1 with
+// that one counterexample, or exit 2 when a JSON scenario's own `expect` is wrong.
+TEST(InputBoundaryTest, AFailingFaultFreeRunIsSaidFirstAndStopsTheRun) {
+  const std::string out = Scratch("fault_free");
+  ProcessRun compat = Stepfault(
+      "explore --scenario fan-in --profile maf-compat --depth 1 --store file --quiet --out " + out);
+  EXPECT_EQ(compat.exit_code, 1) << compat.out;
+  EXPECT_EQ(compat.out.rfind("stepfault: the fault-free run of", 0), 0u) << compat.out;
+  EXPECT_NE(compat.out.find("--plan none"), std::string::npos) << compat.out;
+  const nlohmann::json report = nlohmann::json::parse(*PosixEnv()->ReadFile(out + "/report.json"));
+  ASSERT_FALSE(report["violations"].empty());
+  for (const auto& v : report["violations"]) EXPECT_EQ(v["plan"], "none") << v.dump();
+
+  // A typo in `expect` (items 3 -> 4 in one expected output): the scenario is wrong, not the run.
+  std::string text = *PosixEnv()->ReadFile(Source("scenarios/json/examples/fan-in-effects.json"));
+  const std::string from = "\"body\": {\"effect_key\": \"audit-bill-o-42\", \"items\": 3";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(),
+               "\"body\": {\"effect_key\": \"audit-bill-o-42\", \"items\": 4");
+  const std::string typo = Scratch("typo") + "/typo.json";
+  fs::create_directories(fs::path(typo).parent_path());
+  std::ofstream(typo) << text;
+  ProcessRun wrong = Stepfault("explore --scenario " + typo + " --depth 1 --quiet --out " + out);
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.out;
+  EXPECT_NE(wrong.out.find("expect"), std::string::npos) << wrong.out;
+  EXPECT_EQ(wrong.out.find("VIOLATION"), std::string::npos) << wrong.out;
+  fs::remove_all(out);
+  fs::remove_all(fs::path(typo).parent_path());
 }
 
 }  // namespace

@@ -3,11 +3,13 @@
 // (nothing outside --out/--keep and the scratch directory changes), 3 coverage below
 // --min-coverage.
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "faults/blackbox/trace.h"
 #include "properties/blackbox/bb_plan.h"
 #include "properties/blackbox/explore.h"
+#include "properties/blackbox/process_guard.h"
 #include "properties/blackbox/session.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
@@ -32,12 +34,30 @@ Result<bb::Spec> Load(const BlackboxArgs& a) {
   return bb::LoadSpec(a.spec);
 }
 
-// A fresh scratch directory below `base` (removed first: it belongs to this command alone).
-std::string Scratch(const std::string& base) {
-  std::string dir = fs::absolute(fs::path(base) / "scratch").string();
+// The file that marks a scratch directory as made by stepfault (so a later run may replace it).
+constexpr char kScratchMark[] = ".stepfault-scratch";
+
+// A fresh scratch directory below `base`. Only a scratch directory stepfault made (it holds
+// kScratchMark) is removed first; an empty one is taken; anything else is the user's and refused,
+// untouched (issue 30: an existing DIR/scratch was deleted, even by a rejected run).
+Result<std::string> ClaimScratch(const std::string& base) {
+  const fs::path dir = fs::absolute(fs::path(base) / "scratch");
   std::error_code ec;
-  fs::remove_all(dir, ec);
-  return dir;
+  if (fs::exists(dir, ec)) {
+    const bool ours = fs::exists(dir / kScratchMark, ec);
+    if (!ours && (!fs::is_directory(dir, ec) || !fs::is_empty(dir, ec))) {
+      return Status::InvalidArgument(
+          (fs::path(base) / "scratch").string() +
+          " exists and was not made by stepfault; stepfault fills and replaces that directory, so "
+          "move it away or give another --out");
+    }
+    fs::remove_all(dir, ec);
+    if (ec) return Status::IOError("cannot replace " + dir.string() + ": " + ec.message());
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create " + dir.string() + ": " + ec.message());
+  std::ofstream(dir / kScratchMark) << "made by stepfault: replaced by its next run\n";
+  return dir.string();
 }
 
 int RunRecord(const BlackboxArgs& a) {
@@ -51,11 +71,13 @@ int RunRecord(const BlackboxArgs& a) {
   Result<bb::Spec> spec = Load(a);
   if (!spec.ok()) return UsageError(spec.status().message());
   if (a.out.empty()) return UsageError("--out DIR is required");
+  if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
+  Result<std::string> scratch = ClaimScratch(a.out);
+  if (!scratch.ok()) return UsageError(scratch.status().message());
   std::error_code ec;
-  fs::create_directories(a.out, ec);
   bb::SessionConfig config{bb::FindPreload(),
-                           fs::read_symlink("/proc/self/exe", ec).parent_path().string(),
-                           Scratch(a.out), a.seed};
+                           fs::read_symlink("/proc/self/exe", ec).parent_path().string(), *scratch,
+                           a.seed};
   Result<bb::Recording> rec =
       bb::Record(*spec, config, (fs::path(config.scratch) / "record").string());
   if (!rec.ok()) return UsageError(rec.status().message());
@@ -76,6 +98,7 @@ int RunRecord(const BlackboxArgs& a) {
 int RunBbExplore(const BlackboxArgs& a) {
   Result<bb::Spec> spec = Load(a);
   if (!spec.ok()) return UsageError(spec.status().message());
+  if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
   bb::BbExploreOptions o;
   for (const std::string& act : a.actions) {
     const auto& all = bb::AllBbActions();
@@ -101,7 +124,9 @@ int RunBbExplore(const BlackboxArgs& a) {
     o.shard_index = static_cast<int>(*i);
     o.shard_count = static_cast<int>(*n);
   }
-  o.scratch = Scratch(a.out);
+  Result<std::string> scratch = ClaimScratch(a.out);
+  if (!scratch.ok()) return UsageError(scratch.status().message());
+  o.scratch = *scratch;
   Result<bb::BbExploration> result = bb::ExploreBlackBox(*spec, o);
   if (!result.ok()) return UsageError(result.status().message());
   reports::Report& report = result->report;
@@ -153,7 +178,8 @@ int RunBbReplay(const BlackboxArgs& a) {
       (fs::temp_directory_path() / ("stepfault-bb-replay-" + std::to_string(getpid()))).string();
   if (!a.keep.empty() && fs::exists(a.keep) && !fs::is_empty(a.keep, ec))
     return UsageError("--keep " + a.keep + " exists and is not empty; give a new directory");
-  Result<bb::BbReplayResult> r = bb::ReplayBlackBox(*spec, a.plan, a.seed, Scratch(base), a.keep);
+  Result<bb::BbReplayResult> r =
+      bb::ReplayBlackBox(*spec, a.plan, a.seed, (fs::path(base) / "scratch").string(), a.keep);
   fs::remove_all(base, ec);
   if (!r.ok()) return UsageError(r.status().message());
   for (const std::string& l : r->log) std::printf("%s\n", l.c_str());
@@ -174,28 +200,41 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
   rec->add_option("--spec", args->spec, "black-box spec file (docs/blackbox.md)");
   rec->add_option("--out", args->out, "directory for trace.sftrace and windows.txt");
   rec->add_option("--check-trace", args->trace, "only validate an existing trace file");
-  rec->callback([&state, args] { state.run = [args] { return RunRecord(*args); }; });
+  rec->callback([&state, args] {
+    state.run = [args] {
+      bb::InstallProcessGuard();
+      return RunRecord(*args);
+    };
+  });
   auto* ex = bbc->add_subcommand("explore", "every action at every window, recovered and checked");
   ex->add_option("--spec", args->spec, "black-box spec file")->required();
   ex->add_option("--actions", args->actions, "crash,powerloss,reorder,ioerror,ioerror:ENOSPC")
       ->delimiter(',');
-  ex->add_option("--depth", args->depth, "1, or 2 for a crash in the first recovery")
-      ->check(CLI::Range(1, 2));
+  AddUnsignedOption(ex, "--depth", &args->depth, "1, or 2 for a crash in the first recovery", 1, 2);
   AddUnsignedOption(ex, "--seed", &args->seed, "root seed (tearing)", 0, UINT64_MAX);
-  ex->add_option("--jobs", args->jobs, "worker processes")->check(CLI::Range(1, 64));
+  AddUnsignedOption(ex, "--jobs", &args->jobs, "worker processes", 1, 64);
   ex->add_option("--shard", args->shard, "run shard I of N (I/N)");
-  ex->add_option("--min-coverage", args->min_coverage, "exit 3 below PCT")
-      ->check(CLI::Range(0.0, 100.0));
+  AddPercentOption(ex, "--min-coverage", &args->min_coverage, "exit 3 below PCT");
   AddUnsignedOption(ex, "--depth2-max-pairs", &args->depth2_max_pairs, "cap on depth-2 pairs", 1,
                     10000000);
   ex->add_option("--out", args->out, "directory for the reports")->required();
-  ex->callback([&state, args] { state.run = [args] { return RunBbExplore(*args); }; });
+  ex->callback([&state, args] {
+    state.run = [args] {
+      bb::InstallProcessGuard();
+      return RunBbExplore(*args);
+    };
+  });
   auto* rp = bbc->add_subcommand("replay", "replay one plan and say what broke");
   rp->add_option("--spec", args->spec, "black-box spec file")->required();
   rp->add_option("--plan", args->plan, "e.g. powerloss@fs.write[state.json]#1")->required();
   AddUnsignedOption(rp, "--seed", &args->seed, "root seed (tearing)", 0, UINT64_MAX);
   rp->add_option("--keep", args->keep, "keep the crash state and the recovered directory here");
-  rp->callback([&state, args] { state.run = [args] { return RunBbReplay(*args); }; });
+  rp->callback([&state, args] {
+    state.run = [args] {
+      bb::InstallProcessGuard();
+      return RunBbReplay(*args);
+    };
+  });
 }
 
 }  // namespace stepfault::cli

@@ -26,6 +26,8 @@ void AddCheckCommand(CLI::App& app, CommandState& state) {
       if (!scenario.ok()) return UsageError(scenario.status().message());
       auto config = MakeRunConfig(a.profile, a.hazards, a.seed);
       if (!config.ok()) return UsageError(config.status().message());
+      if (Status h = CheckHazardsApply(a.hazards, {*scenario}); !h.ok())
+        return UsageError(h.message());
       properties::CheckOptions options;
       options.seed = a.seed;
       options.cases = a.cases;

@@ -63,10 +63,9 @@ void AddExploreCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("--shard", o->shard,
                   "run shard I of N (I/N); without it, GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS or "
                   "JOB_COMPLETION_INDEX/STEPFAULT_TOTAL_SHARDS");
-  cmd->add_option("--min-coverage", o->min_coverage,
-                  "exit 3 when the cells run are below PCT of discovered windows x applicable "
-                  "actions (filtered actions count as not run)")
-      ->check(CLI::Range(0.0, 100.0));
+  AddPercentOption(cmd, "--min-coverage", &o->min_coverage,
+                   "exit 3 when the cells run are below PCT of discovered windows x applicable "
+                   "actions (filtered actions count as not run)");
   AddUnsignedOption(cmd, "--schedules", &o->schedules,
                     "schedules explored per scenario with several actors (interactive-flow; "
                     "default " +
@@ -110,6 +109,40 @@ std::string CanonicalCommand(const ExploreArgs& a) {
 }
 }  // namespace
 
+namespace {
+
+// The fault-free run of `variant` broke an invariant: that is said first and alone, since every
+// fault would otherwise be blamed for it. A JSON scenario run as written (strict, no hazard)
+// whose fault-free run fails has a wrong `expect`: bad input, exit 2, nothing written. Otherwise
+// exit 1 with the one counterexample, the report holding only it.
+int FaultFreeFailure(const ExploreArgs& a, const std::string& variant,
+                     const reports::Report& report) {
+  std::string broken, replay;
+  for (const reports::Violation& v : report.violations) {
+    broken += "\n  " + v.invariant + ": " + v.message;
+    replay = v.replay;
+  }
+  const bool json = !a.all && a.scenario.ends_with(".json");
+  if (json && a.profile == "strict" && a.hazards.empty()) {
+    return UsageError("the fault-free run of '" + variant + "' (" + a.scenario +
+                      ") does not do what its `expect` says:" + broken +
+                      "\nno fault was injected, so `expect` (its effects and outputs) is wrong; "
+                      "fix it in " +
+                      a.scenario + " (replay: " + replay + ")");
+  }
+  std::fprintf(stdout,
+               "stepfault: the fault-free run of '%s' already breaks an invariant, with no fault "
+               "injected:%s\n  plan: none (fault-free)\n  replay: %s\nnothing was explored under "
+               "faults (each fault would be blamed for this); fix the fault-free run first\n",
+               variant.c_str(), broken.c_str(), replay.c_str());
+  Status written = WriteReports(a.out, report);
+  if (!written.ok()) return UsageError(written.ToString());
+  std::printf("report: %s/report.html\n", a.out.c_str());
+  return kExitViolation;
+}
+
+}  // namespace
+
 int RunExplore(const ExploreArgs& a) {
   if (a.all == !a.scenario.empty())
     return UsageError("explore needs exactly one of --scenario NAME or --all");
@@ -141,6 +174,7 @@ int RunExplore(const ExploreArgs& a) {
     if (!s.ok()) return UsageError(s.status().message());
     chosen.push_back(*s);
   }
+  if (Status h = CheckHazardsApply(a.hazards, chosen); !h.ok()) return UsageError(h.message());
   properties::ExploreOptions options;
   options.config = *config;
   options.depth = a.depth;
@@ -160,6 +194,7 @@ int RunExplore(const ExploreArgs& a) {
     if (*shard) std::tie(options.shard_index, options.shard_count) = **shard;
   }
   reports::Report report;
+  std::string fault_free_failure;  // the variant whose fault-free run broke an invariant
   {
     std::unique_ptr<Progress> progress;
     std::string current;
@@ -173,8 +208,9 @@ int RunExplore(const ExploreArgs& a) {
         progress.reset();
       }
     };
-    report = properties::Explore(chosen, options, CanonicalCommand(a));
+    report = properties::Explore(chosen, options, CanonicalCommand(a), &fault_free_failure);
   }
+  if (!fault_free_failure.empty()) return FaultFreeFailure(a, fault_free_failure, report);
   if (a.with_mutants) {
     std::unique_ptr<Progress> progress;
     properties::ExploreOptions hunt;
@@ -289,6 +325,8 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
       if (!plan.ok()) return UsageError("bad --plan: " + plan.status().message());
       auto config = MakeRunConfig(a.profile, a.hazards, a.seed);
       if (!config.ok()) return UsageError(config.status().message());
+      if (Status h = CheckHazardsApply(a.hazards, {*scenario}); !h.ok())
+        return UsageError(h.message());
       auto params = ResolveParamsText(**scenario, a.params);
       if (!params.ok()) return UsageError(params.status().message());
       config->params = *params;

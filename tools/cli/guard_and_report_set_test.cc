@@ -6,11 +6,14 @@
 // scenario the exploration ran (item 6).
 // Method: GuardCommand around throwing bodies; WriteReportSet through a FailingEnv that fails the
 // N-th write with ENOSPC, for every N until one succeeds, over a directory holding an older set.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -72,6 +75,41 @@ TEST(ReportSetTest, AFullDiskLeavesThePreviousReportSetWholeAndNoTempFiles) {
   }
   EXPECT_TRUE(succeeded) << "the set never got written";
   for (const auto& [name, bytes] : Files(dir)) EXPECT_EQ(name.find(".tmp"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// Issue 30 defect 4: two commands writing one --out shared the temporary names
+// (.report.json.tmp), so one renamed the other's file away and failed after the reports were in
+// fact written. Each writer's temporaries are its own, and a writer that finds the directory
+// locked by another says so and changes nothing.
+TEST(ReportSetTest, TemporariesAreUniqueAndALockedDirectoryIsRefusedSayingWhy) {
+  const std::string dir =
+      (fs::temp_directory_path() / ("sf_reportlock_" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // Another writer's temporary, under the name the old code used: never touched.
+  std::ofstream(dir + "/.report.json.tmp") << "another writer";
+  reports::Report report;
+  report.command = "stepfault explore --scenario fan-in";
+  ASSERT_TRUE(WriteReports(dir, report).ok());
+  std::map<std::string, std::string> files = Files(dir);
+  EXPECT_EQ(files[".report.json.tmp"], "another writer");
+  EXPECT_EQ(files.size(), 5u) << "a temporary of ours was left behind";
+
+  // Another command holds the directory: refused, the set unchanged.
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  reports::Report other;
+  other.command = "stepfault explore --scenario approval";
+  Status locked = WriteReports(dir, other);
+  EXPECT_FALSE(locked.ok());
+  EXPECT_NE(locked.message().find("another stepfault command is writing reports into"),
+            std::string::npos)
+      << locked.ToString();
+  EXPECT_EQ(Files(dir), files);
+  ::close(fd);
+  EXPECT_TRUE(WriteReports(dir, other).ok());
   fs::remove_all(dir);
 }
 

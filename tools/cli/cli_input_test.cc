@@ -267,7 +267,9 @@ TEST(InputBoundaryTest, AHazardTheScenarioDoesNotHaveIsRejectedNamingItsHazards)
     EXPECT_NE(r.out.find("'fan-in' has no hazard 'host:receipt-in-place'"), std::string::npos)
         << cmd << "\n"
         << r.out;
-    EXPECT_NE(r.out.find("host:"), r.out.rfind("host:receipt-in-place")) << r.out;
+    // ... and names the host hazards it does have.
+    EXPECT_NE(r.out.find("its host hazards are: host:effect-without-unique-key"), std::string::npos)
+        << r.out;
   }
   EXPECT_FALSE(fs::exists(out));
   // The scenario that declares it takes it.
@@ -308,7 +310,11 @@ TEST(InputBoundaryTest, AnOutWhereNoFileCanBeCreatedIsRejectedUpFront) {
     ProcessRun r =
         Stepfault(std::string("explore --scenario fan-in --depth 1 --quiet --out ") + dir);
     EXPECT_EQ(r.exit_code, 2) << dir << "\n" << r.out;
-    EXPECT_NE(r.out.find("cannot create a file"), std::string::npos) << dir << "\n" << r.out;
+    // /proc/self is refused by the writability check already; /sys/kernel passes it as root and
+    // only the probe file finds it out.
+    if (std::string(dir) == "/sys/kernel") {
+      EXPECT_NE(r.out.find("cannot create a file"), std::string::npos) << dir << "\n" << r.out;
+    }
     EXPECT_EQ(r.out.find("coverage"), std::string::npos) << "the run happened before the check";
   }
   // A writable directory keeps nothing of the check.
@@ -324,14 +330,23 @@ TEST(InputBoundaryTest, AnOutWhereNoFileCanBeCreatedIsRejectedUpFront) {
 // that one counterexample, or exit 2 when a JSON scenario's own `expect` is wrong.
 TEST(InputBoundaryTest, AFailingFaultFreeRunIsSaidFirstAndStopsTheRun) {
   const std::string out = Scratch("fault_free");
+  // maf-compat with the historical step-number restart (no longer in maf-compat since the
+  // differential showed 1.28 continues the numbering): fan-in's fault-free run breaks INV-ANCESTRY.
   ProcessRun compat = Stepfault(
-      "explore --scenario fan-in --profile maf-compat --depth 1 --store file --quiet --out " + out);
+      "explore --scenario fan-in --profile maf-compat --hazard step-numbers-restart --depth 1 "
+      "--store file --quiet --out " +
+      out);
   EXPECT_EQ(compat.exit_code, 1) << compat.out;
   EXPECT_EQ(compat.out.rfind("stepfault: the fault-free run of", 0), 0u) << compat.out;
-  EXPECT_NE(compat.out.find("--plan none"), std::string::npos) << compat.out;
+  EXPECT_NE(compat.out.find("plan: none (fault-free)"), std::string::npos) << compat.out;
+  EXPECT_NE(compat.out.find("replay: stepfault replay fan-in --plan ''"), std::string::npos)
+      << compat.out;
   const nlohmann::json report = nlohmann::json::parse(*PosixEnv()->ReadFile(out + "/report.json"));
   ASSERT_FALSE(report["violations"].empty());
-  for (const auto& v : report["violations"]) EXPECT_EQ(v["plan"], "none") << v.dump();
+  // The fault-free plan: empty (as `replay --plan ''` takes it) or "none".
+  for (const auto& v : report["violations"]) {
+    EXPECT_TRUE(v["plan"] == "" || v["plan"] == "none") << v.dump();
+  }
 
   // A typo in `expect` (items 3 -> 4 in one expected output): the scenario is wrong, not the run.
   std::string text = *PosixEnv()->ReadFile(Source("scenarios/json/examples/fan-in-effects.json"));

@@ -20,17 +20,6 @@
 namespace stepfault::scenarios {
 namespace {
 
-// The scripted answer to a request of `port`, or nullopt when no response matches.
-std::optional<Message> ScriptedResponse(const JsonExecutorDef& port, const Message& request) {
-  for (const JsonScriptedResponse& r : port.responses) {
-    if (r.when && !r.when->Matches(request.body)) continue;
-    Json body = request.body.is_object() ? request.body : Json::object();
-    body.update(r.body);
-    return Message{port.response_type, std::move(body)};
-  }
-  return std::nullopt;
-}
-
 class JsonScenario final : public Scenario {
  public:
   explicit JsonScenario(JsonScenarioDef def) : def_(std::move(def)) {}

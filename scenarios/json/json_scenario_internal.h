@@ -110,4 +110,8 @@ Result<std::string> ExpandJsonKeyTemplate(const std::string& key_template, const
 // An observed or expected terminal output in its canonical form.
 Json JsonOutputRecord(const std::string& executor, const Message& message);
 
+// The scripted answer of request port `port` to `request`: its first response whose `when` matches,
+// the request's body with the response's members merged over it; nullopt when none matches.
+std::optional<Message> ScriptedResponse(const JsonExecutorDef& port, const Message& request);
+
 }  // namespace stepfault::scenarios

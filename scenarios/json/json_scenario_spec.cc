@@ -135,4 +135,14 @@ WorkflowSpec JsonScenarioSpec(const JsonScenarioDef& def, const JsonRuntime* run
   return spec;
 }
 
+std::optional<Message> ScriptedResponse(const JsonExecutorDef& port, const Message& request) {
+  for (const JsonScriptedResponse& r : port.responses) {
+    if (r.when && !r.when->Matches(request.body)) continue;
+    Json body = request.body.is_object() ? request.body : Json::object();
+    body.update(r.body);
+    return Message{port.response_type, std::move(body)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace stepfault::scenarios

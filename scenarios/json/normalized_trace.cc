@@ -32,16 +32,6 @@ Json RequestJson(const std::string& id, const std::string& port, const Json& mes
   return Json{{"request", id}, {"port", port}, {"message", message}};
 }
 
-std::optional<Message> Scripted(const JsonExecutorDef& port, const Message& request) {
-  for (const JsonScriptedResponse& r : port.responses) {
-    if (r.when && !r.when->Matches(request.body)) continue;
-    Json body = request.body.is_object() ? request.body : Json::object();
-    body.update(r.body);
-    return Message{port.response_type, std::move(body)};
-  }
-  return std::nullopt;
-}
-
 class Tracer {
  public:
   // `committed`: every checkpoint the modes' runs committed, in commit order (shared by the run's
@@ -116,7 +106,7 @@ class Tracer {
     for (const PendingRequest& r : requests) {
       const JsonExecutorDef* port = def_.Find(r.port_id);
       if (port == nullptr || port->kind != JsonExecutorKind::kRequestPort) continue;
-      if (auto m = Scripted(*port, r.data)) out.push_back({r.request_id, r.port_id, *m});
+      if (auto m = ScriptedResponse(*port, r.data)) out.push_back({r.request_id, r.port_id, *m});
     }
     return out;
   }

@@ -66,23 +66,25 @@ ModeFacts FactsOf(const std::vector<Json>& maf, const std::vector<Json>& engine)
   return f;
 }
 
+// Every member name of either object, sorted.
+std::set<std::string> KeysOfEither(const Json& a, const Json& b) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : a.items()) keys.insert(k);
+  for (const auto& [k, v] : b.items()) keys.insert(k);
+  return keys;
+}
+
 // Field by field; members that are objects keyed by receiver, barrier or state key compare key by
 // key, so a deviation can claim one key (one port's own state) and no more.
 void CompareLines(const std::string& prefix, const std::string& where, const Json& maf,
                   const Json& engine, std::vector<TraceDifference>* out) {
   const int64_t step = StepOf(maf, engine);
-  std::set<std::string> keys;
-  for (const auto& [k, v] : maf.items()) keys.insert(k);
-  for (const auto& [k, v] : engine.items()) keys.insert(k);
-  for (const std::string& k : keys) {
+  for (const std::string& k : KeysOfEither(maf, engine)) {
     const Json m = maf.contains(k) ? maf[k] : Json();
     const Json e = engine.contains(k) ? engine[k] : Json();
     if (m == e) continue;
     if ((k == "queued" || k == "fan_in" || k == "state") && m.is_object() && e.is_object()) {
-      std::set<std::string> sub;
-      for (const auto& [s, v] : m.items()) sub.insert(s);
-      for (const auto& [s, v] : e.items()) sub.insert(s);
-      for (const std::string& s : sub) {
+      for (const std::string& s : KeysOfEither(m, e)) {
         const Json ms = m.contains(s) ? m[s] : Json();
         const Json es = e.contains(s) ? e[s] : Json();
         if (ms != es) Add(out, prefix + "." + k, where + "/" + s, ms, es, step);

@@ -59,6 +59,22 @@ Result<bool> JsonBool(const Json& j, const char* key, const std::string& path) {
 
 Json MessageToJson(const Message& m) { return Json{{"type", m.type}, {"body", m.body}}; }
 
+Message WrapResponse(const std::string& request_id, const std::string& port_id,
+                     const Message& data) {
+  return Message{
+      kWrappedResponseType,
+      Json{{"request_id", request_id}, {"port", port_id}, {"data", MessageToJson(data)}}};
+}
+
+std::optional<Message> UnwrapResponse(const Message& m) {
+  if (m.type != kWrappedResponseType || !m.body.is_object()) return std::nullopt;
+  auto data = m.body.find("data");
+  if (data == m.body.end()) return std::nullopt;
+  Result<Message> inner = MessageFromJson(*data, "data");
+  if (!inner.ok()) return std::nullopt;
+  return std::move(inner).value();
+}
+
 Result<Message> MessageFromJson(const Json& j, const std::string& path) {
   Message m;
   SF_ASSIGN_OR_RETURN(m.type, JsonString(j, "type", path));

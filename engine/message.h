@@ -32,6 +32,18 @@ struct Envelope {
 };
 
 Json MessageToJson(const Message& m);
+
+// MAF's RequestPort forwards a response twice: first wrapped, as the ExternalResponse object, then
+// the response data (RequestInfoExecutor.HandleAsync(ExternalResponse)). The wrapped form is a
+// message of type kWrappedResponseType whose body is {"request_id", "port", "data": {type, body}};
+// only an executor that names this type takes it ("*" does not: in MAF a handler of the workflow's
+// message type cannot handle an ExternalResponse). Sent only under the port-response-sent-wrapped
+// hazard (engine/profile.h).
+inline constexpr const char* kWrappedResponseType = "ExternalResponse";
+Message WrapResponse(const std::string& request_id, const std::string& port_id,
+                     const Message& data);
+// The data of a wrapped response, or nullopt when `m` is not one (or its body has not that shape).
+std::optional<Message> UnwrapResponse(const Message& m);
 Result<Message> MessageFromJson(const Json& j, const std::string& path);
 Json EnvelopeToJson(const Envelope& e);
 Result<Envelope> EnvelopeFromJson(const Json& j, const std::string& path);

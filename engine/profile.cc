@@ -15,8 +15,9 @@ const Switch kSwitches[] = {
      &EngineProfile::edge_id_blind_matching, true},
     {"non-bijective-edge-matching",
      "MAF IsMatch without one-to-one pairing: a workflow edge needs only to match some "
-     "checkpoint edge of its source ({X,Y} vs {X,X}); implies matching blind to EdgeIds",
-     &EngineProfile::non_bijective_edge_matching, true},
+     "checkpoint edge of its source ({X,Y} vs {X,X}); implies matching blind to EdgeIds "
+     "(the 1.17 source; 1.28 pairs edges one to one)",
+     &EngineProfile::non_bijective_edge_matching, false},
     {"ownership-before-validation",
      "a fresh resume owns the workflow before validating; a rejected resume leaves it unusable",
      &EngineProfile::ownership_before_validation, true},
@@ -27,8 +28,15 @@ const Switch kSwitches[] = {
     {"step-numbers-restart",
      "step numbers restart at 0 after a fresh resume (MAF before 1.28; fixed in 1.28)",
      &EngineProfile::step_numbers_restart, false},
-    {"fan-in-aliasing", "the in-memory manager keeps live fan-in state objects (aliasing)",
-     &EngineProfile::fan_in_aliasing, true},
+    // Not in maf-compat since the hazard tests on 1.28 (docs/maf-hazards.md): MAF pairs edges one
+    // to one and snapshots fan-in state on export and import (#6574).
+    {"fan-in-aliasing",
+     "the in-memory manager keeps live fan-in state objects (aliasing; before #6574)",
+     &EngineProfile::fan_in_aliasing, false},
+    {"port-response-sent-wrapped",
+     "a request port forwards a response wrapped, then unwrapped; a fan-in barrier it feeds "
+     "releases on the wrapped one, without the response (MAF 1.28)",
+     &EngineProfile::port_response_sent_wrapped, true},
     {"requests-not-reemitted",
      "pending requests are not re-emitted after resume or restore (#2485)",
      &EngineProfile::requests_not_reemitted, false},

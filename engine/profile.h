@@ -32,7 +32,14 @@ struct EngineProfile {
   // from the 1.17 source; MAF 1.28 continues from the checkpoint's step (the differential,
   // docs/engine-semantics.md §11.4), so it is a historical bug, not part of maf-compat.
   bool step_numbers_restart = false;
-  // The in-memory manager keeps the live fan-in state objects instead of copies (#6573).
+  // A request port forwards a response twice, first wrapped (an ExternalResponse, which no
+  // workflow-typed handler takes) then the data; a fan-in barrier fed by the port counts the
+  // wrapped one as the port's message, releases without the response, and keeps the response as
+  // the first message of its next round (MAF RequestInfoExecutor, seen on 1.28 by the
+  // differential, docs/engine-semantics.md §11.4).
+  bool port_response_sent_wrapped = false;
+  // The in-memory manager keeps the live fan-in state objects instead of copies (#6573). Fixed
+  // upstream (FanInEdgeState.Snapshot on export and import); not observed on 1.28.
   bool fan_in_aliasing = false;
 
   // Historical upstream bugs, since fixed in MAF (so not part of maf-compat), kept as mutants the

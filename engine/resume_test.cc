@@ -157,6 +157,66 @@ TEST(ResumeTest, TheSameCheckpointResumedTwiceGivesIdenticalResultsUnlessFanInSt
   }
 }
 
+// A request port that is itself a source of a fan-in barrier: start fans out to a worker and the
+// port; the barrier {worker, ask} feeds "sink", which takes both the worker's part and the reply.
+std::shared_ptr<Workflow> PortFeedsFanInWorkflow() {
+  auto start =
+      FunctionExecutor("start", "Start", {"Go"}, [](const Message& m, WorkflowContext& ctx) {
+        ctx.SendMessage(Msg("Work", m.body));
+        ctx.SendMessage(Msg("Ask", m.body));
+        return Status::Ok();
+      });
+  auto worker =
+      FunctionExecutor("worker", "Worker", {"Work"}, [](const Message&, WorkflowContext& ctx) {
+        ctx.SendMessage(Msg("Part", "worker"));
+        return Status::Ok();
+      });
+  auto sink = FunctionExecutor("sink", "Sink", {"Part", "Reply"},
+                               [](const Message& m, WorkflowContext& ctx) {
+                                 ctx.YieldOutput(m);
+                                 return Status::Ok();
+                               });
+  WorkflowBuilder b(start);
+  b.AddExecutor(worker).AddExecutor(sink).AddRequestPort("ask", "Ask", "Reply");
+  b.AddFanOutEdge("start", {"worker", "ask"});
+  b.AddFanInBarrierEdge({"worker", "ask"}, "sink");
+  b.WithOutputFrom("sink");
+  auto wf = b.Build();
+  EXPECT_TRUE(wf.ok()) << wf.status().ToString();
+  return *wf;
+}
+
+// MAF 1.28's RequestInfoExecutor sends the ExternalResponse before the data (the differential's
+// gen-1-6). Strict: the reply completes the barrier and the sink gets both parts. Under
+// port-response-sent-wrapped: the wrapped reply completes it, the sink (which does not take an
+// ExternalResponse) gets only the worker's part, and the reply waits alone in the next round.
+TEST(ResumeTest, AFanInFedByAPortReleasesWithoutTheReplyOnlyUnderPortResponseSentWrapped) {
+  for (bool wrapped : {false, true}) {
+    SCOPED_TRACE(wrapped ? "port-response-sent-wrapped" : "strict");
+    EngineProfile profile;
+    profile.port_response_sent_wrapped = wrapped;
+    Harness h;
+    auto run = StreamingRun::Start(PortFeedsFanInWorkflow(), Msg("Go"), h.Options(profile));
+    ASSERT_TRUE(run.ok()) << run.status().ToString();
+    const std::string id = OfKind(Drain(**run), EventKind::kRequestInfo)[0].request_id;
+    ASSERT_TRUE((*run)->SendResponse({id, "ask", Msg("Reply", "yes")}).ok());
+    std::vector<std::string> outputs = testing::CanonicalOutputs(Drain(**run));
+    auto stored = h.manager.Lookup((*run)->checkpoints().back());
+    ASSERT_TRUE(stored.ok());
+    const FanInState& barrier = *(*stored)->edge_state.begin()->second;
+    if (!wrapped) {
+      EXPECT_EQ(outputs.size(), 2u);
+      EXPECT_TRUE(barrier.pending.empty());
+    } else {
+      ASSERT_EQ(outputs.size(), 1u);
+      EXPECT_NE(outputs[0].find("worker"), std::string::npos) << outputs[0];
+      ASSERT_EQ(barrier.pending.size(), 1u);
+      EXPECT_EQ(barrier.pending[0].message, Msg("Reply", "yes"));
+      EXPECT_EQ(barrier.unseen, std::vector<std::string>{"worker"});
+    }
+  }
+}
+
 // CheckpointParentTests: first null, chained, resumed checkpoint is the parent after resume.
 TEST(ResumeTest, ParentLinksChainAndTheResumedCheckpointBecomesTheParent) {
   Harness h;

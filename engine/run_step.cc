@@ -44,13 +44,15 @@ Status StreamingRun::RouteFrom(const std::string& sender, const Message& message
 
 void StreamingRun::RouteUnchecked(const std::string& sender, const Message& message,
                                   const std::optional<std::string>& target) {
-  auto accepts = [&](const std::string& sink) {
+  // MAF's CanHandle: a wrapped response only by a handler that names its type.
+  auto accepts_type = [&](const std::string& sink, const std::string& type) {
     const ExecutorBinding* b = workflow_->FindBinding(sink);
     for (const std::string& t : b->input_types) {
-      if (t == "*" || t == message.type) return true;
+      if (t == type || (t == "*" && type != kWrappedResponseType)) return true;
     }
     return false;
   };
+  auto accepts = [&](const std::string& sink) { return accepts_type(sink, message.type); };
   for (const Edge* edge : workflow_->OutgoingEdges(sender)) {
     switch (edge->kind) {
       case EdgeKind::kDirect: {
@@ -108,8 +110,9 @@ void StreamingRun::RouteUnchecked(const std::string& sender, const Message& mess
         }
         state->pending.clear();
         state->unseen = state->sources;
+        // Each released message by its own type (MAF FanInEdgeRunner filters every envelope).
         for (Envelope& e : released) {
-          if (accepts(sink)) Enqueue(sink, std::move(e));
+          if (accepts_type(sink, e.message.type)) Enqueue(sink, std::move(e));
         }
         break;
       }
@@ -281,6 +284,11 @@ bool StreamingRun::RunStep() {
       invoked.executor_id = receiver;
       invoked.message = env.message;
       Emit(std::move(invoked));
+      if (!env.request_id.empty() && options_.profile.port_response_sent_wrapped) {
+        // MAF's RequestPort sends the ExternalResponse object before the data it carries.
+        outboxes_[receiver].push_back(
+            Outgoing{receiver, WrapResponse(env.request_id, receiver, env.message), std::nullopt});
+      }
       Status s;
       try {
         s = ex->Handle(env.message, ctx);

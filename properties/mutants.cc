@@ -39,6 +39,7 @@ std::vector<std::string> ExpectedFor(const std::string& mutant) {
       {"engine:stale-responses-kept", {kInvReqid, kInvAtomic}},
       {"engine:parent-link-empty", {kInvAncestry}},
       {"engine:fan-in-state-not-checkpointed", {kInvAlo}},
+      {"engine:port-response-sent-wrapped", {kInvAlo}},
       {"engine:watcher-cancel-ends-run", {kInvObserver}},
       {"store:prune-on-read", {kInvAncestry}},
       {"store:in-place-checkpoint-write", {kInvCorrupt, kInvAncestry}},

@@ -3,7 +3,8 @@
 // down to the scenario message {"type", "body"}, so assembly-qualified type names never reach the trace. Sorted:
 // instantiated executors, each receiver's queued messages (several senders' order is not defined), each fan-in
 // barrier's unseen sources and buffered messages, and the pending requests. A fan-in barrier is named by its sink and
-// sorted sources ("audit<-bill,ship"), not by MAF's EdgeId, which numbers edges differently from the C++ engine.
+// sorted sources ("audit<-bill,ship"), not by MAF's EdgeId, which numbers edges differently from the C++ engine
+// (scenarios/json/normalized_trace.cc names it the same way).
 using System.Text.Json;
 using System.Text.Json.Nodes;
 
@@ -37,12 +38,19 @@ public static class CheckpointNormalizer
         var fanIn = new JsonObject();
         if (cp["edgeStateData"] is JsonObject edges)
         {
-            foreach (var (_, state) in edges)
+            // Two barriers may have the same sources: the n-th barrier of a source list in EdgeId order is the n-th
+            // fan-in edge of that list in the file, since both MAF and the engine number edges in document order.
+            var seen = new Dictionary<string, int>(StringComparer.Ordinal);
+            foreach (var (_, state) in edges.OrderBy(kv => int.TryParse(kv.Key, out int id) ? id : int.MaxValue))
             {
                 JsonNode? s = state?["value"];
                 if (s?["sourceIds"] is not JsonArray sources) continue;
                 var ids = sources.Select(x => x!.GetValue<string>()).ToList();
-                string sink = def.Edges.FirstOrDefault(x => x.Kind == "fan-in" && x.Sources.SequenceEqual(ids))?.Sinks[0] ?? "?";
+                string sourceKey = string.Join(",", ids);
+                int nth = seen.GetValueOrDefault(sourceKey);
+                seen[sourceKey] = nth + 1;
+                string sink = def.Edges.Where(x => x.Kind == "fan-in" && x.Sources.SequenceEqual(ids))
+                                       .Skip(nth).FirstOrDefault()?.Sinks[0] ?? "?";
                 fanIn[$"{sink}<-{string.Join(",", ids.OrderBy(x => x, StringComparer.Ordinal))}"] = new JsonObject
                 {
                     ["unseen"] = Canonical.SortedArray(s["unseen"]!.AsArray().Select(x => x?.DeepClone())),
@@ -76,10 +84,17 @@ public static class CheckpointNormalizer
     static JsonNode Envelope(JsonNode? env) =>
         new JsonObject { ["from"] = env?["source"]?["id"]?.GetValue<string>() ?? "", ["message"] = Unwrap(env?["message"]) };
 
-    // Peels {"typeId", "value"} wrappers; a Msg ({"type", "body": "<json text>"}) becomes {"type", "body": {...}}.
+    // Peels {"typeId", "value"} wrappers and an ExternalResponse ({"data", "portInfo", "requestId"}: a request port
+    // forwards one before the response itself, and a fan-in barrier may hold it) down to the response it carries, as
+    // Trace.MessageJson shows it; a Msg ({"type", "body": "<json text>"}) becomes {"type", "body": {...}}.
     public static JsonNode? Unwrap(JsonNode? node)
     {
-        while (node is JsonObject o && o.ContainsKey("typeId") && o.ContainsKey("value")) node = o["value"];
+        while (node is JsonObject o)
+        {
+            if (o.ContainsKey("typeId") && o.ContainsKey("value")) node = o["value"];
+            else if (o.ContainsKey("data") && o.ContainsKey("portInfo") && o.ContainsKey("requestId")) node = o["data"];
+            else break;
+        }
         if (node is JsonObject m && m["type"] is JsonValue t && m["body"] is JsonValue b && b.TryGetValue(out string? text))
             return new JsonObject { ["type"] = t.GetValue<string>(), ["body"] = JsonNode.Parse(text) };
         return node?.DeepClone();

@@ -35,7 +35,8 @@ class BlackboxCliTest : public ::testing::Test {
     if (!HasFailure()) std::filesystem::remove_all(dir_);
   }
   CommandResult Stepfault(const std::string& args, int timeout_s = 600) {
-    return RunShell(BinDir() + "/stepfault " + args, {dir_, {}, timeout_s});
+    return RunShell(BinDir() + "/stepfault " + args,
+                    {dir_, {}, timeout_s * test_env::TimeoutScale()});
   }
   std::string WriteSpec(const std::string& name, const std::string& json) {
     std::string path = dir_ + "/" + name;

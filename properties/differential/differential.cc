@@ -40,14 +40,87 @@ void Add(std::vector<TraceDifference>* out, std::string kind, std::string where,
   out->push_back({std::move(kind), std::move(where), std::move(maf), std::move(engine), step, ""});
 }
 
-ModeFacts FactsOf(const std::vector<Json>& maf, const std::vector<Json>& engine) {
+// fan-in-rounds-by-thread-timing's step (ModeFacts::fan_in_order_step), from the engine's trace:
+// a barrier "sink<-a,b" of a checkpoint line names its sources; what each source sent in a step
+// is its outputs there (a JSON executor yields everything it sends, and a fan-in edge has no
+// condition); what it still had buffered is the barrier's pending list at the checkpoint before.
+int64_t FanInOrderStep(const std::vector<Json>& engine) {
+  std::map<std::string, Json> checkpoints;
+  for (const Json& l : engine) {
+    if (l.value("line", "") == "checkpoint") checkpoints[l.value("name", "")] = l;
+  }
+  Json before;  // the checkpoint line of the step before, once there is one
+  for (const Json& l : engine) {
+    if (l.value("line", "") != "step" || !l.contains("step") || !l["step"].is_number()) continue;
+    std::map<std::string, int> sent;
+    if (l.contains("outputs") && l["outputs"].is_array()) {
+      for (const Json& o : l["outputs"]) {
+        if (o.is_object()) ++sent[o.value("executor", "")];
+      }
+    }
+    auto cp = l.contains("checkpoint") && l["checkpoint"].is_string()
+                  ? checkpoints.find(l["checkpoint"].get<std::string>())
+                  : checkpoints.end();
+    // The barriers are those of this step's checkpoint (every barrier is in every checkpoint).
+    const Json* barriers =
+        cp != checkpoints.end() && cp->second.contains("fan_in") ? &cp->second["fan_in"] : nullptr;
+    if (barriers != nullptr && barriers->is_object()) {
+      for (const auto& [name, state] : barriers->items()) {
+        const size_t arrow = name.find("<-");
+        if (arrow == std::string::npos) continue;
+        std::map<std::string, int> buffered;
+        if (before.is_object() && before.contains("fan_in") && before["fan_in"].contains(name)) {
+          for (const Json& p : before["fan_in"][name].value("pending", Json::array())) {
+            if (p.is_object()) ++buffered[p.value("from", "")];
+          }
+        }
+        int senders = 0;
+        bool repeated = false;
+        std::stringstream sources(name.substr(arrow + 2));
+        for (std::string src; std::getline(sources, src, ',');) {
+          auto it = sent.find(src);
+          if (it == sent.end()) continue;
+          ++senders;
+          repeated |= it->second + buffered[src] >= 2;
+        }
+        if (senders >= 2 && repeated) return l["step"].get<int64_t>();
+      }
+    }
+    if (cp != checkpoints.end()) before = cp->second;
+  }
+  return -1;
+}
+
+// True when `engine`'s mode is restore:N or resume:N and checkpoint cpN of the run was taken at or
+// after the run's first fan-in order race.
+bool InheritsFanInOrderRace(const std::vector<Json>& engine, const std::vector<Json>& engine_run) {
+  if (engine.empty() || engine_run.empty()) return false;
+  const std::string mode = engine.front().value("mode", "");
+  const size_t colon = mode.find(':');
+  if (colon == std::string::npos) return false;
+  const int64_t race = FanInOrderStep(engine_run);
+  if (race < 0) return false;
+  const std::string name = "cp" + mode.substr(colon + 1);
+  for (const Json& l : engine_run) {
+    if (l.value("line", "") == "checkpoint" && l.value("name", "") == name && l.contains("step") &&
+        l["step"].is_number()) {
+      return l["step"].get<int64_t>() >= race;
+    }
+  }
+  return false;
+}
+
+ModeFacts FactsOf(const std::vector<Json>& maf, const std::vector<Json>& engine,
+                  const std::vector<Json>& engine_run) {
   ModeFacts f;
+  f.fan_in_order_inherited = InheritsFanInOrderRace(engine, engine_run);
   for (const Json& l : engine) {
     if (l.value("line", "") == "error" &&
         l.value("message", "").find("has ended") != std::string::npos) {
       f.engine_refused_ended_run = true;
     }
   }
+  f.fan_in_order_step = FanInOrderStep(engine);
   const Json emptied{{"type", ""}, {"body", Json::object()}};
   for (const Json& l : maf) {
     if (l.value("line", "") != "step" || !l.contains("invoked")) continue;
@@ -137,12 +210,28 @@ const std::vector<Deviation>& Deviations() {
        [](const TraceDifference& d, const ModeFacts& f) {
          return f.maf_emptied_message_step >= 0 && d.step >= f.maf_emptied_message_step;
        }},
+      {"fan-in-rounds-by-thread-timing",
+       "MAF runs a step's receivers concurrently and routes each message when it is sent, so "
+       "when two or more sources of a fan-in barrier send to it in one step and one of them "
+       "sends twice (or while a message of its own is still buffered), which messages make up "
+       "a round depends on thread timing: a second message can open the next round or join "
+       "this one. The engine routes after the step, by sender id and then emission order, one "
+       "of the orders MAF can take",
+       "claims every difference of a mode at or after the first step of the engine's trace in "
+       "which such a barrier got its messages (its checkpoint and everything after it), and "
+       "every difference of a restore or resume from a checkpoint taken at or after that step "
+       "of the run: the runs may diverge from there on; differences before stay undocumented",
+       [](const TraceDifference& d, const ModeFacts& f) {
+         return f.fan_in_order_inherited ||
+                (f.fan_in_order_step >= 0 && d.step >= f.fan_in_order_step);
+       }},
   };
   return kDeviations;
 }
 
 std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
-                                           const std::vector<Json>& engine) {
+                                           const std::vector<Json>& engine,
+                                           const std::vector<Json>& engine_run) {
   std::vector<TraceDifference> out;
   std::vector<Json> maf_events, engine_events;
   std::map<std::string, Json> maf_cps, engine_cps;
@@ -190,20 +279,23 @@ std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
       CompareLines("checkpoint", n, m->second, e->second, &out);
     }
   }
-  // A halt has no step of its own: it belongs to the step before it.
+  // A line without a step of its own (a halt, or a halt only one side has) belongs to the latest
+  // step before it on either side.
   for (TraceDifference& d : out) {
-    if (d.step < 0 && d.kind.starts_with("halt.")) {
-      int64_t last_step = -1;
-      const size_t line = std::stoul(d.where.substr(5));  // "line N (halt)"
-      for (size_t i = 0; i + 1 < line && i < maf_events.size(); ++i) {
-        if (maf_events[i].contains("step") && maf_events[i]["step"].is_number()) {
-          last_step = maf_events[i]["step"].get<int64_t>();
+    if (d.step >= 0 || !d.where.starts_with("line ")) continue;
+    const size_t line = std::stoul(d.where.substr(5));  // "line N (...)", N from 1
+    int64_t last_step = -1;
+    for (const std::vector<Json>* events : {&maf_events, &engine_events}) {
+      for (size_t i = 0; i + 1 < line && i < events->size(); ++i) {
+        const Json& l = (*events)[i];
+        if (l.contains("step") && l["step"].is_number()) {
+          last_step = std::max(last_step, l["step"].get<int64_t>());
         }
       }
-      d.step = last_step;
     }
+    d.step = last_step;
   }
-  const ModeFacts facts = FactsOf(maf, engine);
+  const ModeFacts facts = FactsOf(maf, engine, engine_run);
   for (TraceDifference& d : out) {
     for (const Deviation& dev : Deviations()) {
       if (dev.matches(d, facts)) {
@@ -308,6 +400,7 @@ WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::str
   }
   const auto maf_modes = SplitModes(*maf);
   std::map<std::string, std::vector<Json>> by_mode(engine->begin(), engine->end());
+  const std::vector<Json> engine_run = by_mode.count("run") ? by_mode["run"] : std::vector<Json>{};
   std::set<std::string> seen;
   for (const auto& [mode, lines] : maf_modes) {
     if (mode == "run") {
@@ -322,7 +415,7 @@ WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::str
           {mode, TraceDifference{"mode missing in engine", mode, lines.front(), Json(), -1, ""}});
       continue;
     }
-    for (TraceDifference& d : CompareTraces(lines, it->second)) {
+    for (TraceDifference& d : CompareTraces(lines, it->second, engine_run)) {
       w.differences.push_back({mode, std::move(d)});
     }
   }

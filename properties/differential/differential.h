@@ -33,6 +33,13 @@ struct ModeFacts {
   bool engine_refused_ended_run = false;
   // Some step of MAF's trace has a failed executor.
   bool maf_failed_step = false;
+  // The first super-step of the engine's trace in which a fan-in barrier's rounds depend on the
+  // order its messages arrive (fan-in-rounds-by-thread-timing): two or more of its sources send
+  // to it, and one of them sends twice or sends while a message of its own is still buffered. -1
+  // when no step does. A restore or resume from a checkpoint taken at or after such a step of
+  // the run starts from a barrier the race already shaped: every line of the mode counts.
+  int64_t fan_in_order_step = -1;
+  bool fan_in_order_inherited = false;
 };
 
 // A documented deviation: what differs, why the engine differs from MAF there, and how the
@@ -46,8 +53,12 @@ struct Deviation {
 const std::vector<Deviation>& Deviations();
 
 // Every difference between two traces of one mode, each matched against Deviations().
+// `engine_run`, the engine's trace of the fault-free run, lets a restore:N or resume:N mode
+// inherit what happened before checkpoint N (a fan-in order race ahead of the checkpoint it
+// starts from); without it only the mode's own lines count.
 std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
-                                           const std::vector<Json>& engine);
+                                           const std::vector<Json>& engine,
+                                           const std::vector<Json>& engine_run = {});
 
 // Splits a concatenated multi-mode trace (maf-runner --all) at its "begin" lines: mode -> lines.
 std::vector<std::pair<std::string, std::vector<Json>>> SplitModes(const std::vector<Json>& lines);

@@ -133,6 +133,66 @@ TEST(Deviations, FailedStepEndsRunClaimsTheHaltAfterAFailureAndARefusedRestore) 
   }
 }
 
+// Pin: fan-in-rounds-by-thread-timing claims from the step in which two sources of a barrier sent
+// to it and one of them twice; not when only one source sent, and nothing before that step.
+TEST(Deviations, FanInRoundsByThreadTimingClaimsFromTheRacingStepOnOnly) {
+  auto trace = [](const Json& step1_outputs, const Json& barrier) {
+    const Json out{{"executor", "x"}, {"message", 1}};
+    return std::vector<Json>{
+        Json{{"line", "begin"}, {"mode", "run"}},
+        Json{{"line", "step"}, {"step", 0}, {"outputs", Json::array({out})}, {"checkpoint", "cp0"}},
+        Json{{"line", "step"}, {"step", 1}, {"outputs", step1_outputs}, {"checkpoint", "cp1"}},
+        Json{{"line", "halt"}, {"status", "idle"}},
+        Json{{"line", "checkpoint"},
+             {"name", "cp0"},
+             {"step", 0},
+             {"fan_in", Json{{"s<-a,b", Json{{"pending", Json::array()}}}}}},
+        Json{{"line", "checkpoint"}, {"name", "cp1"}, {"step", 1}, {"fan_in", barrier}}};
+  };
+  const Json a{{"executor", "a"}, {"message", 1}};
+  const Json b{{"executor", "b"}, {"message", 2}};
+  const Json maf_barrier{{"s<-a,b", Json{{"pending", Json::array({Json{{"from", "a"}}})}}}};
+  const Json engine_barrier{{"s<-a,b", Json{{"pending", Json::array()}}}};
+  const Json racing = Json::array({a, a, b});
+  auto d = CompareTraces(trace(racing, maf_barrier), trace(racing, engine_barrier));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, "checkpoint.fan_in");
+  EXPECT_EQ(d[0].deviation, "fan-in-rounds-by-thread-timing");
+
+  // One source alone sending twice: the order of its own messages is its own; undocumented.
+  const Json alone = Json::array({a, a});
+  auto single = CompareTraces(trace(alone, maf_barrier), trace(alone, engine_barrier));
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_TRUE(single[0].deviation.empty());
+
+  // A difference in the step before the racing one stays undocumented.
+  std::vector<Json> maf = trace(racing, engine_barrier);
+  maf[1]["outputs"] = Json::array();
+  bool undocumented = false;
+  for (const TraceDifference& x : CompareTraces(maf, trace(racing, engine_barrier))) {
+    undocumented |= x.step == 0 && x.deviation.empty();
+  }
+  EXPECT_TRUE(undocumented);
+
+  // A restore from a checkpoint taken at or after the race inherits it; one from before does not.
+  const std::vector<Json> run = trace(racing, engine_barrier);
+  auto restore = [](int n, int status_step) {
+    return std::vector<Json>{
+        Json{{"line", "begin"}, {"mode", "restore:" + std::to_string(n)}},
+        Json{{"line", "step"}, {"step", status_step}, {"outputs", Json::array()}}};
+  };
+  std::vector<Json> maf_after = restore(1, 2);
+  maf_after[1]["outputs"] = Json::array({a});
+  auto inherited = CompareTraces(maf_after, restore(1, 2), run);
+  ASSERT_EQ(inherited.size(), 1u);
+  EXPECT_EQ(inherited[0].deviation, "fan-in-rounds-by-thread-timing");
+  std::vector<Json> maf_before = restore(0, 1);
+  maf_before[1]["outputs"] = Json::array({a});
+  auto earlier = CompareTraces(maf_before, restore(0, 1), run);
+  ASSERT_EQ(earlier.size(), 1u);
+  EXPECT_TRUE(earlier[0].deviation.empty());
+}
+
 TEST(Deviations, EveryEntryIsNamedAndExplained) {
   for (const Deviation& d : Deviations()) {
     EXPECT_FALSE(std::string(d.name).empty());

@@ -5,13 +5,13 @@
 // those buffered contributions must survive a crash and a resume (MAF #6372). The two barriers
 // (sink and audit) share their sources, so adding them in swapped order is a topology a careless
 // rebuild produces and a strict engine must reject (MAF's IsMatch accepts it).
-// The last contribution comes from a request port ("merge-approval" -> "approver"), the shape of
-// MAF's Checkpoint_Resume_PreservesFanInBarrierBufferedMessages tests: the start command runs until
-// every worker has contributed and the request is pending, then the process ends; the resume
-// command answers the re-emitted request and the barriers release.
-// Host: one durable file checkpoint store and effects.db in the scenario directory; each life
-// resumes the session's latest intact checkpoint (falling back to older ones when it is damaged)
-// or starts the run; the job is done when the effect row exists and the run halted.
+// The last contribution is a request port's answer ("merge-approval" is itself a source of both
+// barriers), the shape of MAF's Checkpoint_Resume_PreservesFanInBarrierBufferedMessages tests: the
+// start command runs until every worker has contributed and the request is pending, then the
+// process ends; the resume command answers the re-emitted request and the barriers release. Host:
+// one durable file checkpoint store and effects.db in the scenario directory; each life resumes the
+// session's latest intact checkpoint (falling back to older ones when it is damaged) or starts the
+// run; the job is done when the effect row exists and the run halted.
 #include <algorithm>
 
 #include "engine/checkpoint_manager.h"
@@ -49,6 +49,14 @@ std::string ExpectedValue(int width, int bytes) {
   return out;
 }
 
+// A barrier member as the sink records it: a worker's part, or the port's decision itself (the port
+// is the barrier's last source, so MAF's wrapped-response forwarding, the
+// port-response-sent-wrapped hazard, releases the barriers without the decision).
+std::string PartText(const Message& m) {
+  if (m.type == "MergeDecision") return "approver=" + m.body.value("decision", std::string());
+  return m.body["from"].get<std::string>() + "=" + m.body["data"].get<std::string>();
+}
+
 WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
   WorkflowSpec spec;
   spec.start_id = "dispatch";
@@ -58,12 +66,6 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
       FunctionExecutor("dispatch", "Dispatch", {"Job"}, [](const Message& m, WorkflowContext& ctx) {
         ctx.SendMessage(Message{"Work", m.body});
         ctx.SendMessage(Message{"MergeRequest", m.body});
-        return Status::Ok();
-      }));
-  spec.executors.push_back(FunctionExecutor(
-      "approver", "Approver", {"MergeDecision"}, [](const Message& m, WorkflowContext& ctx) {
-        ctx.SendMessage(Message{
-            "Part", Json{{"from", "approver"}, {"data", m.body.value("decision", std::string())}}});
         return Status::Ok();
       }));
   spec.ports.push_back({"merge-approval", "MergeRequest", "MergeDecision"});
@@ -82,10 +84,10 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
     spec.edges.push_back({EdgeKind::kDirect, {id}, {id}, nullptr, nullptr});
   }
   spec.executors.push_back(FunctionExecutor(
-      "sink", "Sink", {"Part"}, [width, effects](const Message& m, WorkflowContext& ctx) {
+      "sink", "Sink", {"Part", "MergeDecision"},
+      [width, effects](const Message& m, WorkflowContext& ctx) {
         Json parts = ctx.ReadState("parts").value_or(Json::array());
-        parts.push_back(m.body["from"].get<std::string>() + "=" +
-                        m.body["data"].get<std::string>());
+        parts.push_back(PartText(m));
         if (static_cast<int>(parts.size()) < width + 1) {
           ctx.QueueStateUpdate("parts", parts);
           return Status::Ok();
@@ -99,8 +101,8 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
         ctx.YieldOutput(Message{"Done", Json{{"id", row.id}, {"value", row.value}}});
         return Status::Ok();
       }));
-  spec.executors.push_back(
-      FunctionExecutor("audit", "Audit", {"Part"}, [width](const Message&, WorkflowContext& ctx) {
+  spec.executors.push_back(FunctionExecutor(
+      "audit", "Audit", {"Part", "MergeDecision"}, [width](const Message&, WorkflowContext& ctx) {
         int seen = ctx.ReadState("seen").value_or(Json(0)).get<int>() + 1;
         ctx.QueueStateUpdate("seen", seen == width + 1 ? Json(0) : Json(seen));
         if (seen == width + 1) ctx.YieldOutput(Message{"Audited", Json{{"parts", seen}}});
@@ -109,9 +111,8 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
   spec.edges.insert(spec.edges.begin(),
                     {EdgeKind::kFanOut, {"dispatch"}, workers, nullptr, nullptr});
   spec.edges.push_back({EdgeKind::kDirect, {"dispatch"}, {"merge-approval"}, nullptr, nullptr});
-  spec.edges.push_back({EdgeKind::kDirect, {"merge-approval"}, {"approver"}, nullptr, nullptr});
   std::vector<std::string> sources = workers;
-  sources.push_back("approver");
+  sources.push_back("merge-approval");
   spec.edges.push_back({EdgeKind::kFanIn, sources, {"sink"}, nullptr, nullptr});
   spec.edges.push_back({EdgeKind::kFanIn, sources, {"audit"}, nullptr, nullptr});
   spec.outputs = {"sink", "audit"};

@@ -28,6 +28,13 @@ Json Sorted(std::vector<Json> items) {
   return out;
 }
 
+// A message as the trace shows it: a wrapped response as the response it carries, as
+// maf/Runner/Trace.cs MessageJson shows MAF's ExternalResponse.
+Json TraceMessage(const Message& m) {
+  std::optional<Message> inner = UnwrapResponse(m);
+  return MessageToJson(inner ? *inner : m);
+}
+
 Json RequestJson(const std::string& id, const std::string& port, const Json& message) {
   return Json{{"request", id}, {"port", port}, {"message", message}};
 }
@@ -67,7 +74,7 @@ class Tracer {
         break;
     }
     Group& g = Current();
-    const Json message = e.message ? MessageToJson(*e.message) : Json();
+    const Json message = e.message ? TraceMessage(*e.message) : Json();
     switch (e.kind) {
       case EventKind::kExecutorInvoked:
         g.invoked.push_back(Json{{"executor", e.executor_id}, {"message", message}});
@@ -115,7 +122,7 @@ class Tracer {
     Close();
     Json responses = Json::array();
     for (const ExternalResponse& a : answers) {
-      responses.push_back(RequestJson(NameOf(a.request_id), a.port_id, MessageToJson(a.data)));
+      responses.push_back(RequestJson(NameOf(a.request_id), a.port_id, TraceMessage(a.data)));
     }
     const char* name = status == RunStatus::kIdle              ? "idle"
                        : status == RunStatus::kPendingRequests ? "pending_requests"
@@ -201,7 +208,7 @@ class Tracer {
   }
 
   static Json EnvelopeJson(const Envelope& e) {
-    return Json{{"from", e.source_id}, {"message", MessageToJson(e.message)}};
+    return Json{{"from", e.source_id}, {"message", TraceMessage(e.message)}};
   }
 
   Json CheckpointLine(const Checkpoint& c, size_t ordinal) {
@@ -212,11 +219,19 @@ class Tracer {
       queued[receiver] = Sorted(std::move(items));
     }
     Json fan_in = Json::object();
+    // Two barriers may have the same sources: the n-th barrier of a source list in EdgeId order
+    // is the n-th fan-in edge of that list in the file (both sides number edges in document
+    // order; maf/Runner/CheckpointNormalizer.cs does the same).
+    std::map<std::vector<std::string>, int> seen;
     for (const auto& [edge_id, s] : c.edge_state) {
       (void)edge_id;
       std::string sink = "?";
+      int nth = seen[s->sources]++;
       for (const JsonEdgeDef& e : def_.edges) {
-        if (e.kind == EdgeKind::kFanIn && e.sources == s->sources) sink = e.sinks[0];
+        if (e.kind == EdgeKind::kFanIn && e.sources == s->sources && nth-- == 0) {
+          sink = e.sinks[0];
+          break;
+        }
       }
       std::vector<std::string> sources = s->sources;
       std::sort(sources.begin(), sources.end());
@@ -234,7 +249,7 @@ class Tracer {
     std::vector<Json> instantiated(c.instantiated->begin(), c.instantiated->end());
     std::vector<Json> pending;
     for (const PendingRequest& r : c.outstanding) {
-      pending.push_back(RequestJson(r.request_id, r.port_id, MessageToJson(r.data)));
+      pending.push_back(RequestJson(r.request_id, r.port_id, TraceMessage(r.data)));
     }
     return Json{{"line", "checkpoint"},
                 {"name", "cp" + std::to_string(ordinal)},

@@ -143,8 +143,16 @@ int RunSingle(const DifferentialArgs& a) {
   std::printf("== engine (%s)\n", mode_text.c_str());
   for (const Json& l : *engine) std::printf("%s\n", l.dump().c_str());
   int undocumented = 0;
+  // A restore or resume inherits what happened in the run before its checkpoint.
+  std::vector<Json> engine_run;
+  if (mode->kind != scenarios::TraceMode::kRun) {
+    auto run = scenarios::EngineNormalizedTrace(*text, a.workflow, scenarios::TraceMode{},
+                                                EngineProfile::MafCompat());
+    if (!run.ok()) return UsageError(run.status().message());
+    engine_run = std::move(*run);
+  }
   std::printf("== differences\n");
-  for (const pd::TraceDifference& d : pd::CompareTraces(*maf, *engine)) {
+  for (const pd::TraceDifference& d : pd::CompareTraces(*maf, *engine, engine_run)) {
     undocumented += d.deviation.empty();
     std::printf("%s at %s [%s]: MAF %s, engine %s\n", d.kind.c_str(), d.where.c_str(),
                 d.deviation.empty() ? "UNDOCUMENTED" : d.deviation.c_str(), d.maf.dump().c_str(),

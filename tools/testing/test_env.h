@@ -7,6 +7,7 @@
 //                          more cases, broader sweeps, and the tests that only run then. Unset,
 //                          empty or 0 is the default run; any other value is a mistake and aborts.
 //   ScratchDir(prefix)     an empty directory <tmp>/stepfault-<prefix>-<pid>-<test name>.
+//   TimeoutScale()         4 in a sanitizer build, else 1: the factor for a child's time limit.
 //   STEPFAULT_SKIP_UNLESS_LONG()  a test that runs only in the long run.
 //   STEPFAULT_REQUIRE_PROGRAM(...)  a test that needs chromium or strace: missing FAILS, unless
 //                          STEPFAULT_ALLOW_MISSING_BROWSER=1 / STEPFAULT_ALLOW_MISSING_STRACE=1.
@@ -59,6 +60,17 @@ inline bool LongRun() {
   if (std::string_view(v) == "1") return true;
   std::fprintf(stderr, "test_env: STEPFAULT_LONG must be 1 (long run) or 0/unset, not '%s'\n", v);
   std::abort();
+}
+
+// How many times longer a command of this build may take: 4 in a sanitizer build (ASan+UBSan runs
+// the same programs several times slower, more so under the load of a parallel ctest), else 1. A
+// test's own time limit on a child process is a hang detector, not a benchmark.
+inline int TimeoutScale() {
+#if defined(__SANITIZE_ADDRESS__)
+  return 4;
+#else
+  return 1;
+#endif
 }
 
 // True when the environment variable `name` is 1: the opt-out of a required program.

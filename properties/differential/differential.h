@@ -33,6 +33,12 @@ struct ModeFacts {
   bool engine_refused_ended_run = false;
   // Some step of MAF's trace has a failed executor.
   bool maf_failed_step = false;
+  // The first step of each side with a WorkflowError, no failed executor and no checkpoint: its
+  // state publish failed (maf-state-conflict-runs-on); -1 when there is none.
+  int64_t maf_unpublished_step = -1;
+  int64_t engine_unpublished_step = -1;
+  // MAF threw on a live restore because failed state updates were still queued.
+  bool maf_refused_restore_queued_updates = false;
 };
 
 // A documented deviation: what differs, why the engine differs from MAF there, and how the

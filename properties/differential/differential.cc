@@ -56,8 +56,7 @@ int64_t UnpublishedStep(const std::vector<Json>& lines) {
 
 bool HasErrorLine(const std::vector<Json>& lines, const std::string& text) {
   return std::any_of(lines.begin(), lines.end(), [&](const Json& l) {
-    return l.value("line", "") == "error" &&
-           l.value("message", "").find(text) != std::string::npos;
+    return l.value("line", "") == "error" && l.value("message", "").find(text) != std::string::npos;
   });
 }
 

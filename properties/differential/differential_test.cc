@@ -136,8 +136,11 @@ TEST(Deviations, FailedStepEndsRunClaimsTheHaltAfterAFailureAndARefusedRestore) 
 // Pin: maf-state-conflict-runs-on claims what follows a step both sides failed to publish, and a
 // live restore MAF refused with updates still queued; the conflict step itself stays compared.
 TEST(Deviations, StateConflictRunsOnClaimsOnlyAfterTheUnpublishedStep) {
-  const Json conflict{{"line", "step"},  {"step", 1},          {"errors", 1},
-                      {"failed", Json::array()}, {"checkpoint", nullptr}};
+  const Json conflict{{"line", "step"},
+                      {"step", 1},
+                      {"errors", 1},
+                      {"failed", Json::array()},
+                      {"checkpoint", nullptr}};
   std::vector<Json> maf = Trace();
   maf.insert(maf.begin() + 2, conflict);
   std::vector<Json> engine = maf;
@@ -172,10 +175,10 @@ TEST(Deviations, StateConflictRunsOnClaimsOnlyAfterTheUnpublishedStep) {
   }
   // MAF refused a live restore with updates still queued: the whole mode is claimed.
   std::vector<Json> refused{
-      Trace()[0],
-      Json{{"line", "error"},
-           {"message", "MAF refused the restore: Cannot import state while there are queued "
-                       "updates. Call PublishUpdatesAsync() first."}}};
+      Trace()[0], Json{{"line", "error"},
+                       {"message",
+                        "MAF refused the restore: Cannot import state while there are queued "
+                        "updates. Call PublishUpdatesAsync() first."}}};
   for (const TraceDifference& x : CompareTraces(refused, Trace())) {
     EXPECT_EQ(x.deviation, "maf-state-conflict-runs-on") << x.kind;
   }

@@ -81,8 +81,10 @@ TEST(WorkflowGen, CountersAreAppendedAfterTheOtherStages) {
     const Json doc = Json::parse(GenerateWorkflow(0, i));
     bool counter_seen = false;
     for (const Json& e : doc["executors"]) {
-      if (e["kind"] == "counter") counter_seen = true;
-      else EXPECT_FALSE(counter_seen) << "a " << e["kind"] << " after a counter in workflow " << i;
+      if (e["kind"] == "counter")
+        counter_seen = true;
+      else
+        EXPECT_FALSE(counter_seen) << "a " << e["kind"] << " after a counter in workflow " << i;
     }
   }
 }

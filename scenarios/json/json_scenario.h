@@ -28,7 +28,8 @@
 //                                  // executor naming it), queues n+1 (visible at the end of the
 //                                  // step) and forwards the message with "count_<id>": n+1 merged
 //                                  // into the body; two executors writing one shared key in one
-//                                  // step end the run with a state conflict. No '|' in key, scope
+//                                  // step end the run with a state conflict; key and scope may
+//                                  // not contain '|'
 //     ],
 //     "edges": [
 //       {"kind": "direct", "from": "intake", "to": "tag"},

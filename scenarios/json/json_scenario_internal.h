@@ -38,7 +38,14 @@ inline constexpr size_t kMaxJsonScenarioEdges = 4000;
 inline constexpr int64_t kDefaultJsonScenarioSteps = 1000;
 inline constexpr uint64_t kMaxJsonScenarioSteps = 100000;
 
-enum class JsonExecutorKind { kPassThrough, kTransform, kEffect, kRequestPort, kFailOnce, kCounter };
+enum class JsonExecutorKind {
+  kPassThrough,
+  kTransform,
+  kEffect,
+  kRequestPort,
+  kFailOnce,
+  kCounter
+};
 
 // {"field": f, "equals": v}: true when the body has `field` equal to `equals`.
 struct JsonCondition {

@@ -151,7 +151,8 @@ void ParseExecutor(Parser& p, const Json& e, const std::string& path, JsonExecut
       out->scope = e.contains("scope") ? p.String(e, path, "scope") : "";
       // The differential's trace names a state entry "<scope>||<key>" (docs/engine-semantics.md
       // 11.2), and MAF's checkpoint keys use '|' as their separator.
-      for (const auto& [member, value] : {std::pair{"/key", &out->state_key}, {"/scope", &out->scope}}) {
+      for (const auto& [member, value] :
+           {std::pair{"/key", &out->state_key}, {"/scope", &out->scope}}) {
         if (p.ok() && value->find('|') != std::string::npos)
           p.Fail(path + member, "'" + *value + "' must not contain '|'");
       }

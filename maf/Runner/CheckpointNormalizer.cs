@@ -7,6 +7,7 @@
 // (scenarios/json/normalized_trace.cc names it the same way).
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using System.Text.RegularExpressions;
 
 namespace Stepfault.Maf.Runner;
 
@@ -61,7 +62,7 @@ public static class CheckpointNormalizer
         var state_ = new JsonObject();
         if (cp["stateData"] is JsonObject sd)
         {
-            foreach (var (key, value) in sd.OrderBy(kv => kv.Key, StringComparer.Ordinal)) state_[key] = Unwrap(value);
+            foreach (var (key, value) in sd) state_[StateName(key)] = Unwrap(value);
         }
         var line = new JsonObject
         {
@@ -78,6 +79,21 @@ public static class CheckpointNormalizer
         foreach (JsonObject p in sortedPending) p["request"] = nameOf(p["request"]!.GetValue<string>());
         line["pending"] = Canonical.SortedArray(sortedPending.Select(p => (JsonNode)p));
         return line;
+    }
+
+    // MAF names a state entry "<executor>|<scope>|<key>" ("|" inside a part doubled; a named scope written "@name",
+    // the private scope empty). The trace names it "<executor>||<key>" for a private scope and "@<name>||<key>" for a
+    // named one: a named scope is shared by every executor, and the executor MAF records is only whichever touched
+    // the scope first, which is not defined when several do in one step.
+    static readonly Regex StateKey = new(@"^(?<e>(?:\|\||[^|])*)\|(?<s>(?:@(?:\|\||[^|])*)?)\|(?<k>(?:\|\||[^|])*)$");
+
+    public static string StateName(string mafKey)
+    {
+        Match m = StateKey.Match(mafKey);
+        if (!m.Success) return "?" + mafKey;
+        static string Part(Group g) => g.Value.Replace("||", "|");
+        string scope = Part(m.Groups["s"]);
+        return (scope.Length == 0 ? Part(m.Groups["e"]) : scope) + "||" + Part(m.Groups["k"]);
     }
 
     // A queued or buffered envelope: its sender and the scenario message it carries.

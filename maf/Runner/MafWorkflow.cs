@@ -1,9 +1,10 @@
 // Builds a scenario's workflow on MAF: one FunctionExecutor<Msg> per declared executor (a request port is MAF's
 // RequestPort<Msg, Msg>), edges in document order, outputs from the listed executors. The handlers do what
 // scenarios/json/json_scenario_spec.cc does in the C++ engine: every executor yields what it emits as output and
-// sends it along its edges. Effects and fail-once markers live in a Host that outlives each workflow instance, as
-// the effect database and marker files outlive a process in the C++ host, so a resume replays an effect's stored
-// row and a fail-once executor fails only its first invocation in the whole runner process.
+// sends it along its edges; a counter keeps its count in MAF's own state (private, or a named shared scope). Effects
+// and fail-once markers live in a Host that outlives each workflow instance, as the effect database and marker files
+// outlive a process in the C++ host, so a resume replays an effect's stored row and a fail-once executor fails only
+// its first invocation in the whole runner process.
 using System.Text.Json.Nodes;
 using Microsoft.Agents.AI.Workflows;
 
@@ -85,6 +86,15 @@ public static class MafWorkflow
             JsonObject stored = JsonNode.Parse(host.ApplyEffect(key, Canonical.Dump(body)))!.AsObject();
             stored["effect_key"] = key;
             return Emit(ctx, new Msg(e.Emit, stored), ct);
+        },
+        "counter" => async (m, ctx, ct) =>
+        {
+            // Absent reads as 0; the update is queued and published at the end of the step (null scope = private).
+            int n = await ctx.ReadStateAsync<int>(e.KeyTemplate, e.Scope, ct) + 1;
+            await ctx.QueueStateUpdateAsync(e.KeyTemplate, n, e.Scope, ct);
+            JsonObject body = m.BodyObject();
+            body[$"count_{e.Id}"] = n;
+            await Emit(ctx, new Msg(m.Type, body), ct);
         },
         "fail-once" => (m, ctx, ct) =>
         {

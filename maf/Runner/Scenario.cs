@@ -14,8 +14,10 @@ public sealed record Condition(string Field, JsonNode? EqualsValue)
 
 public sealed record ScriptedResponse(Condition? When, JsonObject Body);
 
+// Scope: a counter's state scope name, null for the executor's private scope.
 public sealed record ExecutorDef(string Id, string Kind, string Emit, JsonObject Set, string KeyTemplate,
-                                 string RequestType, string ResponseType, List<ScriptedResponse> Responses);
+                                 string RequestType, string ResponseType, List<ScriptedResponse> Responses,
+                                 string? Scope);
 
 public sealed record EdgeDef(string Kind, List<string> Sources, List<string> Sinks, Condition? When);
 
@@ -56,7 +58,8 @@ public sealed class ScenarioDef
                                               o["emit"]?.GetValue<string>() ?? (kind == "effect" ? "Effect" : ""),
                                               o["set"] as JsonObject ?? [], o["key"]?.GetValue<string>() ?? "",
                                               o["request_type"]?.GetValue<string>() ?? "",
-                                              o["response_type"]?.GetValue<string>() ?? "", responses));
+                                              o["response_type"]?.GetValue<string>() ?? "", responses,
+                                              o["scope"]?.GetValue<string>()));
         }
         foreach (JsonNode? e in Arr(root, "edges"))
         {

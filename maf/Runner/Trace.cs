@@ -136,6 +136,10 @@ public sealed class Trace(ScenarioDef def, MemoryJsonStore store, string mode)
         });
     }
 
+    // MAF refused the mode (it threw): an "error" line with its message, as the engine's side writes for a mode it
+    // refuses, so the comparison sees the refusal instead of losing the runner.
+    public void Error(string message) => this._lines.Add(new JsonObject { ["line"] = "error", ["message"] = message });
+
     // The trace's lines: what was recorded, then one line per checkpoint the store received from `from` on.
     public List<string> Finish(int from)
     {

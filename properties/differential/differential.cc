@@ -110,16 +110,34 @@ bool InheritsFanInOrderRace(const std::vector<Json>& engine, const std::vector<J
   return false;
 }
 
+// The first step with a WorkflowError, no failed executor and no checkpoint: the step ran, but
+// publishing its state updates failed, so no checkpoint was written; -1 when there is none.
+int64_t UnpublishedStep(const std::vector<Json>& lines) {
+  for (const Json& l : lines) {
+    if (l.value("line", "") != "step" || !l.contains("step") || !l["step"].is_number()) continue;
+    const bool failed = l.contains("failed") && l["failed"].is_array() && !l["failed"].empty();
+    if (l.value("errors", 0) > 0 && !failed && l.contains("checkpoint") &&
+        l["checkpoint"].is_null()) {
+      return l["step"].get<int64_t>();
+    }
+  }
+  return -1;
+}
+
+bool HasErrorLine(const std::vector<Json>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(), [&](const Json& l) {
+    return l.value("line", "") == "error" && l.value("message", "").find(text) != std::string::npos;
+  });
+}
+
 ModeFacts FactsOf(const std::vector<Json>& maf, const std::vector<Json>& engine,
                   const std::vector<Json>& engine_run) {
   ModeFacts f;
   f.fan_in_order_inherited = InheritsFanInOrderRace(engine, engine_run);
-  for (const Json& l : engine) {
-    if (l.value("line", "") == "error" &&
-        l.value("message", "").find("has ended") != std::string::npos) {
-      f.engine_refused_ended_run = true;
-    }
-  }
+  f.engine_refused_ended_run = HasErrorLine(engine, "has ended");
+  f.maf_refused_restore_queued_updates = HasErrorLine(maf, "while there are queued updates");
+  f.maf_unpublished_step = UnpublishedStep(maf);
+  f.engine_unpublished_step = UnpublishedStep(engine);
   f.fan_in_order_step = FanInOrderStep(engine);
   const Json emptied{{"type", ""}, {"body", Json::object()}};
   for (const Json& l : maf) {
@@ -184,6 +202,23 @@ const std::vector<Deviation>& Deviations() {
        "claims a checkpoint.state difference whose key is <port>||WrappedRequestsStateKey and "
        "that the engine lacks; any other state difference stays undocumented",
        IsPortState},
+      {"maf-state-conflict-runs-on",
+       "MAF 1.28 bug: when a step's state publish fails (two executors wrote one key of a shared "
+       "scope: \"exactly one update\" conflict) MAF reports a WorkflowError, writes no "
+       "checkpoint and runs on, but the failed updates stay queued, so every later step fails "
+       "its publish the same way (no checkpoint is ever written again) and a live restore on "
+       "that run throws (\"cannot import state while there are queued updates\"). The engine "
+       "ends the run at the conflict (state-conflict error), which a fresh resume recovers from",
+       "claims the differences after the step both sides failed to publish (same step, a "
+       "WorkflowError, no failed executor, no checkpoint) and the halt after it, and every "
+       "difference of a restore mode MAF refused because updates were still queued; the "
+       "conflict step itself is compared in full",
+       [](const TraceDifference& d, const ModeFacts& f) {
+         if (f.maf_refused_restore_queued_updates) return true;
+         const int64_t s = f.maf_unpublished_step;
+         if (s < 0 || s != f.engine_unpublished_step) return false;
+         return d.step > s || (d.kind.starts_with("halt.") && d.step >= s);
+       }},
       {"failed-step-ends-run",
        "a step whose handler fails ends the engine's run (status ended, modelled on MAF's "
        "OffThread mode; README deliberate deviations); MAF in Lockstep mode, which the runner "

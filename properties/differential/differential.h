@@ -40,6 +40,12 @@ struct ModeFacts {
   // the run starts from a barrier the race already shaped: every line of the mode counts.
   int64_t fan_in_order_step = -1;
   bool fan_in_order_inherited = false;
+  // The first step of each side with a WorkflowError, no failed executor and no checkpoint: its
+  // state publish failed (maf-state-conflict-runs-on); -1 when there is none.
+  int64_t maf_unpublished_step = -1;
+  int64_t engine_unpublished_step = -1;
+  // MAF threw on a live restore because failed state updates were still queued.
+  bool maf_refused_restore_queued_updates = false;
 };
 
 // A documented deviation: what differs, why the engine differs from MAF there, and how the

@@ -193,6 +193,57 @@ TEST(Deviations, FanInRoundsByThreadTimingClaimsFromTheRacingStepOnOnly) {
   EXPECT_TRUE(earlier[0].deviation.empty());
 }
 
+// Pin: maf-state-conflict-runs-on claims what follows a step both sides failed to publish, and a
+// live restore MAF refused with updates still queued; the conflict step itself stays compared.
+TEST(Deviations, StateConflictRunsOnClaimsOnlyAfterTheUnpublishedStep) {
+  const Json conflict{{"line", "step"},
+                      {"step", 1},
+                      {"errors", 1},
+                      {"failed", Json::array()},
+                      {"checkpoint", nullptr}};
+  std::vector<Json> maf = Trace();
+  maf.insert(maf.begin() + 2, conflict);
+  std::vector<Json> engine = maf;
+  Json later = conflict;  // MAF runs on: the next step fails its publish again
+  later["step"] = 2;
+  maf.insert(maf.begin() + 3, later);
+  engine[3]["status"] = "ended";
+  auto d = CompareTraces(maf, engine);
+  ASSERT_EQ(d.size(), 2u);  // MAF's next step where the engine halted, then MAF's halt
+  EXPECT_EQ(d[0].kind, "event order");
+  EXPECT_EQ(d[1].kind, "line missing in engine");
+  for (const TraceDifference& x : d) EXPECT_EQ(x.deviation, "maf-state-conflict-runs-on");
+  // Nothing more to run after the conflict: only the halt differs, and it is claimed.
+  maf.erase(maf.begin() + 3);
+  d = CompareTraces(maf, engine);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, "halt.status");
+  EXPECT_EQ(d[0].deviation, "maf-state-conflict-runs-on");
+  // A difference in the conflict step itself stays undocumented.
+  engine[2]["errors"] = 2;
+  bool undocumented = false;
+  for (const TraceDifference& x : CompareTraces(maf, engine)) {
+    undocumented |= x.kind == "step.errors" && x.deviation.empty();
+  }
+  EXPECT_TRUE(undocumented);
+  // The engine published the step (a checkpoint): MAF's conflict is not the engine's, unclaimed.
+  std::vector<Json> published = maf;
+  published[2]["checkpoint"] = "cp1";
+  published[2]["errors"] = 0;
+  for (const TraceDifference& x : CompareTraces(maf, published)) {
+    EXPECT_TRUE(x.deviation.empty()) << x.kind << " " << x.deviation;
+  }
+  // MAF refused a live restore with updates still queued: the whole mode is claimed.
+  std::vector<Json> refused{
+      Trace()[0], Json{{"line", "error"},
+                       {"message",
+                        "MAF refused the restore: Cannot import state while there are queued "
+                        "updates. Call PublishUpdatesAsync() first."}}};
+  for (const TraceDifference& x : CompareTraces(refused, Trace())) {
+    EXPECT_EQ(x.deviation, "maf-state-conflict-runs-on") << x.kind;
+  }
+}
+
 TEST(Deviations, EveryEntryIsNamedAndExplained) {
   for (const Deviation& d : Deviations()) {
     EXPECT_FALSE(std::string(d.name).empty());

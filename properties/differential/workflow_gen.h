@@ -1,6 +1,6 @@
 // Seeded random JSON scenarios for the differential (docs/engine-semantics.md §11): small acyclic
-// workflows of pass-through, transform, effect and request-port executors joined by direct edges
-// (some with conditions), fan-outs and fan-in barriers, in the JSON scenario format
+// workflows of pass-through, transform, effect, counter and request-port executors joined by direct
+// edges (some with conditions), fan-outs and fan-in barriers, in the JSON scenario format
 // (scenarios/json/json_scenario.h), so a workflow the two engines disagree on can be written out
 // and replayed as a file. Promise: the same (seed, index) gives the same document, byte for byte,
 // and every document parses (ParseJsonScenarioDef). "expect" is left empty: the differential

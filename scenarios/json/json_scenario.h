@@ -18,10 +18,18 @@
 //                                  // plus "body", as type response_type
 //       {"id": "notify", "kind": "fail-once"},   // forwards, but fails the first invocation of the
 //                                                // scenario run (a marker file makes it durable)
-//       {"id": "publish", "kind": "effect", "key": "{op}-{id}", "emit": "Published"}
+//       {"id": "publish", "kind": "effect", "key": "{op}-{id}", "emit": "Published"},
 //                                  // stores the body once under the key filled from body fields
 //                                  // (SQLite, idempotent) and emits the stored body plus
 //                                  // "effect_key" as type "emit" (optional, default "Effect")
+//       {"id": "tally", "kind": "counter", "key": "seen", "scope": "shared-a"}
+//                                  // reads state key "key" (absent = 0) from its private scope, or
+//                                  // from the shared scope "scope" (optional; one scope for every
+//                                  // executor naming it), queues n+1 (visible at the end of the
+//                                  // step) and forwards the message with "count_<id>": n+1 merged
+//                                  // into the body; two executors writing one shared key in one
+//                                  // step end the run with a state conflict; key and scope may
+//                                  // not contain '|'
 //     ],
 //     "edges": [
 //       {"kind": "direct", "from": "intake", "to": "tag"},

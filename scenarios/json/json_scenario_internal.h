@@ -38,7 +38,14 @@ inline constexpr size_t kMaxJsonScenarioEdges = 4000;
 inline constexpr int64_t kDefaultJsonScenarioSteps = 1000;
 inline constexpr uint64_t kMaxJsonScenarioSteps = 100000;
 
-enum class JsonExecutorKind { kPassThrough, kTransform, kEffect, kRequestPort, kFailOnce };
+enum class JsonExecutorKind {
+  kPassThrough,
+  kTransform,
+  kEffect,
+  kRequestPort,
+  kFailOnce,
+  kCounter
+};
 
 // {"field": f, "equals": v}: true when the body has `field` equal to `equals`.
 struct JsonCondition {
@@ -61,6 +68,8 @@ struct JsonExecutorDef {
   std::string request_type;                     // request-port
   std::string response_type;                    // request-port
   std::vector<JsonScriptedResponse> responses;  // request-port
+  std::string state_key;                        // counter: the state key it counts in
+  std::string scope;                            // counter: "" private, else a shared scope's name
 };
 
 struct JsonEdgeDef {

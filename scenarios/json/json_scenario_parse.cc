@@ -16,7 +16,8 @@ constexpr KindName kKinds[] = {{"pass-through", JsonExecutorKind::kPassThrough},
                                {"transform", JsonExecutorKind::kTransform},
                                {"effect", JsonExecutorKind::kEffect},
                                {"request-port", JsonExecutorKind::kRequestPort},
-                               {"fail-once", JsonExecutorKind::kFailOnce}};
+                               {"fail-once", JsonExecutorKind::kFailOnce},
+                               {"counter", JsonExecutorKind::kCounter}};
 
 std::string KindList() {
   std::string out;
@@ -142,6 +143,18 @@ void ParseExecutor(Parser& p, const Json& e, const std::string& path, JsonExecut
       if (p.ok() && out->key_template.find('{') == std::string::npos) {
         p.Fail(path + "/key",
                "a constant key makes every message one effect; name a field, e.g. \"{op}-{id}\"");
+      }
+      break;
+    case JsonExecutorKind::kCounter:
+      p.OnlyKeys(e, path, {"id", "kind", "key", "scope"});
+      out->state_key = p.String(e, path, "key");
+      out->scope = e.contains("scope") ? p.String(e, path, "scope") : "";
+      // The differential's trace names a state entry "<scope>||<key>" (docs/engine-semantics.md
+      // 11.2), and MAF's checkpoint keys use '|' as their separator.
+      for (const auto& [member, value] :
+           {std::pair{"/key", &out->state_key}, {"/scope", &out->scope}}) {
+        if (p.ok() && value->find('|') != std::string::npos)
+          p.Fail(path + member, "'" + *value + "' must not contain '|'");
       }
       break;
     case JsonExecutorKind::kRequestPort: {

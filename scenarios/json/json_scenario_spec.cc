@@ -1,7 +1,8 @@
 // The workflow a JSON scenario document describes: one FunctionExecutor per declared executor (a
 // request port is the engine's own port), edges in document order (so EdgeIds follow the file).
 // Every executor sends what it emits along its edges and also yields it as output (dropped unless
-// the executor is listed in "outputs").
+// the executor is listed in "outputs"). A counter keeps its count in the engine's state scopes, so
+// a checkpoint carries it and a restore brings it back.
 #include "scenarios/json/json_scenario_internal.h"
 
 namespace stepfault::scenarios {
@@ -63,6 +64,26 @@ HandlerFn Handler(const JsonExecutorDef& def, const JsonRuntime* runtime) {
         return Status::HandlerFailed(
             "fail-once '" + id + "' fails its first invocation of the scenario run (by design)");
       };
+    case JsonExecutorKind::kCounter:
+      return [id, key = def.state_key, scope = def.scope](const Message& m, WorkflowContext& ctx) {
+        if (!m.body.is_object()) {
+          return Status::HandlerFailed("counter '" + id + "' needs an object body, got " +
+                                       m.body.dump());
+        }
+        // Absent counts as 0. The read sees this executor's own write queued earlier in the step;
+        // the update is published at the end of the step, where a second writer of the same
+        // shared key is a state conflict (docs/engine-semantics.md 1.5).
+        const std::optional<Json> seen = ctx.ReadState(key, scope);
+        if (seen && !seen->is_number_integer()) {
+          return Status::HandlerFailed("counter '" + id + "': state key '" + key +
+                                       "' holds a non-integer " + seen->dump());
+        }
+        const int64_t n = (seen ? seen->get<int64_t>() : 0) + 1;
+        ctx.QueueStateUpdate(key, Json(n), scope);
+        Json body = m.body;
+        body["count_" + id] = n;
+        return Emit(ctx, Message{m.type, std::move(body)});
+      };
     case JsonExecutorKind::kRequestPort:
       break;
   }
@@ -80,6 +101,8 @@ const char* TypeName(JsonExecutorKind kind) {
       return "Effect";
     case JsonExecutorKind::kFailOnce:
       return "FailOnce";
+    case JsonExecutorKind::kCounter:
+      return "Counter";
     case JsonExecutorKind::kRequestPort:
       return "RequestPort";
   }

@@ -17,8 +17,8 @@ namespace {
 
 std::string ExamplesDir() { return test_env::SourcePath("scenarios/json/examples"); }
 
-TEST(JsonScenarioTest, BothShippedExamplesLoadWithTheirNamesAndInvariants) {
-  for (const char* file : {"review-pipeline.json", "fan-in-effects.json"}) {
+TEST(JsonScenarioTest, EveryShippedExampleLoadsWithItsNameAndInvariants) {
+  for (const char* file : {"review-pipeline.json", "fan-in-effects.json", "state-counters.json"}) {
     auto scenario = LoadJsonScenario(PosixEnv(), JoinPath(ExamplesDir(), file));
     ASSERT_TRUE(scenario.ok()) << file << ": " << scenario.status().ToString();
     EXPECT_EQ((*scenario)->name().rfind("json-", 0), 0u) << file;
@@ -79,6 +79,23 @@ TEST(JsonScenarioTest, TheBaseDocumentOfTheMalformedTableIsValid) {
   EXPECT_TRUE(scenario.ok()) << scenario.status().ToString();
 }
 
+TEST(JsonScenarioTest, ACounterParsesWithItsKeyAndAPrivateOrSharedScope) {
+  Json doc = ValidDocument();
+  doc["executors"].push_back({{"id", "c1"}, {"kind", "counter"}, {"key", "seen"}});
+  doc["executors"].push_back(
+      {{"id", "c2"}, {"kind", "counter"}, {"key", "seen"}, {"scope", "tally"}});
+  auto def = ParseJsonScenarioDef(doc.dump(), "t.json");
+  ASSERT_TRUE(def.ok()) << def.status().ToString();
+  const JsonExecutorDef* c1 = def->Find("c1");
+  const JsonExecutorDef* c2 = def->Find("c2");
+  ASSERT_TRUE(c1 != nullptr && c2 != nullptr);
+  EXPECT_EQ(c1->kind, JsonExecutorKind::kCounter);
+  EXPECT_EQ(c1->state_key, "seen");
+  EXPECT_EQ(c1->scope, "");  // private
+  EXPECT_EQ(c2->state_key, "seen");
+  EXPECT_EQ(c2->scope, "tally");
+}
+
 struct Malformed {
   std::string what;
   std::function<void(Json&)> damage;
@@ -90,7 +107,7 @@ TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
       {"unknown executor kind", [](Json& j) { j["executors"][1]["kind"] = "pass-thru"; },
        "/executors/1/kind: unknown kind 'pass-thru'; expected one of pass-through, transform, "
        "effect, "
-       "request-port, fail-once"},
+       "request-port, fail-once, counter"},
       {"edge to an unknown executor", [](Json& j) { j["edges"][0]["to"] = "x"; },
        "/edges/0/to: unknown executor 'x'"},
       {"edge from an unknown executor", [](Json& j) { j["edges"][0]["from"] = "y"; },
@@ -173,6 +190,36 @@ TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
       {"duplicate expected effect key",
        [](Json& j) { j["expect"]["effects"].push_back(j["expect"]["effects"][0]); },
        "/expect/effects/1/key: duplicate effect key 'x-1'"},
+      {"counter without key",
+       [](Json& j) {
+         j["executors"][0] = {{"id", "a"}, {"kind", "counter"}};
+       },
+       "/executors/0/key: missing; expected a string"},
+      {"counter with an empty scope",
+       [](Json& j) {
+         j["executors"][0] = {{"id", "a"}, {"kind", "counter"}, {"key", "n"}, {"scope", ""}};
+       },
+       "/executors/0/scope: must not be empty"},
+      {"counter scope not a string",
+       [](Json& j) {
+         j["executors"][0] = {{"id", "a"}, {"kind", "counter"}, {"key", "n"}, {"scope", 3}};
+       },
+       "/executors/0/scope: expected a string, got number"},
+      {"counter key with the trace's separator",
+       [](Json& j) {
+         j["executors"][0] = {{"id", "a"}, {"kind", "counter"}, {"key", "a|b"}};
+       },
+       "/executors/0/key: 'a|b' must not contain '|'"},
+      {"counter scope with the trace's separator",
+       [](Json& j) {
+         j["executors"][0] = {{"id", "a"}, {"kind", "counter"}, {"key", "n"}, {"scope", "x|"}};
+       },
+       "/executors/0/scope: 'x|' must not contain '|'"},
+      {"misspelt counter field",
+       [](Json& j) {
+         j["executors"][0] = {{"id", "a"}, {"kind", "counter"}, {"key", "n"}, {"scopes", "s"}};
+       },
+       "/executors/0/scopes: unknown field; expected one of id, kind, key, scope"},
       {"top level not an object", [](Json& j) { j = Json::array(); },
        "/: expected an object at the top level"},
   };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -207,6 +208,16 @@ class Tracer {
     return it == names_.end() ? Json("?" + id) : Json("cp" + std::to_string(it->second));
   }
 
+  // The trace's name of an engine scope (docs/engine-semantics.md 11.2), as maf-runner names MAF's:
+  // a private scope by its executor ("executor:c" -> "c"), a shared one by its name prefixed with
+  // '@' ("shared:tally" -> "@tally"; MAF also records whichever executor touched it first).
+  static std::string StateScopeName(const std::string& scope) {
+    for (const auto& [prefix, replacement] : {std::pair{"executor:", ""}, {"shared:", "@"}}) {
+      if (scope.rfind(prefix, 0) == 0) return replacement + scope.substr(std::strlen(prefix));
+    }
+    return "?" + scope;
+  }
+
   static Json EnvelopeJson(const Envelope& e) {
     return Json{{"from", e.source_id}, {"message", TraceMessage(e.message)}};
   }
@@ -244,7 +255,7 @@ class Tracer {
     }
     Json state = Json::object();
     for (const auto& [scope, kv] : c.state) {
-      for (const auto& [k, v] : kv) state[scope + "||" + k] = *v;
+      for (const auto& [k, v] : kv) state[StateScopeName(scope) + "||" + k] = *v;
     }
     std::vector<Json> instantiated(c.instantiated->begin(), c.instantiated->end());
     std::vector<Json> pending;

@@ -87,6 +87,43 @@ TEST(NormalizedTrace, RestoreToAPendingRequestReemitsItFirst) {
   }
 }
 
+// The counters' state, named as maf-runner names MAF's (docs/engine-semantics.md 11.2): the
+// private scope by its executor, a shared scope by '@' and its name.
+TEST(NormalizedTrace, CounterStateIsNamedByExecutorOrSharedScopeAndSurvivesARestore) {
+  const std::vector<Json> cps = Of(Lines("state-counters.json", "run"), "checkpoint");
+  ASSERT_EQ(cps.size(), 4u);
+  EXPECT_EQ(cps[1]["state"], (Json{{"@warehouse||packed", 1}, {"@warehouse||picked", 1}}));
+  EXPECT_EQ(cps[2]["state"],
+            (Json{{"@warehouse||packed", 1}, {"@warehouse||picked", 2}, {"audit||seen", 1}}));
+  // Restored to cp1, recount reads the count pick published before the checkpoint.
+  bool recounted = false;
+  for (const Json& step : Of(Lines("state-counters.json", "restore:1"), "step")) {
+    for (const Json& o : step["outputs"]) {
+      if (o["executor"] != "recount") continue;
+      EXPECT_EQ(o["message"]["body"]["count_recount"], 2);
+      recounted = true;
+    }
+  }
+  EXPECT_TRUE(recounted);
+}
+
+// Two counters write one key of a shared scope in one step: the engine ends the run at that step
+// with a WorkflowError and no checkpoint (MAF runs on: maf-state-conflict-runs-on).
+TEST(NormalizedTrace, TwoWritersOfOneSharedKeyEndTheRunWithoutACheckpoint) {
+  Json doc = Json::parse(Example("state-counters.json"));
+  doc["executors"][2]["key"] = "picked";  // pack now writes pick's key in the same step
+  doc["expect"] = Json{{"effects", Json::array()}, {"outputs", Json::array()}};
+  auto lines = EngineNormalizedTrace(doc.dump(), "conflict.json", {}, EngineProfile::MafCompat());
+  ASSERT_TRUE(lines.ok()) << lines.status().ToString();
+  const std::vector<Json> steps = Of(*lines, "step");
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[1]["errors"], 1);
+  EXPECT_EQ(steps[1]["checkpoint"], Json());
+  EXPECT_EQ(steps[1]["completed"], Json::array({"pack", "pick"}));
+  EXPECT_EQ(Of(*lines, "checkpoint").size(), 1u);
+  EXPECT_EQ(Of(*lines, "halt").back()["status"], "ended");
+}
+
 TEST(NormalizedTrace, SameInputsGiveTheSameTrace) {
   EXPECT_EQ(Lines("fan-in-effects.json", "resume:1"), Lines("fan-in-effects.json", "resume:1"));
 }

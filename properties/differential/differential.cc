@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -91,6 +92,74 @@ int64_t FanInOrderStep(const std::vector<Json>& engine) {
   return -1;
 }
 
+// The checkpoint line named `name` in `lines`, or null.
+Json CheckpointNamed(const std::vector<Json>& lines, const std::string& name) {
+  for (const Json& l : lines) {
+    if (l.value("line", "") == "checkpoint" && l.value("name", "") == name) return l;
+  }
+  return Json();
+}
+
+// receiver-order-by-thread-timing's step (ModeFacts::receiver_order_step): the first step at
+// which the traces differ, if both invoked the same messages there and some step up to it
+// delivered one receiver messages from two or more senders (the order then travels on: a
+// pass-through forwards in the order it was invoked). The queue a step delivers is the checkpoint
+// of the step before (in the mode, or for a restore/resume's first step the run's checkpoint it
+// starts from).
+int64_t ReceiverOrderStep(const std::vector<Json>& maf, const std::vector<Json>& engine,
+                          const std::vector<Json>& engine_run) {
+  auto steps = [](const std::vector<Json>& lines) {
+    std::vector<const Json*> out;
+    for (const Json& l : lines) {
+      if (l.value("line", "") == "step" && l.contains("step") && l["step"].is_number()) {
+        out.push_back(&l);
+      }
+    }
+    return out;
+  };
+  // True when the checkpoint named `name` queued messages from two or more senders to one
+  // receiver.
+  auto multi_sender = [&](const std::string& name) {
+    Json cp = CheckpointNamed(engine, name);
+    if (cp.is_null()) cp = CheckpointNamed(engine_run, name);
+    if (!cp.is_object() || !cp.contains("queued") || !cp["queued"].is_object()) return false;
+    for (const auto& [receiver, list] : cp["queued"].items()) {
+      std::set<std::string> senders;
+      for (const Json& q : list) senders.insert(q.value("from", ""));
+      if (senders.size() >= 2) return true;
+    }
+    return false;
+  };
+  const std::vector<const Json*> m = steps(maf), e = steps(engine);
+  std::string previous;  // the checkpoint the next step delivers from
+  bool raced = false;    // some step so far delivered one receiver several senders' messages
+  if (!engine.empty()) {
+    const std::string mode = engine.front().value("mode", "");
+    const size_t colon = mode.find(':');
+    if (colon != std::string::npos) {
+      previous = "cp" + mode.substr(colon + 1);
+      // A restore or resume from cpN carries the order of every run step before it: the queue it
+      // restores is in each side's own order.
+      const int n = std::atoi(mode.c_str() + colon + 1);
+      for (int k = 0; k < n && !raced; ++k) raced = multi_sender("cp" + std::to_string(k));
+    }
+  }
+  for (size_t i = 0; i < std::min(m.size(), e.size()); ++i) {
+    const Json& ms = *m[i];
+    const Json& es = *e[i];
+    raced = raced || multi_sender(previous);
+    if (ms != es) {
+      const bool same_deliveries = ms.value("step", -1) == es.value("step", -2) &&
+                                   ms.value("invoked", Json()) == es.value("invoked", Json());
+      return same_deliveries && raced ? es["step"].get<int64_t>() : -1;
+    }
+    if (es.contains("checkpoint") && es["checkpoint"].is_string()) {
+      previous = es["checkpoint"].get<std::string>();
+    }
+  }
+  return -1;
+}
+
 // True when `engine`'s mode is restore:N or resume:N and checkpoint cpN of the run was taken at or
 // after the run's first fan-in order race.
 bool InheritsFanInOrderRace(const std::vector<Json>& engine, const std::vector<Json>& engine_run) {
@@ -139,6 +208,7 @@ ModeFacts FactsOf(const std::vector<Json>& maf, const std::vector<Json>& engine,
   f.maf_unpublished_step = UnpublishedStep(maf);
   f.engine_unpublished_step = UnpublishedStep(engine);
   f.fan_in_order_step = FanInOrderStep(engine);
+  f.receiver_order_step = ReceiverOrderStep(maf, engine, engine_run);
   const Json emptied{{"type", ""}, {"body", Json::object()}};
   for (const Json& l : maf) {
     if (l.value("line", "") != "step" || !l.contains("invoked")) continue;
@@ -218,6 +288,20 @@ const std::vector<Deviation>& Deviations() {
          const int64_t s = f.maf_unpublished_step;
          if (s < 0 || s != f.engine_unpublished_step) return false;
          return d.step > s || (d.kind.starts_with("halt.") && d.step >= s);
+       }},
+      {"receiver-order-by-thread-timing",
+       "MAF runs a step's senders concurrently and queues each message when it is sent, so "
+       "a receiver with messages from two or more senders in one step gets them in an order "
+       "thread timing decides; the engine delivers them by sender id, then emission order. "
+       "The multiset comparison hides the order itself, but a receiver whose result depends "
+       "on it (a counter, a first-writer-wins effect) shows it in what it sends",
+       "claims every difference of a mode at or after the first step at which the two traces "
+       "differ although both invoked the same messages, when that step or an earlier one "
+       "delivered one receiver messages queued from two or more senders (the engine's "
+       "checkpoint before the step); a first difference in what was invoked, or one with a "
+       "single sender per receiver all along, stays undocumented",
+       [](const TraceDifference& d, const ModeFacts& f) {
+         return f.receiver_order_step >= 0 && d.step >= f.receiver_order_step;
        }},
       {"failed-step-ends-run",
        "a step whose handler fails ends the engine's run (status ended, modelled on MAF's "

@@ -40,6 +40,10 @@ struct ModeFacts {
   // the run starts from a barrier the race already shaped: every line of the mode counts.
   int64_t fan_in_order_step = -1;
   bool fan_in_order_inherited = false;
+  // The first step at which the two traces differ although both invoked the same messages, and a
+  // receiver of that step had messages queued from two or more senders
+  // (receiver-order-by-thread-timing); -1 when there is none.
+  int64_t receiver_order_step = -1;
   // The first step of each side with a WorkflowError, no failed executor and no checkpoint: its
   // state publish failed (maf-state-conflict-runs-on); -1 when there is none.
   int64_t maf_unpublished_step = -1;

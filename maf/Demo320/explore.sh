@@ -19,7 +19,7 @@ for v in maf-json strict; do
   rm -rf "$out/$v"
   start=$(date +%s)
   "$sf" blackbox explore --spec "$root/examples/blackbox/maf-demo320/$v.json" --actions "$actions" \
-    --depth "$depth" --jobs 2 --out "$out/$v" --quiet
+    --depth "$depth" --jobs 2 --out "$out/$v"
   rc=$?
   echo "maf-demo320 $v: depth $depth, actions $actions: exit $rc in $(( $(date +%s) - start )) s; report $out/$v/summary.md"
   if [ "$v" = strict ] && [ "$rc" -ne 0 ]; then status=1; fi

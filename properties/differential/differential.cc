@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -100,6 +99,13 @@ Json CheckpointNamed(const std::vector<Json>& lines, const std::string& name) {
   return Json();
 }
 
+// N for a trace of mode restore:N or resume:N (its begin line), else -1.
+int RestoredCheckpoint(const std::vector<Json>& trace) {
+  if (trace.empty()) return -1;
+  auto mode = scenarios::TraceMode::Parse(trace.front().value("mode", ""));
+  return mode.ok() && mode->kind != scenarios::TraceMode::kRun ? mode->checkpoint : -1;
+}
+
 // receiver-order-by-thread-timing's step (ModeFacts::receiver_order_step): the first step at
 // which the traces differ, if both invoked the same messages there and some step up to it
 // delivered one receiver messages from two or more senders (the order then travels on: a
@@ -133,16 +139,11 @@ int64_t ReceiverOrderStep(const std::vector<Json>& maf, const std::vector<Json>&
   const std::vector<const Json*> m = steps(maf), e = steps(engine);
   std::string previous;  // the checkpoint the next step delivers from
   bool raced = false;    // some step so far delivered one receiver several senders' messages
-  if (!engine.empty()) {
-    const std::string mode = engine.front().value("mode", "");
-    const size_t colon = mode.find(':');
-    if (colon != std::string::npos) {
-      previous = "cp" + mode.substr(colon + 1);
-      // A restore or resume from cpN carries the order of every run step before it: the queue it
-      // restores is in each side's own order.
-      const int n = std::atoi(mode.c_str() + colon + 1);
-      for (int k = 0; k < n && !raced; ++k) raced = multi_sender("cp" + std::to_string(k));
-    }
+  if (const int n = RestoredCheckpoint(engine); n >= 0) {
+    previous = "cp" + std::to_string(n);
+    // A restore or resume from cpN carries the order of every run step before it: the queue it
+    // restores is in each side's own order.
+    for (int k = 0; k < n && !raced; ++k) raced = multi_sender("cp" + std::to_string(k));
   }
   for (size_t i = 0; i < std::min(m.size(), e.size()); ++i) {
     const Json& ms = *m[i];
@@ -163,20 +164,12 @@ int64_t ReceiverOrderStep(const std::vector<Json>& maf, const std::vector<Json>&
 // True when `engine`'s mode is restore:N or resume:N and checkpoint cpN of the run was taken at or
 // after the run's first fan-in order race.
 bool InheritsFanInOrderRace(const std::vector<Json>& engine, const std::vector<Json>& engine_run) {
-  if (engine.empty() || engine_run.empty()) return false;
-  const std::string mode = engine.front().value("mode", "");
-  const size_t colon = mode.find(':');
-  if (colon == std::string::npos) return false;
+  const int n = RestoredCheckpoint(engine);
+  if (n < 0) return false;
   const int64_t race = FanInOrderStep(engine_run);
-  if (race < 0) return false;
-  const std::string name = "cp" + mode.substr(colon + 1);
-  for (const Json& l : engine_run) {
-    if (l.value("line", "") == "checkpoint" && l.value("name", "") == name && l.contains("step") &&
-        l["step"].is_number()) {
-      return l["step"].get<int64_t>() >= race;
-    }
-  }
-  return false;
+  const Json cp = CheckpointNamed(engine_run, "cp" + std::to_string(n));
+  return race >= 0 && cp.is_object() && cp.contains("step") && cp["step"].is_number() &&
+         cp["step"].get<int64_t>() >= race;
 }
 
 // The first step with a WorkflowError, no failed executor and no checkpoint: the step ran, but

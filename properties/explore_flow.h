@@ -7,9 +7,9 @@
 // seed, every invariant judged after every run. Distinct states are counted over the first
 // StateCountedSchedules(budget) of those schedules only (keying every choice point costs about
 // ten times a run), and the report says over how many. Counterexamples are shrunk, with the
-// `stepfault replay interactive-flow --plan F --schedule S` command that replays them. The flow
-// hazards switched on in `config.hazards` (host:flow-...) apply. The report has no cells (see
-// reports::ScheduleCoverage): its `schedules` block says what was covered.
+// `stepfault replay --scenario interactive-flow --plan F --schedule S` command that replays them.
+// The flow hazards switched on in `config.hazards` (host:flow-...) apply. The report has no cells
+// (see reports::ScheduleCoverage): its `schedules` block says what was covered.
 //
 // Also the mutant hunt of one flow hazard (properties/mutants.h): schedules until the expected
 // invariant breaks, at most kFlowMutantSchedules.

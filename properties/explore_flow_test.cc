@@ -90,9 +90,9 @@ TEST(ExploreFlowTest, AFlowHazardIsFoundByItsInvariantWithAReplayablePlanAndSche
   }
   ASSERT_NE(kill, nullptr);
   EXPECT_EQ(kill->scenario, "interactive-flow");
-  EXPECT_NE(
-      kill->replay.find("stepfault replay interactive-flow --plan " + kill->plan + " --schedule '"),
-      std::string::npos)
+  EXPECT_NE(kill->replay.find("stepfault replay --scenario interactive-flow --plan " + kill->plan +
+                              " --schedule '"),
+            std::string::npos)
       << kill->replay;
   EXPECT_NE(kill->replay.find("--hazard host:flow-duplicate-response-resumes-twice"),
             std::string::npos);

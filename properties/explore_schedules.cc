@@ -66,8 +66,9 @@ bool Breaks(const FlowRunResult& r, const std::string& invariant) {
 std::string ReplayCommand(const ScheduleExploreOptions& o, const ScheduleCounterexample& c) {
   std::string hazards;
   for (const std::string& h : o.flow.hazards) hazards += " --hazard host:" + h;
-  return "stepfault replay interactive-flow --plan " + c.fault + " --schedule '" + c.schedule +
-         "'" + hazards + (o.flow.force_purge ? " --params '{\"force_purge\":true}'" : "");
+  return "stepfault replay --scenario interactive-flow --plan " + c.fault + " --schedule '" +
+         c.schedule + "'" + hazards +
+         (o.flow.force_purge ? " --params '{\"force_purge\":true}'" : "");
 }
 
 FlowRunResult RunSwitches(const ScheduleExploreOptions& o,

@@ -73,11 +73,13 @@ TEST(InputBoundsTest, TheReplayCommandOfAJsonScenarioNamesItsFileShellQuoted) {
   config.seed = 7;
   const std::string command = ReplayCommandWithParams(**scenario, *plan, config, Json());
   const std::vector<std::string> words = ShellWords(command);
-  ASSERT_GE(words.size(), 4u) << command;
+  ASSERT_GE(words.size(), 6u) << command;
   EXPECT_EQ(words[0], "stepfault");
   EXPECT_EQ(words[1], "replay");
-  EXPECT_EQ(words[2], path) << command;
-  EXPECT_EQ(words[4], "none;crash@effect.commit.after#1") << command;
+  EXPECT_EQ(words[2], "--scenario");
+  EXPECT_EQ(words[3], path) << command;
+  EXPECT_EQ(words[4], "--plan");
+  EXPECT_EQ(words[5], "none;crash@effect.commit.after#1") << command;
   EXPECT_FALSE(fs::exists("pwned"));
   fs::remove_all(dir);
 }

@@ -86,7 +86,8 @@ TEST(FlowScheduleExploration, FlowMutantsReportAsMutantResultsKilledAsExpected) 
   for (const auto& r : results) {
     EXPECT_EQ(r.verdict, "killed-as-expected") << r.name << " " << r.invariant;
     EXPECT_EQ(r.scenario, "interactive-flow");
-    EXPECT_NE(r.replay.find("stepfault replay interactive-flow --plan " + r.plan + " --schedule"),
+    EXPECT_NE(r.replay.find("stepfault replay --scenario interactive-flow --plan " + r.plan +
+                            " --schedule"),
               std::string::npos)
         << r.replay;
   }

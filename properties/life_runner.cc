@@ -87,7 +87,7 @@ bool IsTypedDataError(const Status& s) {
 
 std::string ReplayCommand(const std::string& scenario, const faults::Plan& plan,
                           const RunConfig& config) {
-  std::string cmd = "stepfault replay " + reports::ShellQuote(scenario) + " --plan " +
+  std::string cmd = "stepfault replay --scenario " + reports::ShellQuote(scenario) + " --plan " +
                     reports::ShellQuote(faults::PrintPlan(plan)) + " --seed " +
                     std::to_string(config.seed);
   for (const std::string& h : ActiveHazardNames(config))

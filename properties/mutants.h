@@ -44,8 +44,9 @@ std::vector<reports::MutantResult> RunMutants(
 
 // The interactive-flow hazards (scenarios/interactive_flow/flow_hazards.h), hunted by schedule
 // exploration (properties/explore_schedules.h: PCT with faults, up to `schedules` runs of seed 1)
-// instead of plans: plan is the shrunk fault, replay the `stepfault replay interactive-flow`
-// command with the shrunk schedule. Seed 1; RunMutants hunts the same mutants from the root seed.
+// instead of plans: plan is the shrunk fault, replay the `stepfault replay --scenario
+// interactive-flow` command with the shrunk schedule. Seed 1; RunMutants hunts the same mutants
+// from the root seed.
 std::vector<reports::MutantResult> RunFlowScheduleMutants(int schedules);
 
 }  // namespace stepfault::properties

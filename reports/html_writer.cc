@@ -99,15 +99,23 @@ std::string Headline(const Report& r) {
                                                        : "COVERAGE BELOW MINIMUM";
   std::string out = fmt::format("<header class=\"verdict v-{}\" id=\"verdict\">\n<h1>{}</h1>\n",
                                 VerdictName(verdict), title);
-  out += fmt::format(
-      "<p class=\"coverage\">Coverage: cells {}/{} ({}%) of discovered windows x applicable "
-      "actions ({} filtered, {} not run); windows {} discovered ({} recovery), {} exercised; "
-      "crash states {} ({} distinct, {} explored, {} beyond the depth); runs {}, lives {}; "
-      "determinism checks {}; violations {}</p>\n",
-      cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), cov.cells_filtered,
-      cov.cells_not_run, cov.windows_total, cov.recovery_windows, cov.windows_exercised,
-      cov.crash_states.total, cov.crash_states.distinct, cov.crash_states.explored,
-      cov.crash_states.beyond_depth, r.runs, r.lives, cov.determinism_checks, r.violations.size());
+  if (r.scenarios.empty()) {
+    out += fmt::format("<p class=\"coverage\">No cells: this report holds {}.</p>\n",
+                       !r.mutants.empty() ? "a mutant hunt"
+                       : !r.bench.empty() ? "benchmarks"
+                                          : "no exploration");
+  } else {
+    out += fmt::format(
+        "<p class=\"coverage\">Coverage: cells {}/{} ({}%) of discovered windows x applicable "
+        "actions ({} filtered, {} not run); windows {} discovered ({} recovery), {} exercised; "
+        "crash states {} ({} distinct, {} explored, {} beyond the depth); runs {}, lives {}; "
+        "determinism checks {}; violations {}</p>\n",
+        cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), cov.cells_filtered,
+        cov.cells_not_run, cov.windows_total, cov.recovery_windows, cov.windows_exercised,
+        cov.crash_states.total, cov.crash_states.distinct, cov.crash_states.explored,
+        cov.crash_states.beyond_depth, r.runs, r.lives, cov.determinism_checks,
+        r.violations.size());
+  }
   for (const ScenarioReport& s : r.scenarios) {
     if (s.schedules) out += "<p class=\"schedules\">" + ScheduleLine(s) + "</p>\n";
   }
@@ -230,13 +238,7 @@ std::string VerdictTableHtml(const Report& r) {
     out += "</tr>\n";
   }
   out += "</tbody>\n</table>\n";
-  if (!r.mutants.empty()) {
-    int64_t killed = 0;
-    for (const MutantResult& m : r.mutants) killed += m.killed ? 1 : 0;
-    out += fmt::format("<p class=\"score\">Mutant score: {}/{} killed.</p>\n", killed,
-                       r.mutants.size());
-  }
-  return out + "</section>\n";
+  return out + "</section>\n";  // the mutant score is the mutants section's heading
 }
 
 std::string HeatColor(CellOutcome o) {
@@ -403,8 +405,8 @@ std::string BenchCharts(const Report& r) {
 
 std::string HtmlReportWriter::Render(const Report& r) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += fmt::format("<title>Stepfault {}: {}</title>\n<style>{}</style>\n</head>\n<body>\n",
-                     H(r.command), VerdictName(ComputeVerdict(r)), kStyle);
+  out += fmt::format("<title>{}: {}</title>\n<style>{}</style>\n</head>\n<body>\n",
+                     H(ReportTitle(r)), VerdictName(ComputeVerdict(r)), kStyle);
   out += Headline(r) + VerdictTableHtml(r);
   if (!r.scenarios.empty()) out += Heatmaps(r) + CoverageDetails(r);
   out += Counterexamples(r);

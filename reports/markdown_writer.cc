@@ -46,12 +46,7 @@ std::string VerdictTableMarkdown(const Report& r) {
       out += fmt::format("\n... {} more scenarios in report.html\n",
                          t.scenarios.size() - kMaxScenarioRows);
   }
-  if (!r.mutants.empty()) {
-    int64_t killed = std::count_if(r.mutants.begin(), r.mutants.end(),
-                                   [](const MutantResult& m) { return m.killed; });
-    out += fmt::format("\nMutant score: {}/{} killed.\n", killed, r.mutants.size());
-  }
-  return out;
+  return out;  // the mutant score is said once, with the survivors (Render)
 }
 
 }  // namespace
@@ -62,18 +57,28 @@ std::string MarkdownReportWriter::Render(const Report& r) {
   std::string head = verdict == Verdict::kPass        ? "PASS"
                      : verdict == Verdict::kViolation ? "VIOLATION"
                                                       : "COVERAGE BELOW MINIMUM";
-  std::string out = fmt::format("## Stepfault {}: **{}** (exit {})\n\n", MarkdownText(r.command),
-                                head, VerdictExitCode(verdict));
-  out += fmt::format(
-      "Coverage: cells {}/{} ({}%, minimum {}%) of discovered windows x applicable actions "
-      "({} filtered, {} not run); windows {} discovered ({} recovery); crash states {} ({} "
-      "distinct, {} explored, {} beyond the depth); fault points {}/{} reached; runs {}, lives "
-      "{}; seed {}, profile {}, depth {}, shard {}.\n",
-      cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct), FormatPct(r.min_coverage_pct),
-      cov.cells_filtered, cov.cells_not_run, cov.windows_total, cov.recovery_windows,
-      cov.crash_states.total, cov.crash_states.distinct, cov.crash_states.explored,
-      cov.crash_states.beyond_depth, cov.points_reached.size(), r.points_registered.size(), r.runs,
-      r.lives, r.seed, MarkdownCode(r.profile), r.depth, MarkdownText(r.shard));
+  std::string out = fmt::format("## {}: **{}** (exit {})\n\n", MarkdownText(ReportTitle(r)), head,
+                                VerdictExitCode(verdict));
+  // A report without scenarios (a mutant hunt, a benchmark) has no cells: no "0/0 cells" line.
+  if (r.scenarios.empty()) {
+    out += fmt::format("No cells: this report holds {}; seed {}, profile {}.\n",
+                       !r.mutants.empty() ? "a mutant hunt"
+                       : !r.bench.empty() ? "benchmarks"
+                                          : "no exploration",
+                       r.seed, MarkdownCode(r.profile));
+  } else {
+    out += fmt::format(
+        "Coverage: cells {}/{} ({}%, minimum {}%) of discovered windows x applicable actions "
+        "({} filtered, {} not run); windows {} discovered ({} recovery); crash states {} ({} "
+        "distinct, {} explored, {} beyond the depth); fault points {}/{} reached; runs {}, lives "
+        "{}; seed {}, profile {}, depth {}, shard {}.\n",
+        cov.cells_exercised, cov.cells_total, FormatPct(cov.cells_pct),
+        FormatPct(r.min_coverage_pct), cov.cells_filtered, cov.cells_not_run, cov.windows_total,
+        cov.recovery_windows, cov.crash_states.total, cov.crash_states.distinct,
+        cov.crash_states.explored, cov.crash_states.beyond_depth, cov.points_reached.size(),
+        r.points_registered.size(), r.runs, r.lives, r.seed, MarkdownCode(r.profile), r.depth,
+        MarkdownText(r.shard));
+  }
   for (const ScenarioReport& s : r.scenarios) {
     if (!s.schedules) continue;
     const ScheduleCoverage& c = *s.schedules;

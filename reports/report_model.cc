@@ -207,4 +207,9 @@ int VerdictExitCode(Verdict verdict) {
   return 1;
 }
 
+std::string ReportTitle(const Report& report) {
+  if (report.command.starts_with("stepfault ")) return report.command;
+  return "Stepfault " + report.command;
+}
+
 }  // namespace stepfault::reports

@@ -226,4 +226,8 @@ std::string_view VerdictName(Verdict verdict);
 // The process exit status of the command line: 0, 1, 3.
 int VerdictExitCode(Verdict verdict);
 
+// The report's title: its command as the user typed it ("stepfault blackbox explore ..."), or
+// "Stepfault <command>" when the command does not name the tool itself (a test's "explore").
+std::string ReportTitle(const Report& report);
+
 }  // namespace stepfault::reports

@@ -241,7 +241,8 @@ TEST(WritersTest, HtmlIsSelfContainedAndCountsEveryCell) {
   EXPECT_LT(html.find("id=\"heatmap\""), html.find("id=\"counterexamples\""));
   EXPECT_LT(html.find("id=\"counterexamples\""), html.find("<table class=\"matrix\">"));
   EXPECT_NE(html.find("violated 1"), std::string::npos);
-  EXPECT_NE(html.find("Mutant score: 2/3 killed."), std::string::npos);
+  EXPECT_EQ(Count(html, "2 of 3 killed"), 1);  // said once: the mutants section's heading
+  EXPECT_EQ(Count(html, "Mutant score"), 0);
   // The scenario explored by schedules: its figures at the top and in its section, no matrix.
   EXPECT_EQ(Count(html, "321 context switches"), 2);
   EXPECT_NE(html.find("40 of 40 schedules explored (pct depth 3), 1234 distinct states (in the "
@@ -315,6 +316,39 @@ TEST(WritersTest, ACleanReportShowsPassEverywhere) {
   std::string html = HtmlReportWriter().Render(r);
   EXPECT_EQ(Count(html, "data-outcome=\"violation\""), 0);
   EXPECT_NE(html.find("<header class=\"verdict v-pass\""), std::string::npos);
+}
+
+// Issue 30: a mutant hunt's report has no cells, so it says so instead of "PASS 0/0 cells", and
+// gives its score once.
+TEST(WritersTest, AMutantHuntHasNoCellLineAndItsScoreOnce) {
+  Report r = testing::SampleReport();
+  r.violations.clear();
+  r.properties.clear();
+  r.scenarios.clear();
+  r.command = "stepfault mutants --out m";
+  const std::string md = MarkdownReportWriter().Render(r);
+  EXPECT_EQ(md.find("0/0"), std::string::npos) << md;
+  EXPECT_NE(md.find("No cells: this report holds a mutant hunt"), std::string::npos) << md;
+  EXPECT_EQ(Count(md, "killed."), 1) << md;
+  const std::string html = HtmlReportWriter().Render(r);
+  EXPECT_EQ(html.find("cells 0/0"), std::string::npos);
+  EXPECT_NE(html.find("No cells: this report holds a mutant hunt."), std::string::npos);
+  EXPECT_EQ(Count(html, "of 3 killed"), 1);
+}
+
+// Issue 30: a report of `stepfault blackbox explore ...` was titled "Stepfault stepfault blackbox".
+TEST(WritersTest, ATitleNamesTheToolOnceWhateverTheCommandSays) {
+  Report r = testing::SampleReport();
+  r.violations.clear();
+  r.command = "stepfault blackbox explore --spec s.json";
+  EXPECT_EQ(ReportTitle(r), "stepfault blackbox explore --spec s.json");
+  const std::string md = MarkdownReportWriter().Render(r);
+  EXPECT_EQ(md.rfind("## stepfault blackbox explore --spec s.json: **", 0), 0u) << md.substr(0, 80);
+  const std::string html = HtmlReportWriter().Render(r);
+  EXPECT_NE(html.find("<title>stepfault blackbox explore --spec s.json: "), std::string::npos);
+  EXPECT_EQ(html.find("Stepfault stepfault"), std::string::npos);
+  r.command = "explore";
+  EXPECT_EQ(ReportTitle(r), "Stepfault explore");
 }
 
 TEST(WritersTest, SummaryStaysShortAndSaysHowManyWereCut) {

@@ -97,6 +97,57 @@ TEST_F(BlackboxCliTest, ShardsMergeIntoTheUnshardedReport) {
   EXPECT_EQ(all["violations"].size(), m["violations"].size());
 }
 
+// Issue 30: blackbox explore shows one progress count over the whole run (on a pipe, a line per
+// 10% and the last at total), nothing with --quiet, and takes its shard from the CI environment as
+// explore does, saying so.
+TEST_F(BlackboxCliTest, ProgressIsOneCountOverTheRunQuietSilencesItAndTheEnvironmentShards) {
+  const std::string spec = Example("json-state/inplace.json");
+  CommandResult shown = Stepfault("blackbox explore --spec " + spec + " --jobs 2 --out shown");
+  ASSERT_EQ(shown.exit_code, 1) << shown.out << shown.err;
+  const size_t last = shown.err.rfind("blackbox json-inplace: ");
+  ASSERT_NE(last, std::string::npos) << shown.err;
+  long done = -1, total = -2;
+  ASSERT_EQ(
+      std::sscanf(shown.err.c_str() + last, "blackbox json-inplace: %ld/%ld runs", &done, &total),
+      2)
+      << shown.err;
+  EXPECT_EQ(done, total);
+  // The count is the run's: each distinct crash state recovered once, each ioerror cell run live
+  // and then recovered (or settled by another that left the same directory).
+  long cells = 0, states = 0, ioerror = 0;
+  const size_t crash_line = shown.out.find(" crash-state cells -> ");
+  ASSERT_NE(crash_line, std::string::npos) << shown.out;
+  ASSERT_EQ(std::sscanf(shown.out.c_str() + shown.out.rfind('\n', crash_line) + 1,
+                        "%ld crash-state cells -> %ld distinct states", &cells, &states),
+            2)
+      << shown.out;
+  const size_t io_line = shown.out.find(" ioerror cells (run live)");
+  ASSERT_NE(io_line, std::string::npos) << shown.out;
+  ASSERT_EQ(std::sscanf(shown.out.c_str() + shown.out.rfind('\n', io_line) + 1, "%ld", &ioerror),
+            1);
+  EXPECT_GT(states, 0);
+  EXPECT_GT(ioerror, 0);
+  EXPECT_EQ(total, states + 2 * ioerror) << shown.out;
+  CommandResult quiet =
+      Stepfault("blackbox explore --spec " + spec + " --jobs 2 --quiet --out quiet");
+  ASSERT_EQ(quiet.exit_code, 1);
+  EXPECT_EQ(quiet.err.find("runs"), std::string::npos) << quiet.err;
+  EXPECT_EQ(Json::parse(ReadAll(dir_ + "/shown/report.json"))["scenarios"],
+            Json::parse(ReadAll(dir_ + "/quiet/report.json"))["scenarios"]);
+  CommandResult env = RunShell(
+      testing::BinDir() + "/stepfault blackbox explore --quiet --spec " + spec + " --out env",
+      {dir_,
+       {{"GTEST_SHARD_INDEX", "0"}, {"GTEST_TOTAL_SHARDS", "2"}},
+       600 * test_env::TimeoutScale()});
+  Stepfault("blackbox explore --quiet --spec " + spec + " --shard 1/2 --out flag");
+  EXPECT_NE(env.err.find("shard 1/2 (from GTEST_SHARD_INDEX)"), std::string::npos) << env.err;
+  EXPECT_NE(env.out.find("shard 1/2 (from GTEST_SHARD_INDEX): this report holds only"),
+            std::string::npos)
+      << env.out;
+  EXPECT_EQ(Json::parse(ReadAll(dir_ + "/env/report.json"))["scenarios"],
+            Json::parse(ReadAll(dir_ + "/flag/report.json"))["scenarios"]);
+}
+
 // Issue 13: depth-2 shards merge into the unsharded report. Before, each shard wrote its own count
 // of depth-2 pairs into the description (merge refused: the descriptions differ), a state spanning
 // both halves ran in both shards, and the depth-2 cap depended on the shard's share of states.

@@ -290,8 +290,8 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   const int64_t pair_cap =
       std::max<int64_t>(1, options.depth2_max_pairs / std::max<int64_t>(1, result.distinct_states));
   IOErrorDedup dedup;
-  std::vector<Outcome> outcomes =
-      RunAll(spec, config, tasks, rec.reference, options.depth, pair_cap, options.jobs, &dedup);
+  std::vector<Outcome> outcomes = RunAll(spec, config, tasks, rec.reference, options.depth,
+                                         pair_cap, options.jobs, &dedup, options.progress);
   result.ioerror_cells = dedup.cells;
   result.ioerror_distinct = dedup.distinct;
   std::map<std::string, int64_t> by_inv;

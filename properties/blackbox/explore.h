@@ -32,6 +32,8 @@ struct BbExploreOptions {
   int shard_index = 1, shard_count = 1;
   int64_t depth2_max_pairs = 200;
   std::string scratch;  // a directory this exploration may fill (and leaves behind)
+  // Display only (may be empty): (done, total) runs of the exploration, as RunAll counts them.
+  std::function<void(int64_t done, int64_t total)> progress;
 };
 
 // The shrinker's answer for one invariant: the smallest plan that violated it, ordered by fewer

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,12 @@ struct IOErrorDedup {
 // Runs every task (crash-like: recover the state and check, then depth 2; ioerror: the live run,
 // then, once per distinct resulting directory, recovery and checks, whose outcome every ioerror
 // task that left the same directory shares) in `jobs` worker processes; outcomes in task order.
+// `progress` (may be empty) hears (done, total) in runs: each ioerror task counts twice (its live
+// run, then its recovery; the recovery of one whose directory another already left is done when
+// that is known), each crash-like task once. Display only: it never reaches the outcomes.
 std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
                             const std::vector<Task>& tasks, const Reference& ref, int depth,
-                            int64_t pair_cap, int jobs, IOErrorDedup* dedup);
+                            int64_t pair_cap, int jobs, IOErrorDedup* dedup,
+                            const std::function<void(int64_t done, int64_t total)>& progress);
 
 }  // namespace stepfault::properties::blackbox

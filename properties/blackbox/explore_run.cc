@@ -150,28 +150,52 @@ Outcome RunTask(const Spec& spec, const SessionConfig& config, const Task& task,
 
 // Runs job(i) for every i in `indices`: here when jobs <= 1, else in `jobs` forked workers that
 // write their results to <scratch>/<tag>-worker-W.jsonl. Results in the order of `indices`.
+// `one_done` is called in this process once per finished job, as it finishes (a worker says so by
+// a byte on a pipe), for the progress display only.
 std::vector<Json> Parallel(const std::string& scratch, const std::string& tag,
                            const std::vector<size_t>& indices, int jobs,
-                           const std::function<Json(size_t)>& job) {
+                           const std::function<Json(size_t)>& job,
+                           const std::function<void()>& one_done) {
   std::vector<Json> out(indices.size());
   if (jobs <= 1 || indices.size() < 2) {
-    for (size_t k = 0; k < indices.size(); ++k) out[k] = job(indices[k]);
+    for (size_t k = 0; k < indices.size(); ++k) {
+      out[k] = job(indices[k]);
+      one_done();
+    }
     return out;
   }
+  int done_pipe[2] = {-1, -1};
+  const bool counted = pipe(done_pipe) == 0;  // without it the display just does not move
   std::vector<pid_t> workers;
   const pid_t parent = getpid();
   for (int w = 0; w < jobs; ++w) {
     pid_t pid = fork();
     if (pid == 0) {
       BecomeGuardedWorker(parent);  // dies with the parent, and takes its program with it
+      if (counted) close(done_pipe[0]);
       std::ofstream file(fs::path(scratch) / (tag + "-worker-" + std::to_string(w) + ".jsonl"));
-      for (size_t k = static_cast<size_t>(w); k < indices.size(); k += static_cast<size_t>(jobs))
+      for (size_t k = static_cast<size_t>(w); k < indices.size(); k += static_cast<size_t>(jobs)) {
         file << k << "\t" << job(indices[k]).dump() << "\n";
+        const char byte = 1;
+        if (counted) (void)!write(done_pipe[1], &byte, 1);
+      }
       file.close();
       _exit(0);
     }
     AddGuardedWorker(pid);
     workers.push_back(pid);
+  }
+  if (counted) {
+    close(done_pipe[1]);
+    // EOF once every worker has exited (each holds the write end until then).
+    char bytes[64];
+    for (;;) {
+      const ssize_t n = read(done_pipe[0], bytes, sizeof bytes);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      for (ssize_t b = 0; b < n; ++b) one_done();
+    }
+    close(done_pipe[0]);
   }
   for (pid_t pid : workers) {
     waitpid(pid, nullptr, 0);
@@ -208,7 +232,8 @@ Json LiveIOError(const Spec& spec, const SessionConfig& config, const Task& task
 
 std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
                             const std::vector<Task>& tasks, const Reference& ref, int depth,
-                            int64_t pair_cap, int jobs, IOErrorDedup* dedup) {
+                            int64_t pair_cap, int jobs, IOErrorDedup* dedup,
+                            const std::function<void(int64_t done, int64_t total)>& progress) {
   auto cell = [&](size_t i) {
     return (fs::path(config.scratch) / ("state-" + std::to_string(i))).string();
   };
@@ -216,9 +241,14 @@ std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
   std::vector<size_t> live;
   for (size_t i = 0; i < tasks.size(); ++i)
     if (!IsCrashLike(tasks[i].action)) live.push_back(i);
-  std::vector<Json> left = Parallel(config.scratch, "live", live, jobs, [&](size_t i) {
-    return LiveIOError(spec, config, tasks[i], cell(i));
-  });
+  const int64_t total = static_cast<int64_t>(tasks.size() + live.size());
+  int64_t done = 0;
+  auto one_done = [&] {
+    if (progress) progress(++done, total);
+  };
+  std::vector<Json> left = Parallel(
+      config.scratch, "live", live, jobs,
+      [&](size_t i) { return LiveIOError(spec, config, tasks[i], cell(i)); }, one_done);
   // In task order, the first ioerror task that left a directory represents every later one that
   // left the same (digest and acknowledgements): only it is recovered and checked.
   std::vector<Outcome> out(tasks.size());
@@ -247,11 +277,17 @@ std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
     }
   }
   std::sort(work.begin(), work.end());
+  // The ioerror tasks that need no recovery of their own (a shared directory, a failed set-up).
+  const int64_t settled = total - done - static_cast<int64_t>(work.size());
+  for (int64_t k = 0; k < settled; ++k) one_done();
   // Phase 2: every crash state and every distinct ioerror directory is recovered and checked.
-  std::vector<Json> done = Parallel(config.scratch, "state", work, jobs, [&](size_t i) {
-    return ToJson(RunTask(spec, config, run[i], ref, cell(i), depth, pair_cap));
-  });
-  for (size_t k = 0; k < work.size(); ++k) out[work[k]] = FromJson(done[k]);
+  std::vector<Json> checked = Parallel(
+      config.scratch, "state", work, jobs,
+      [&](size_t i) {
+        return ToJson(RunTask(spec, config, run[i], ref, cell(i), depth, pair_cap));
+      },
+      one_done);
+  for (size_t k = 0; k < work.size(); ++k) out[work[k]] = FromJson(checked[k]);
   for (const auto& [i, rep] : same_as) out[i] = out[rep];
   return out;
 }

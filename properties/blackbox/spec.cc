@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/json_text.h"
+
 namespace stepfault::properties::blackbox {
 namespace {
 
@@ -134,10 +136,12 @@ void ParseSqlChecks(Checker& c, const Json& j, Spec* spec) {
 }  // namespace
 
 Result<Spec> ParseSpec(std::string_view text, const std::string& source) {
-  Json j = Json::parse(text, nullptr, false);
-  if (j.is_discarded())
-    return Status::InvalidArgument(source +
-                                   ": not valid JSON (see the spec schema in docs/blackbox.md)");
+  // One JSON reader for user text (engine/json_text.h): the error names line, column and token.
+  Result<Json> parsed = ParseJsonText(text, source);
+  if (!parsed.ok())
+    return Status::InvalidArgument(parsed.status().message() +
+                                   " (see the spec schema in docs/blackbox.md)");
+  const Json& j = *parsed;
   Checker c(source);
   if (!j.is_object()) c.Fail("/", "expected an object");
   Spec spec;

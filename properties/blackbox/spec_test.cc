@@ -42,6 +42,9 @@ TEST(BlackboxSpecTest, RejectsBadInputWithJsonPaths) {
       std::string::npos);
   EXPECT_NE(Error(R"({"name":"n","dir":"d","run":[""]})").find("/run/0: "), std::string::npos);
   EXPECT_NE(Error("{not json").find("not valid JSON"), std::string::npos);
+  // A syntax error names where it is (issue 30: line and column, as JSON scenarios do).
+  const std::string at = Error("{\"name\": \"n\",\n  \"run\": [\"a\"\n}");
+  EXPECT_NE(at.find("line 3, column 1"), std::string::npos) << at;
   EXPECT_NE(Error(R"({"name":"n","dir":"d","run":["a"],"timeout_s":0})").find("/timeout_s: "),
             std::string::npos);
 }

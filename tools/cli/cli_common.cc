@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <charconv>
@@ -146,7 +147,7 @@ Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::st
         "'" + name +
         "' has several actors in one world and is explored by schedules, not one life at a time: "
         "use `stepfault explore --scenario " +
-        name + "`, `stepfault schedules explore` or `stepfault replay " + name +
+        name + "`, `stepfault schedules explore` or `stepfault replay --scenario " + name +
         " --plan F --schedule S`");
   }
   std::error_code ec;
@@ -267,30 +268,35 @@ Status WriteReports(const std::string& dir, const reports::Report& report) {
 }
 
 void PrintSummary(std::FILE* out, const reports::Report& report, const std::string& dir) {
-  std::fprintf(out, "%-18s %8s %8s %10s %10s\n", "scenario", "windows", "cells", "exercised",
-               "violations");
+  // The name column fits the longest variant name ("approval/sqlite-truncate", a black-box spec).
+  int width = 18;
+  for (const auto& s : report.scenarios) width = std::max(width, static_cast<int>(s.name.size()));
+  if (!report.scenarios.empty()) {
+    std::fprintf(out, "%-*s %8s %8s %10s %10s\n", width, "scenario", "windows", "cells",
+                 "exercised", "violations");
+  }
   for (const auto& s : report.scenarios) {
     if (s.schedules) {
       int64_t violations = 0;
       for (const auto& v : report.violations) violations += v.scenario == s.name ? 1 : 0;
-      std::fprintf(
-          out,
-          "%-18s schedules %lld/%lld (%s), %lld distinct states (first %lld), %lld context "
-          "switches, "
-          "%lld faults fired, %lld windows (actor@point), %lld violations\n",
-          s.name.c_str(), static_cast<long long>(s.schedules->explored),
-          static_cast<long long>(s.schedules->budget), s.schedules->strategy.c_str(),
-          static_cast<long long>(s.schedules->distinct_states),
-          static_cast<long long>(s.schedules->states_counted_schedules),
-          static_cast<long long>(s.schedules->context_switches),
-          static_cast<long long>(s.schedules->faults_fired),
-          static_cast<long long>(s.schedules->windows), static_cast<long long>(violations));
+      std::fprintf(out,
+                   "%-*s schedules %lld/%lld (%s), %lld distinct states (first %lld), %lld context "
+                   "switches, "
+                   "%lld faults fired, %lld windows (actor@point), %lld violations\n",
+                   width, s.name.c_str(), static_cast<long long>(s.schedules->explored),
+                   static_cast<long long>(s.schedules->budget), s.schedules->strategy.c_str(),
+                   static_cast<long long>(s.schedules->distinct_states),
+                   static_cast<long long>(s.schedules->states_counted_schedules),
+                   static_cast<long long>(s.schedules->context_switches),
+                   static_cast<long long>(s.schedules->faults_fired),
+                   static_cast<long long>(s.schedules->windows),
+                   static_cast<long long>(violations));
       continue;
     }
     auto c = reports::ComputeCoverage(s);
     int64_t violations = 0;
     for (const auto& v : report.violations) violations += v.scenario == s.name ? 1 : 0;
-    std::fprintf(out, "%-18s %8lld %8lld %10lld %10lld\n", s.name.c_str(),
+    std::fprintf(out, "%-*s %8lld %8lld %10lld %10lld\n", width, s.name.c_str(),
                  static_cast<long long>(c.windows_total), static_cast<long long>(c.cells_total),
                  static_cast<long long>(c.cells_exercised), static_cast<long long>(violations));
   }
@@ -313,12 +319,18 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
     std::fprintf(out, "... %zu more violations in report.json (seed %llu)\n",
                  report.violations.size() - 5, static_cast<unsigned long long>(report.seed));
   }
+  const std::string verdict(reports::VerdictName(reports::ComputeVerdict(report)));
+  if (report.scenarios.empty()) {  // a mutant hunt: no cells to count
+    std::fprintf(out, "verdict: %s\n", verdict.c_str());
+    if (!dir.empty()) std::fprintf(out, "report: %s/report.html\n", dir.c_str());
+    return;
+  }
   auto total = reports::ComputeCoverage(report);
   std::fprintf(out, "coverage: %lld/%lld cells (%.1f%%), %lld runs, %lld lives, verdict: %s\n",
                static_cast<long long>(total.cells_exercised),
                static_cast<long long>(total.cells_total), total.cells_pct,
                static_cast<long long>(report.runs), static_cast<long long>(report.lives),
-               std::string(reports::VerdictName(reports::ComputeVerdict(report))).c_str());
+               verdict.c_str());
   if (!dir.empty()) std::fprintf(out, "report: %s/report.html\n", dir.c_str());
 }
 

@@ -76,6 +76,24 @@ TEST(InputBoundaryTest, PlansThatCannotFireAreErrorsNotPasses) {
   EXPECT_NE(db.out.find("never fired"), std::string::npos) << db.out;
 }
 
+// Issue 30 (one grammar of flags): replay names its scenario with --scenario, as explore and check
+// do; the older positional spelling still works, and the two at once must agree.
+TEST(InputBoundaryTest, ReplayTakesScenarioLikeExploreAndRefusesTwoDifferentOnes) {
+  ProcessRun flag = Stepfault("replay --scenario fan-in --plan ''");
+  EXPECT_EQ(flag.exit_code, 0) << flag.out;
+  EXPECT_NE(flag.out.find("completed after"), std::string::npos) << flag.out;
+  ProcessRun positional = Stepfault("replay fan-in --plan ''");
+  EXPECT_EQ(positional.exit_code, 0) << positional.out;
+  EXPECT_EQ(positional.out, flag.out);
+  EXPECT_EQ(Stepfault("replay fan-in --scenario fan-in --plan ''").exit_code, 0);
+  ProcessRun two = Stepfault("replay approval --scenario fan-in --plan ''");
+  EXPECT_EQ(two.exit_code, 2) << two.out;
+  EXPECT_NE(two.out.find("two scenarios given"), std::string::npos) << two.out;
+  ProcessRun none = Stepfault("replay --plan ''");
+  EXPECT_EQ(none.exit_code, 2) << none.out;
+  EXPECT_NE(none.out.find("--scenario NAME"), std::string::npos) << none.out;
+}
+
 // Item 9: numbers are parsed strictly: no sign, no wrap, no suffix.
 TEST(InputBoundaryTest, NumbersAreParsedStrictly) {
   for (const char* args : {"replay approval --plan none --seed -1",
@@ -339,7 +357,8 @@ TEST(InputBoundaryTest, AFailingFaultFreeRunIsSaidFirstAndStopsTheRun) {
   EXPECT_EQ(compat.exit_code, 1) << compat.out;
   EXPECT_EQ(compat.out.rfind("stepfault: the fault-free run of", 0), 0u) << compat.out;
   EXPECT_NE(compat.out.find("plan: none (fault-free)"), std::string::npos) << compat.out;
-  EXPECT_NE(compat.out.find("replay: stepfault replay fan-in --plan ''"), std::string::npos)
+  EXPECT_NE(compat.out.find("replay: stepfault replay --scenario fan-in --plan ''"),
+            std::string::npos)
       << compat.out;
   const nlohmann::json report = nlohmann::json::parse(*PosixEnv()->ReadFile(out + "/report.json"));
   ASSERT_FALSE(report["violations"].empty());

@@ -2,6 +2,7 @@
 // line. Exit codes as every command: 0 every invariant held, 1 a violation, 2 bad usage or input
 // (nothing outside --out/--keep and the scratch directory changes), 3 coverage below
 // --min-coverage.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -13,6 +14,8 @@
 #include "properties/blackbox/session.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/progress.h"
+#include "tools/cli/shard_env.h"
 
 namespace stepfault::cli {
 namespace {
@@ -27,6 +30,7 @@ struct BlackboxArgs {
   uint64_t seed = 0;
   double min_coverage = 0;
   int64_t depth2_max_pairs = 200;
+  bool quiet = false;
 };
 
 Result<bb::Spec> Load(const BlackboxArgs& a) {
@@ -111,23 +115,29 @@ int RunBbExplore(const BlackboxArgs& a) {
   o.seed = a.seed;
   o.jobs = a.jobs;
   o.depth2_max_pairs = a.depth2_max_pairs;
-  if (!a.shard.empty()) {
-    // Strict, as `explore --shard` (issue 16 item 9): sscanf took "1/2x" and wrapped big numbers.
-    const size_t slash = a.shard.find('/');
-    auto n = slash == std::string::npos
-                 ? Result<uint64_t>(Status::InvalidArgument(""))
-                 : ParseUnsigned("--shard N", a.shard.substr(slash + 1), 1, 100000);
-    auto i = n.ok() ? ParseUnsigned("--shard I", a.shard.substr(0, slash), 1, *n) : n;
-    if (!i.ok())
-      return UsageError("--shard must be I/N with 1 <= I <= N <= 100000, e.g. 2/4 (got '" +
-                        a.shard + "')");
-    o.shard_index = static_cast<int>(*i);
-    o.shard_count = static_cast<int>(*n);
-  }
+  // --shard, else the CI system's convention, as `explore` (tools/cli/shard_env.h).
+  auto shard = ResolveShard(a.shard, [](const char* name) { return std::getenv(name); });
+  if (!shard.ok()) return UsageError(shard.status().message());
+  o.shard_index = shard->index;
+  o.shard_count = shard->count;
+  const std::string shard_note = shard->EnvironmentNote();
+  if (!shard_note.empty()) std::fprintf(stderr, "blackbox explore: %s\n", shard_note.c_str());
   Result<std::string> scratch = ClaimScratch(a.out);
   if (!scratch.ok()) return UsageError(scratch.status().message());
   o.scratch = *scratch;
+  // One bar over the whole exploration's runs (stderr; nothing with --quiet).
+  std::unique_ptr<Progress> progress;
+  o.progress = [&](int64_t done, int64_t total) {
+    if (!progress) {
+      progress = std::make_unique<Progress>(stderr, StderrIsTerminal(), a.quiet,
+                                            "blackbox " + spec->name, total);
+      progress->set_unit("runs");
+    }
+    progress->Advance(done - progress->done());
+    if (done == total) progress->Finish();
+  };
   Result<bb::BbExploration> result = bb::ExploreBlackBox(*spec, o);
+  if (progress) progress->Finish();
   if (!result.ok()) return UsageError(result.status().message());
   reports::Report& report = result->report;
   // The exploration's identity, without --out, --jobs and --shard, so the shards of one
@@ -147,6 +157,12 @@ int RunBbExplore(const BlackboxArgs& a) {
   report.min_coverage_pct = a.min_coverage;
   if (Status s = WriteReports(a.out, report); !s.ok()) return UsageError(s.message());
   PrintSummary(stdout, report, a.out);
+  if (!shard_note.empty()) {
+    std::printf(
+        "%s: this report holds only that shard's cells; `stepfault report merge` joins the "
+        "shards' report.json files\n",
+        shard_note.c_str());
+  }
   for (const std::string& n : result->notes) std::printf("note: %s\n", n.c_str());
   std::printf("%lld crash-state cells -> %lld distinct states\n",
               static_cast<long long>(result->crash_cells),
@@ -213,10 +229,13 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
   AddUnsignedOption(ex, "--depth", &args->depth, "1, or 2 for a crash in the first recovery", 1, 2);
   AddUnsignedOption(ex, "--seed", &args->seed, "root seed (tearing)", 0, UINT64_MAX);
   AddUnsignedOption(ex, "--jobs", &args->jobs, "worker processes", 1, 64);
-  ex->add_option("--shard", args->shard, "run shard I of N (I/N)");
+  ex->add_option("--shard", args->shard,
+                 "run shard I of N (I/N); without it, GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS or "
+                 "JOB_COMPLETION_INDEX/STEPFAULT_TOTAL_SHARDS");
   AddPercentOption(ex, "--min-coverage", &args->min_coverage, "exit 3 below PCT");
   AddUnsignedOption(ex, "--depth2-max-pairs", &args->depth2_max_pairs, "cap on depth-2 pairs", 1,
                     10000000);
+  ex->add_flag("--quiet", args->quiet, "no progress output");
   ex->add_option("--out", args->out, "directory for the reports")->required();
   ex->callback([&state, args] {
     state.run = [args] {

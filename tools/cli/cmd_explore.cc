@@ -18,22 +18,6 @@
 namespace stepfault::cli {
 namespace {
 
-// The largest shard count: far more than cells in any exploration, small enough for an int.
-constexpr uint64_t kMaxShards = 100000;
-
-Result<std::pair<int, int>> ParseShard(const std::string& text) {
-  const size_t slash = text.find('/');
-  const Status bad = Status::InvalidArgument(
-      "--shard must be I/N with 1 <= I <= N <= " + std::to_string(kMaxShards) +
-      ", e.g. 2/4 (got '" + text + "')");
-  if (slash == std::string::npos) return bad;
-  auto n = ParseUnsigned("--shard N", text.substr(slash + 1), 1, kMaxShards);
-  if (!n.ok()) return bad;
-  auto i = ParseUnsigned("--shard I", text.substr(0, slash), 1, *n);
-  if (!i.ok()) return bad;
-  return std::make_pair(static_cast<int>(*i), static_cast<int>(*n));
-}
-
 // "file, sqlite, ..." for the help texts.
 std::string StoreNamesText() {
   std::string list;
@@ -182,17 +166,13 @@ int RunExplore(const ExploreArgs& a) {
   options.jobs = a.jobs;
   options.flow_schedules = a.schedules;
   options.stores = a.stores;
-  if (!a.shard.empty()) {
-    auto shard = ParseShard(a.shard);
-    if (!shard.ok()) return UsageError(shard.status().message());
-    options.shard_index = shard->first;
-    options.shard_count = shard->second;
-  } else {
-    // No --shard: the CI system's sharding convention, if it sets one (tools/cli/shard_env.h).
-    auto shard = ShardFromEnvironment([](const char* name) { return std::getenv(name); });
-    if (!shard.ok()) return UsageError(shard.status().message());
-    if (*shard) std::tie(options.shard_index, options.shard_count) = **shard;
-  }
+  // --shard, else the CI system's sharding convention, if it sets one (tools/cli/shard_env.h).
+  auto shard = ResolveShard(a.shard, [](const char* name) { return std::getenv(name); });
+  if (!shard.ok()) return UsageError(shard.status().message());
+  options.shard_index = shard->index;
+  options.shard_count = shard->count;
+  const std::string shard_note = shard->EnvironmentNote();
+  if (!shard_note.empty()) std::fprintf(stderr, "explore: %s\n", shard_note.c_str());
   reports::Report report;
   std::string fault_free_failure;  // the variant whose fault-free run broke an invariant
   {
@@ -230,6 +210,12 @@ int RunExplore(const ExploreArgs& a) {
   Status written = WriteReports(a.out, report);
   if (!written.ok()) return UsageError(written.ToString());
   PrintSummary(stdout, report, a.out);
+  if (!shard_note.empty()) {
+    std::printf(
+        "%s: this report holds only that shard's cells; `stepfault report merge` joins the "
+        "shards' report.json files\n",
+        shard_note.c_str());
+  }
   return reports::VerdictExitCode(reports::ComputeVerdict(report));
 }
 
@@ -290,7 +276,9 @@ void AddMutantsCommand(CLI::App& app, CommandState& state) {
 void AddReplayCommand(CLI::App& app, CommandState& state) {
   auto* cmd = app.add_subcommand("replay", "replay one scenario under one fault plan, exactly");
   auto* o = &state.replay;
-  cmd->add_option("scenario", o->scenario, "scenario name")->required();
+  cmd->add_option("--scenario", o->scenario, "scenario name or JSON scenario file");
+  cmd->add_option("scenario", o->scenario_positional,
+                  "the same as --scenario (the older spelling)");
   cmd->add_option("--plan", o->plan, "the fault plan, e.g. 'none;crash@effect.commit.after#1'")
       ->required();
   AddUnsignedOption(cmd, "--seed", &o->seed, "root seed", 0, UINT64_MAX);
@@ -309,7 +297,16 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
   cmd->footer(footer);
   cmd->callback([&state] {
     state.run = [&state] {
-      const ReplayArgs& a = state.replay;
+      ReplayArgs& a = state.replay;
+      // One grammar with explore and check: --scenario X; `replay X` stays accepted.
+      if (!a.scenario.empty() && !a.scenario_positional.empty() &&
+          a.scenario != a.scenario_positional) {
+        return UsageError("two scenarios given ('" + a.scenario + "' by --scenario and '" +
+                          a.scenario_positional + "' as an argument): give one, with --scenario");
+      }
+      if (a.scenario.empty()) a.scenario = a.scenario_positional;
+      if (a.scenario.empty())
+        return UsageError("replay needs a scenario: --scenario NAME (`stepfault list` names them)");
       if (a.scenario == "interactive-flow") return RunFlowScheduleReplay(a);
       if (!a.schedule.empty()) {
         return UsageError(

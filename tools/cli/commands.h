@@ -36,7 +36,8 @@ struct MutantsArgs {
 };
 
 struct ReplayArgs {
-  std::string scenario;
+  std::string scenario;             // --scenario X (as explore and check take it)
+  std::string scenario_positional;  // `replay X`, the older spelling, still accepted
   std::string plan;
   uint64_t seed = 0;
   std::string profile = "strict";

@@ -61,7 +61,7 @@ TEST(ExploreFlowCli, ExploreWritesTheSchedulesBlockAndAHazardReplaysFromItsComma
   for (const auto& v : bad["violations"]) {
     if (v["invariant"] == "INV-FLOW-NO-DOUBLE-RESUME") replay = v["replay"].get<std::string>();
   }
-  ASSERT_EQ(replay.rfind("stepfault replay interactive-flow --plan ", 0), 0u) << replay;
+  ASSERT_EQ(replay.rfind("stepfault replay --scenario interactive-flow --plan ", 0), 0u) << replay;
   EXPECT_NE(replay.find(" --schedule '"), std::string::npos) << replay;
   auto again = Stepfault(replay.substr(std::string("stepfault ").size()));
   EXPECT_EQ(again.exit_code, 1) << again.out;

@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <string>
+#include <tuple>
 
 namespace stepfault::cli {
 namespace {
@@ -60,6 +61,38 @@ Result<std::optional<std::pair<int, int>>> ShardFromEnvironment(const GetEnvFn& 
         "name different shards: unset one, or pass --shard I/N");
   }
   return *gtest ? *gtest : *k8s;
+}
+
+std::string Shard::EnvironmentNote() const {
+  if (source.empty() || source == "--shard") return "";
+  return "shard " + std::to_string(index) + "/" + std::to_string(count) + " (from " + source + ")";
+}
+
+Result<Shard> ResolveShard(const std::string& flag, const GetEnvFn& getenv_fn) {
+  Shard shard;
+  if (!flag.empty()) {
+    const Status bad = Status::InvalidArgument(
+        "--shard must be I/N with 1 <= I <= N <= " + std::to_string(kShardsMax) +
+        ", e.g. 2/4, in decimal digits (got '" + flag + "')");
+    const size_t slash = flag.find('/');
+    if (slash == std::string::npos) return bad;
+    const std::string count_text = flag.substr(slash + 1), index_text = flag.substr(0, slash);
+    const auto count = ParseInt(count_text.c_str(), 1, kShardsMax);
+    if (!count) return bad;
+    const auto index = ParseInt(index_text.c_str(), 1, *count);
+    if (!index) return bad;
+    shard.index = *index;
+    shard.count = *count;
+    shard.source = "--shard";
+    return shard;
+  }
+  auto env = ShardFromEnvironment(getenv_fn);
+  if (!env.ok()) return env.status();
+  if (!*env) return shard;
+  std::tie(shard.index, shard.count) = **env;
+  const char* gtest = getenv_fn("GTEST_SHARD_INDEX");
+  shard.source = gtest != nullptr ? "GTEST_SHARD_INDEX" : "JOB_COMPLETION_INDEX";
+  return shard;
 }
 
 }  // namespace stepfault::cli

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "engine/status.h"
@@ -22,5 +23,18 @@ using GetEnvFn = std::function<const char*(const char* name)>;
 
 // The 1-based shard (index, count) the environment asks for; nullopt when it asks for none.
 Result<std::optional<std::pair<int, int>>> ShardFromEnvironment(const GetEnvFn& getenv_fn);
+
+// The shard one exploration runs, and who chose it.
+struct Shard {
+  int index = 1, count = 1;
+  std::string source;  // "--shard", "GTEST_SHARD_INDEX", "JOB_COMPLETION_INDEX"; empty: unsharded
+  // "shard 1/3 (from GTEST_SHARD_INDEX)" when the environment chose it; empty otherwise (a
+  // --shard the user typed needs no reminder; an unsharded run has nothing to say).
+  std::string EnvironmentNote() const;
+};
+
+// The shard of `explore` and `blackbox explore`: `flag` (the --shard text, I/N, strict decimal, at
+// most 100000 shards) when given, else ShardFromEnvironment. The one parser of --shard.
+Result<Shard> ResolveShard(const std::string& flag, const GetEnvFn& getenv_fn);
 
 }  // namespace stepfault::cli

@@ -86,6 +86,39 @@ TEST(ShardFromEnvironment, ConflictingConventionsAreRejectedAndAgreeingOnesAccep
   EXPECT_EQ(**agree, std::make_pair(2, 2));
 }
 
+// --shard and the environment go through one parser: the flag wins and is strict decimal; a shard
+// the environment chose is said, with the variable that chose it.
+TEST(ResolveShard, TheFlagWinsAndTheEnvironmentIsNamedWhenItChose) {
+  std::map<std::string, std::string> vars = {{"GTEST_SHARD_INDEX", "0"},
+                                             {"GTEST_TOTAL_SHARDS", "3"}};
+  auto env = [&vars](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+  auto flag = ResolveShard("2/4", env);
+  ASSERT_TRUE(flag.ok()) << flag.status().ToString();
+  EXPECT_EQ(flag->index, 2);
+  EXPECT_EQ(flag->count, 4);
+  EXPECT_EQ(flag->EnvironmentNote(), "");
+  auto chosen = ResolveShard("", env);
+  ASSERT_TRUE(chosen.ok()) << chosen.status().ToString();
+  EXPECT_EQ(chosen->index, 1);
+  EXPECT_EQ(chosen->EnvironmentNote(), "shard 1/3 (from GTEST_SHARD_INDEX)");
+  vars = {{"JOB_COMPLETION_INDEX", "1"}, {"STEPFAULT_TOTAL_SHARDS", "2"}};
+  EXPECT_EQ(ResolveShard("", env)->EnvironmentNote(), "shard 2/2 (from JOB_COMPLETION_INDEX)");
+  vars.clear();
+  auto none = ResolveShard("", env);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->count, 1);
+  EXPECT_EQ(none->EnvironmentNote(), "");
+  for (const char* bad : {"0x1/4", "1/0x4", "0/4", "5/4", "1/100001", "1", "1/", "/4", "+1/4",
+                          "1/4x", "-1/4", "99999999999/4"}) {
+    auto r = ResolveShard(bad, env);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_THAT(r.status().message(), HasSubstr("--shard must be I/N")) << bad;
+  }
+}
+
 using testing::Binary;
 
 int Shell(const std::string& command) {

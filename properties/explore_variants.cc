@@ -2,6 +2,7 @@
 // checkpoint store; a variant whose fault-free run is identical to an earlier variant's (the host
 // ignores it on this build) is reported as skipped, with the reason, never as explored.
 #include <algorithm>
+#include <set>
 
 #include "faults/points.h"
 #include "properties/explore_flow.h"
@@ -115,8 +116,23 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
       return report;
     }
   }
+  // How many variants will run (a schedule scenario is one; an indistinct variant none), so the
+  // display can count the whole run.
+  int64_t to_run = 0, started = 0;
+  for (size_t k = 0; k < scenarios.size(); ++k) {
+    if (scenarios::IsScheduleScenario(*scenarios[k])) {
+      ++to_run;
+      continue;
+    }
+    std::set<std::string> distinct(signatures[k].begin(), signatures[k].end());
+    to_run += static_cast<int64_t>(distinct.size());
+  }
+  auto starting = [&](const std::string& name) {
+    if (options.variant) options.variant(started++, to_run, name);
+  };
   for (size_t k = 0; k < scenarios.size(); ++k) {
     const auto& s = scenarios[k];
+    if (scenarios::IsScheduleScenario(*s)) starting(s->name());
     if (ExploreIfScheduleScenario(*s, options, &report)) continue;  // several actors: schedules
     std::vector<std::pair<std::string, Variant>> seen;              // signature, variant
     size_t index = 0;
@@ -148,6 +164,7 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
         continue;
       }
       seen.push_back({sig, v});
+      starting(name);
       ScenarioExploration e = ExploreScenario(*s, o);
       e.report.name = name;
       e.report.variant = v.label;

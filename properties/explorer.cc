@@ -48,7 +48,8 @@ TaskResult RunReference(ExploreState& st) {
 
 // Runs one level: every task below the deepest level (later levels grow from all of them), only
 // this shard's own at the deepest. Records and samples the owned ones.
-std::vector<TaskResult> RunLevel(ExploreState& st, const std::vector<Task>& tasks, bool deepest) {
+std::vector<TaskResult> RunLevel(ExploreState& st, const std::vector<Task>& tasks, int level,
+                                 bool deepest) {
   std::vector<size_t> which;
   std::vector<faults::Plan> plans;
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -60,7 +61,7 @@ std::vector<TaskResult> RunLevel(ExploreState& st, const std::vector<Task>& task
   auto ran = RunTasks(
       *st.scenario, st.options.config, plans, st.options.jobs,
       [&](int64_t done) {
-        if (progress) progress(done, static_cast<int64_t>(plans.size()));
+        if (progress) progress(level, done, static_cast<int64_t>(plans.size()));
       },
       st.options.reuse);
   std::vector<TaskResult> results(tasks.size());
@@ -130,7 +131,7 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario,
   }
   for (int level = 1; level <= options.depth && !tasks.empty(); ++level) {
     const bool deepest = level == options.depth;
-    std::vector<TaskResult> results = RunLevel(st, tasks, deepest);
+    std::vector<TaskResult> results = RunLevel(st, tasks, level, deepest);
     if (deepest) {
       internal::CountBeyondDepth(st, tasks, results);
     } else {

@@ -56,7 +56,11 @@ struct ExploreOptions {
   bool reuse = true;
   // Schedules per scenario with several actors (properties/explore_flow.h); 0: the default.
   int flow_schedules = 0;
-  std::function<void(int64_t done, int64_t total)> progress;
+  // Display only (may be empty). `variant` hears each variant Explore is about to explore (index
+  // from 0 of `count`, every variant that will run: skipped indistinct ones are not counted);
+  // `progress` hears the plans of one level of the current variant (level 1..depth).
+  std::function<void(int64_t index, int64_t count, const std::string& name)> variant;
+  std::function<void(int level, int64_t done, int64_t total)> progress;
 };
 
 struct ScenarioExploration {

@@ -196,6 +196,26 @@ TEST(ExploreCliTest, ExitStatusesFollowTheContract) {
   fs::remove_all(out);
 }
 
+// Issue 30: progress is one count over the whole run (the variants explore will run, five stores
+// here), not a count per variant that restarts; on a pipe a line per 10% of the whole run, the
+// current variant named, and the last line the whole count.
+TEST(ExploreCliTest, ProgressCountsTheWholeRunsVariantsAndNamesTheCurrentOne) {
+  const std::string out = Scratch("explore-progress");
+  ProcessRun run =
+      Stepfault("explore --scenario restore-pruning --actions crash --depth 1 --out " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_EQ(run.out.find("cells\n"), std::string::npos) << "a per-variant count: " << run.out;
+  EXPECT_NE(run.out.find("explore: 5/5 variants\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("variants (restore-pruning [store=sqlite]: level 1, "), std::string::npos)
+      << run.out;
+  int lines = 0;
+  for (size_t at = run.out.find("explore: "); at != std::string::npos;
+       at = run.out.find("explore: ", at + 1))
+    ++lines;
+  EXPECT_LE(lines, 10) << run.out;
+  fs::remove_all(out);
+}
+
 }  // namespace
 }  // namespace stepfault::cli
 

@@ -176,19 +176,37 @@ int RunExplore(const ExploreArgs& a) {
   reports::Report report;
   std::string fault_free_failure;  // the variant whose fault-free run broke an invariant
   {
+    // One count over the whole run: the variants, the current one named with its level's cells.
     std::unique_ptr<Progress> progress;
     std::string current;
-    options.progress = [&](int64_t done, int64_t total) {
-      if (!progress)
+    options.variant = [&](int64_t index, int64_t count, const std::string& name) {
+      if (!progress) {
         progress =
-            std::make_unique<Progress>(stderr, StderrIsTerminal(), a.quiet, "explore", total);
-      progress->Advance(done - progress->done());
-      if (done == total) {
-        progress->Finish();
-        progress.reset();
+            std::make_unique<Progress>(stderr, StderrIsTerminal(), a.quiet, "explore", count);
+        progress->set_unit("variants");
       }
+      progress->Advance(index - progress->done());
+      current = name;
+      progress->SetCurrent(current, 0);
+    };
+    const int depth = std::max(1, static_cast<int>(a.depth));
+    options.progress = [&](int level, int64_t done, int64_t total) {
+      if (!progress) return;
+      // Within the variant: each level an equal share (a deeper level costs more, so early in a
+      // variant the ETA is optimistic; it corrects itself as variants finish).
+      const double within =
+          (static_cast<double>(level - 1) +
+           (total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0)) /
+          static_cast<double>(depth);
+      progress->SetCurrent(current + ": level " + std::to_string(level) + ", " +
+                               std::to_string(done) + "/" + std::to_string(total) + " cells",
+                           within);
     };
     report = properties::Explore(chosen, options, CanonicalCommand(a), &fault_free_failure);
+    if (progress) {
+      progress->Advance(progress->total() - progress->done());
+      progress->Finish();
+    }
   }
   if (!fault_free_failure.empty()) return FaultFreeFailure(a, fault_free_failure, report);
   if (a.with_mutants) {

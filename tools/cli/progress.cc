@@ -47,6 +47,26 @@ void Progress::Advance(int64_t n) {
   SF_CHECK(n >= 0);
   SF_CHECK(!finished_);
   done_ += n;
+  if (n > 0) {  // the next item starts from nothing
+    detail_.clear();
+    within_ = 0;
+  }
+  Show();
+}
+
+void Progress::SetCurrent(std::string detail, double within) {
+  SF_CHECK(!finished_);
+  detail_ = std::move(detail);
+  within_ = std::clamp(within, 0.0, 0.999);
+  Show();
+}
+
+double Progress::Fraction() const {
+  if (total_ == 0) return 1.0;
+  return std::min(1.0, (static_cast<double>(done_) + within_) / static_cast<double>(total_));
+}
+
+void Progress::Show() {
   if (quiet_) return;
   if (is_tty_) {
     int64_t now = now_micros_();
@@ -57,7 +77,7 @@ void Progress::Advance(int64_t n) {
     return;
   }
   if (total_ == 0) return;
-  int decile = static_cast<int>(std::min<int64_t>(done_, total_) * 10 / total_);
+  int decile = static_cast<int>(Fraction() * 10);
   if (decile > last_decile_) {
     last_decile_ = decile;
     PrintLine();
@@ -76,26 +96,27 @@ void Progress::Finish() {
 }
 
 void Progress::PrintLine() {
-  std::fputs(fmt::format("{}: {}/{} {}\n", label_, done_, total_, unit_).c_str(), out_);
+  const std::string detail = detail_.empty() || done_ >= total_ ? "" : " (" + detail_ + ")";
+  std::fputs(fmt::format("{}: {}/{} {}{}\n", label_, done_, total_, unit_, detail).c_str(), out_);
   std::fflush(out_);
   last_printed_ = done_;
 }
 
 std::string Progress::Eta(int64_t now) const {
   int64_t elapsed = now - start_micros_;
-  if (done_ <= 0 || elapsed <= 0) return "ETA --";
-  double remaining = static_cast<double>(std::max<int64_t>(total_ - done_, 0)) *
-                     static_cast<double>(elapsed) / static_cast<double>(done_);
+  const double fraction = Fraction();
+  if (fraction <= 0 || elapsed <= 0) return "ETA --";
+  double remaining = (1.0 - fraction) * static_cast<double>(elapsed) / fraction;
   return "ETA " + FormatSeconds(static_cast<int64_t>(remaining / 1e6 + 0.5));
 }
 
 void Progress::DrawBar(bool final) {
   int64_t now = now_micros_();
-  double fraction =
-      total_ == 0 ? 1.0 : std::min(1.0, static_cast<double>(done_) / static_cast<double>(total_));
+  double fraction = Fraction();
   int filled = static_cast<int>(fraction * kBarWidth);
   std::string tail =
       final ? "done in " + FormatSeconds((now - start_micros_) / 1'000'000) : Eta(now);
+  if (!final && !detail_.empty()) tail += "  " + detail_;
   std::string line = fmt::format("{} [{}{}] {}/{} {} {:3}%  {}", label_, std::string(filled, '#'),
                                  std::string(kBarWidth - filled, '-'), done_, total_, unit_,
                                  static_cast<int>(fraction * 100), tail);

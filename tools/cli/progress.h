@@ -34,20 +34,30 @@ class Progress {
 
   // Records n more items done. REQUIRES: n >= 0; not after Finish().
   void Advance(int64_t n = 1);
+  // What the current (unfinished) item is doing, shown after the counts ("fan-in: level 2, 40/100
+  // cells"), and how far it is (0..1): the bar and the ETA count done() + within, so a run of few
+  // long items still moves and its ETA comes from the whole run's rate. A pipe gets a line when
+  // the whole run passes another 10%. Does not change done(). REQUIRES: not after Finish().
+  void SetCurrent(std::string detail, double within);
   // Draws the final state and ends the line. Idempotent.
   void Finish();
 
   int64_t done() const { return done_; }
+  int64_t total() const { return total_; }
 
  private:
   void DrawBar(bool final);
   void PrintLine();
+  void Show();  // after a change: redraw (terminal, rate-limited) or a line per 10% (pipe)
+  double Fraction() const;  // (done + within) / total, at most 1
   std::string Eta(int64_t now) const;
 
   std::FILE* out_;
   bool is_tty_, quiet_;
   std::string label_, unit_ = "cells";
   int64_t total_, done_ = 0;
+  std::string detail_;  // the current item's words (SetCurrent); empty: none
+  double within_ = 0;   // the current item's fraction done, in [0, 1)
   NowMicros now_micros_;
   int64_t start_micros_, last_draw_micros_;
   int last_decile_ = 0;        // non-TTY: the last 10% step printed

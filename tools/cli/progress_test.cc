@@ -99,6 +99,35 @@ TEST(ProgressTest, TerminalRedrawsInPlaceWithAnEtaFromTheInjectedClock) {
             "\rexplore [##############################] 100/100 cells 100%  done in 2m05s\n");
 }
 
+// Issue 30: one count over the whole run (variants), the current one named with its own count,
+// and the ETA from the whole run's rate, however few and long the items are.
+TEST(ProgressTest, FewLongItemsMoveTheWholeRunsCountAndEtaThroughTheirCurrentFraction) {
+  MemoryFile pipe;
+  Progress p(pipe.get(), /*is_tty=*/false, /*quiet=*/false, "explore", 4,
+             [] { return int64_t{0}; });
+  p.set_unit("variants");
+  p.SetCurrent("fan-in: 10/100 cells", 0.1);  // 2.5% of the run: silent
+  p.SetCurrent("fan-in: 50/100 cells", 0.5);  // 12.5%: the first line
+  p.Advance();                                // 25%: the second
+  p.SetCurrent("approval: 1/2 cells", 0.5);   // 37.5%: the third
+  p.Advance(3);
+  p.Finish();
+  EXPECT_EQ(pipe.text(),
+            "explore: 0/4 variants (fan-in: 50/100 cells)\n"
+            "explore: 1/4 variants\n"
+            "explore: 1/4 variants (approval: 1/2 cells)\n"
+            "explore: 4/4 variants\n");
+  MemoryFile tty;
+  int64_t now = 0;
+  Progress t(tty.get(), /*is_tty=*/true, /*quiet=*/false, "explore", 4, [&] { return now; });
+  t.set_unit("variants");
+  now = 10'000'000;  // half of the first of four variants in 10 s: 70 s to go
+  t.SetCurrent("fan-in: level 2, 50/100 cells", 0.5);
+  EXPECT_EQ(tty.text(),
+            "\rexplore [###---------------------------] 0/4 variants  12%  ETA 1m10s  fan-in: "
+            "level 2, 50/100 cells");
+}
+
 TEST(ProgressTest, TerminalBlanksTheTailOfALongerPreviousLine) {
   MemoryFile out;
   int64_t now = 0;

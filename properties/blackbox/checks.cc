@@ -73,6 +73,18 @@ void SqlChecks(const CheckContext& c, std::vector<CheckFailure>* out) {
   }
 }
 
+}  // namespace
+
+bool HasSqliteDatabase(const std::string& dir) {
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file() && IsSqliteFile(it->path())) return true;
+  }
+  return false;
+}
+
+namespace {
+
 void Integrity(const CheckContext& c, std::vector<CheckFailure>* out) {
   std::vector<fs::path> dbs;
   std::error_code ec;

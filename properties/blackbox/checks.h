@@ -23,7 +23,12 @@ struct CheckFailure {
 struct Reference {
   std::map<size_t, std::vector<std::string>> sql_rows;  // by index into spec.sql_checks
   std::set<std::string> files;
+  bool has_database = false;  // the fault-free run left a SQLite database (HasSqliteDatabase)
 };
+
+// Whether any regular file under `dir` is a SQLite database (by its 16-byte header): what
+// INV-BB-INTEGRITY checks, so without one it does not apply.
+bool HasSqliteDatabase(const std::string& dir);
 
 struct CheckContext {
   const Spec* spec = nullptr;

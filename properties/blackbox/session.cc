@@ -120,6 +120,7 @@ Status TakeReference(const Spec& spec, const SessionConfig& config, const std::s
     rec->reference.sql_rows[i] = *rows;
   }
   rec->reference.files = FilesUnder(dir);
+  rec->reference.has_database = HasSqliteDatabase(dir);
   return Status::Ok();
 }
 

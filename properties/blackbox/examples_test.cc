@@ -158,6 +158,35 @@ TEST_F(BlackboxCliTest,
             Json::parse(ReadAll(dir_ + "/flag/report.json"))["scenarios"]);
 }
 
+// Issue 30: `blackbox init` writes a spec from the commands a user already runs, which explore takes
+// as it is (here it finds the in-place save's bug, as the hand-written example does); it never
+// replaces a file and refuses a bad spec without writing anything.
+TEST_F(BlackboxCliTest, InitWritesASpecExploreRunsAndNeverReplacesAFile) {
+  CommandResult init = Stepfault(
+      "blackbox init --dir data --setup 'stepfault-example-json-state init data/state.json' "
+      "--run 'stepfault-example-json-state save-inplace $STEPFAULT_DIR/state.json 2' "
+      "--check 'stepfault-example-json-state check $STEPFAULT_DIR/state.json $STEPFAULT_ACKED' "
+      "--out mine.json");
+  ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
+  EXPECT_NE(init.out.find("Next:"), std::string::npos) << init.out;
+  const Json spec = Json::parse(ReadAll(dir_ + "/mine.json"));
+  EXPECT_EQ(spec["name"], "mine");
+  EXPECT_EQ(spec["run"].size(), 1u);
+  CommandResult explored = Stepfault("blackbox explore --quiet --spec mine.json --out out");
+  EXPECT_EQ(explored.exit_code, 1) << explored.out << explored.err;
+  EXPECT_NE(explored.out.find("minimal plan 'crash@fs.write[state.json]#1'"), std::string::npos)
+      << explored.out;
+  const std::string before = ReadAll(dir_ + "/mine.json");
+  CommandResult again = Stepfault("blackbox init --dir data --run true --out mine.json");
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("exists"), std::string::npos) << again.err;
+  EXPECT_EQ(ReadAll(dir_ + "/mine.json"), before);
+  CommandResult bad = Stepfault("blackbox init --dir /etc --run true --out bad.json");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("outside the working directory"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/bad.json"));
+}
+
 // Issue 13: depth-2 shards merge into the unsharded report. Before, each shard wrote its own count
 // of depth-2 pairs into the description (merge refused: the descriptions differ), a state spanning
 // both halves ran in both shards, and the depth-2 cap depended on the shard's share of states.

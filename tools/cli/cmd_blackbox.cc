@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
+#include "engine/env.h"
 #include "faults/blackbox/trace.h"
 #include "properties/blackbox/bb_plan.h"
 #include "properties/blackbox/explore.h"
@@ -23,8 +25,12 @@ namespace {
 namespace fs = std::filesystem;
 namespace bb = properties::blackbox;
 
+using Json = nlohmann::json;
+
 struct BlackboxArgs {
   std::string spec, out, plan, keep, shard, trace;
+  std::string name, dir;                                // init
+  std::vector<std::string> setup, run, recover, check;  // init
   std::vector<std::string> actions;
   int depth = 1, jobs = 1;
   uint64_t seed = 0;
@@ -184,6 +190,57 @@ int RunBbExplore(const BlackboxArgs& a) {
   return reports::VerdictExitCode(reports::ComputeVerdict(report));
 }
 
+// `blackbox init`: a first spec for a program, from the commands the user already runs. The spec
+// is checked by the same parser `explore` uses before it is written, and an existing file is never
+// replaced. JSON has no comments, so the guide to each field is printed beside it.
+int RunBbInit(const BlackboxArgs& a) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a.out, ec))
+    return UsageError("--out " + a.out + " exists; give a new file name (nothing was written)");
+  std::string name = a.name;
+  if (name.empty()) name = fs::path(a.out).stem().string();
+  nlohmann::ordered_json spec = {{"name", name}, {"dir", a.dir}};  // in the schema's order
+  if (!a.setup.empty()) spec["setup"] = a.setup;
+  spec["run"] = a.run;
+  if (!a.recover.empty()) spec["recover"] = a.recover;
+  if (!a.check.empty()) spec["check"] = a.check;
+  const std::string text = spec.dump(2) + "\n";
+  Result<bb::Spec> parsed = bb::ParseSpec(text, a.out);
+  if (!parsed.ok()) return UsageError(parsed.status().message() + " (nothing was written)");
+  const fs::path out(a.out);
+  const std::string parent = out.has_parent_path() ? out.parent_path().string() : ".";
+  if (Status w = WriteFileAtomically(PosixEnv(), parent, out.filename().string(), text); !w.ok())
+    return UsageError("cannot write " + a.out + ": " + w.message());
+  std::printf("wrote %s:\n%s", a.out.c_str(), text.c_str());
+  std::printf(
+      "\nWhat each field does (docs/blackbox.md has the whole schema):\n"
+      "  dir      the directory the program keeps its state in, relative to the working "
+      "directory;\n"
+      "           every crash state is a copy of it, and the commands see its path as "
+      "$STEPFAULT_DIR\n"
+      "  setup    run once, fault-free, before the recording (create the initial state)\n"
+      "  run      the workload, recorded; every write, fsync, rename and exit in it is a window\n"
+      "  recover  what a restarted host does after a crash (default: nothing), run in up to\n"
+      "           lives_max lives until it exits 0\n"
+      "  check    after recovery: exit 0 when the state is right. $STEPFAULT_ACKED names a file "
+      "of\n"
+      "           what the program printed before the fault: what it acknowledged must be there\n"
+      "  also: sql_checks (queries with expected rows), env, timeout_s, lives_max, "
+      "no_stray_files\n");
+  if (a.check.empty()) {
+    std::printf(
+        "\nnote: no --check: only liveness (recovery completes) and, if the program leaves a\n"
+        "SQLite database, its integrity are checked. Add a \"check\" command that fails when an\n"
+        "acknowledged result is missing or the state is damaged.\n");
+  }
+  std::printf(
+      "\nNext:\n  stepfault blackbox record  --spec %s --out rec     # the windows of the run\n"
+      "  stepfault blackbox explore --spec %s --out report  # every action at every window\n",
+      a.out.c_str(), a.out.c_str());
+  return kExitOk;
+}
+
 int RunBbReplay(const BlackboxArgs& a) {
   Result<bb::Spec> spec = Load(a);
   if (!spec.ok()) return UsageError(spec.status().message());
@@ -222,6 +279,17 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
       return RunRecord(*args);
     };
   });
+  auto* init = bbc->add_subcommand("init", "write a first spec for a program from its commands");
+  init->add_option("--dir", args->dir, "the directory the program keeps its state in (relative)")
+      ->required();
+  init->add_option("--run", args->run, "the workload command (repeatable)")->required();
+  init->add_option("--setup", args->setup, "a command that creates the initial state (repeatable)");
+  init->add_option("--recover", args->recover, "what a restarted host runs (repeatable)");
+  init->add_option("--check", args->check,
+                   "exits 0 when the recovered state is right (repeatable)");
+  init->add_option("--name", args->name, "the spec's name (default: the --out file's stem)");
+  init->add_option("--out", args->out, "the spec file to write (must not exist)")->required();
+  init->callback([&state, args] { state.run = [args] { return RunBbInit(*args); }; });
   auto* ex = bbc->add_subcommand("explore", "every action at every window, recovered and checked");
   ex->add_option("--spec", args->spec, "black-box spec file")->required();
   ex->add_option("--actions", args->actions, "crash,powerloss,reorder,ioerror,ioerror:ENOSPC")

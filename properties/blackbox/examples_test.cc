@@ -158,9 +158,9 @@ TEST_F(BlackboxCliTest,
             Json::parse(ReadAll(dir_ + "/flag/report.json"))["scenarios"]);
 }
 
-// Issue 30: `blackbox init` writes a spec from the commands a user already runs, which explore takes
-// as it is (here it finds the in-place save's bug, as the hand-written example does); it never
-// replaces a file and refuses a bad spec without writing anything.
+// Issue 30: `blackbox init` writes a spec from the commands a user already runs, which explore
+// takes as it is (here it finds the in-place save's bug, as the hand-written example does); it
+// never replaces a file and refuses a bad spec without writing anything.
 TEST_F(BlackboxCliTest, InitWritesASpecExploreRunsAndNeverReplacesAFile) {
   CommandResult init = Stepfault(
       "blackbox init --dir data --setup 'stepfault-example-json-state init data/state.json' "

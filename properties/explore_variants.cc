@@ -76,7 +76,13 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
   report.command = command;
   report.seed = options.config.seed;
   report.profile = options.config.profile == EngineProfile::MafCompat() ? "maf-compat" : "strict";
+  // Every switch that is on: the engine's (by the profile's names), then the host's and the
+  // store's as `--hazard` names them. Before, a host hazard was missing and the report said "none".
   report.hazards = options.config.profile.EnabledHazards();
+  for (const std::string& h : options.config.hazards) report.hazards.push_back("host:" + h);
+  if (options.config.store.prune_on_read) report.hazards.push_back("store:prune-on-read");
+  if (options.config.store.in_place_write)
+    report.hazards.push_back("store:in-place-checkpoint-write");
   report.depth = options.depth;
   report.shard = std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count);
   for (const faults::PointInfo& p : faults::AllPoints()) report.points_registered.push_back(p.name);

@@ -97,6 +97,22 @@ TEST(ExplorerTest, FilteredActionsAreCountedAsFilteredNotAsNotApplicable) {
   }
 }
 
+// The report names every switch that is on, the host's and the store's too (a report of an
+// exploration under --hazard host:X said "hazards: none", issue 30).
+TEST(ExplorerTest, TheReportNamesEveryHazardSwitchedOnHostAndStoreIncluded) {
+  ExploreOptions o;
+  o.action_kinds = {"crash"};
+  o.config.hazards.insert("some-mistake");
+  o.config.store.prune_on_read = true;
+  o.config.profile.step_numbers_restart = true;
+  reports::Report r = Explore({Toy()}, o, "test");
+  EXPECT_EQ(r.hazards, std::vector<std::string>(
+                           {"step-numbers-restart", "host:some-mistake", "store:prune-on-read"}));
+  ExploreOptions none;
+  none.action_kinds = {"crash"};
+  EXPECT_TRUE(Explore({Toy()}, none, "test").hazards.empty());
+}
+
 // ExploreOptions::stores (`explore --store`) keeps only the named stores' variants, in the stores'
 // order; the toy host opens no checkpoint store, so every store variant after the first is skipped
 // as indistinct, with the reason that fits: two SQLite journal modes "write the same files", any

@@ -1,10 +1,12 @@
 // junit.xml: the report as test cases a CI system counts (see report_writer.h).
 //
-// One <testsuite> per scenario with one <testcase> per applicable (window, action) cell — n/a
-// cells are left out, not-run cells are <skipped/> — then a "properties" suite and a "mutants"
-// suite. A violated cell, a failed property and a surviving mutant are failures whose message
-// holds the invariant, the plan and the replay command. No time attributes: output is
-// deterministic.
+// One <testsuite> per scenario with one <testcase> per window that has an applicable action: it
+// fails when any of its cells was violated (the message names the first cell's action, invariant,
+// plan and replay command; the text lists every violated cell), is <skipped/> when none of its
+// cells ran (filtered, or beyond the depth / in another shard), and passes otherwise; its
+// <system-out> lists each action's outcome. Then a "properties" suite and a "mutants" suite: a
+// failed property and a surviving mutant are failures with the same message. No time attributes:
+// output is deterministic.
 #include <fmt/format.h>
 
 #include <map>
@@ -111,30 +113,59 @@ Suite ScenarioSuite(const ScenarioReport& s, const Report& r) {
       cov.windows_total, cov.recovery_windows, FormatPct(cov.cells_pct), s.crash_states.total,
       s.crash_states.distinct, s.crash_states.explored, s.crash_states.beyond_depth,
       s.determinism_checks, X(s.skipped));
+  // One test case per window: its applicable cells are its actions. A CI page of one case per
+  // (window, action) cell ran to tens of thousands of cases, a quarter of them skipped.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const Cell*>> by_window;
   for (const Cell& c : s.cells) {
     if (c.outcome == CellOutcome::kNotApplicable) continue;
-    std::string name = c.window + " x " + c.action;
-    std::string inner;
-    if (c.outcome == CellOutcome::kNotRun) {
-      inner = "      <skipped message=\"not run: in another shard, or beyond the depth\"/>\n";
-      ++suite.skipped;
-    } else if (c.outcome == CellOutcome::kFiltered) {
-      inner = "      <skipped message=\"filtered: left out by --actions\"/>\n";
-      ++suite.skipped;
-    } else if (c.outcome == CellOutcome::kViolation) {
-      auto it = cex.find({c.window, c.action});
-      const Violation* v = it == cex.end() ? nullptr : it->second;
-      std::string invariants;
-      for (const std::string& inv : c.invariants_violated)
-        invariants += (invariants.empty() ? "" : ",") + inv;
-      if (invariants.empty() && v != nullptr) invariants = v->invariant;
-      std::string msg = FailureMessage(invariants, v ? v->plan : "", v ? v->replay : "");
-      std::string detail =
-          v ? Lines({v->message, fmt::format("seed: {}", v->seed), v->rapidcheck_reproduce}) : "";
-      inner = Failure("invariant-violation", msg, detail);
-      ++suite.failures;
+    auto [it, fresh] = by_window.try_emplace(c.window);
+    if (fresh) order.push_back(c.window);
+    it->second.push_back(&c);
+  }
+  const std::string not_run =
+      r.shard.empty() || r.shard == "1/1"
+          ? "not run: beyond the depth (--depth " + std::to_string(r.depth) + ")"
+          : "not run: in another shard, or beyond the depth";
+  for (const std::string& window : order) {
+    const std::vector<const Cell*>& cells = by_window[window];
+    std::string actions, failures, first_message;
+    bool ran = false, all_filtered = true;
+    for (const Cell* c : cells) {
+      ran = ran || CellRan(c->outcome);
+      all_filtered = all_filtered && c->outcome == CellOutcome::kFiltered;
+      std::string outcome(CellOutcomeName(c->outcome));
+      if (c->outcome == CellOutcome::kViolation) {
+        auto it = cex.find({c->window, c->action});
+        const Violation* v = it == cex.end() ? nullptr : it->second;
+        std::string invariants;
+        for (const std::string& inv : c->invariants_violated)
+          invariants += (invariants.empty() ? "" : ",") + inv;
+        if (invariants.empty() && v != nullptr) invariants = v->invariant;
+        outcome += " (" + invariants + ")";
+        const std::string line =
+            c->action + ": " + FailureMessage(invariants, v ? v->plan : "", v ? v->replay : "");
+        if (first_message.empty()) first_message = line;
+        failures += Lines({line, v ? Lines({v->message, fmt::format("seed: {}", v->seed),
+                                            v->rapidcheck_reproduce})
+                                   : ""}) +
+                    "\n";
+      } else if (CellRan(c->outcome)) {
+        outcome += fmt::format(" ({} runs)", c->runs);
+      }
+      actions += c->action + ": " + outcome + "\n";
     }
-    AddCase(&suite, "stepfault." + s.name, name, inner);
+    std::string inner;
+    if (!failures.empty()) {
+      inner = Failure("invariant-violation", first_message, failures);
+      ++suite.failures;
+    } else if (!ran) {
+      inner = fmt::format("      <skipped message=\"{}\"/>\n",
+                          all_filtered ? "filtered: left out by --actions" : X(not_run));
+      ++suite.skipped;
+    }
+    inner += "      <system-out>" + X(actions) + "</system-out>\n";
+    AddCase(&suite, "stepfault." + s.name, window, inner);
   }
   return suite;
 }

@@ -7,6 +7,7 @@
 #include "faults/points.h"
 #include "properties/explore_flow.h"
 #include "properties/explorer.h"
+#include "properties/mutants.h"
 #include "properties/task_pool.h"
 #include "reports/merge.h"
 #include "scenarios/host_drive.h"
@@ -80,9 +81,9 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
   // store's as `--hazard` names them. Before, a host hazard was missing and the report said "none".
   report.hazards = options.config.profile.EnabledHazards();
   for (const std::string& h : options.config.hazards) report.hazards.push_back("host:" + h);
-  if (options.config.store.prune_on_read) report.hazards.push_back("store:prune-on-read");
-  if (options.config.store.in_place_write)
-    report.hazards.push_back("store:in-place-checkpoint-write");
+  for (const std::string& h : ActiveHazardNames(options.config)) {  // the mutant table's names
+    if (h.starts_with("store:")) report.hazards.push_back(h);
+  }
   report.depth = options.depth;
   report.shard = std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count);
   for (const faults::PointInfo& p : faults::AllPoints()) report.points_registered.push_back(p.name);

@@ -25,8 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace bb = properties::blackbox;
 
-using Json = nlohmann::json;
-
 struct BlackboxArgs {
   std::string spec, out, plan, keep, shard, trace;
   std::string name, dir;                                // init
@@ -122,7 +120,7 @@ int RunBbExplore(const BlackboxArgs& a) {
   o.jobs = a.jobs;
   o.depth2_max_pairs = a.depth2_max_pairs;
   // --shard, else the CI system's convention, as `explore` (tools/cli/shard_env.h).
-  auto shard = ResolveShard(a.shard, [](const char* name) { return std::getenv(name); });
+  auto shard = ResolveShard(a.shard);
   if (!shard.ok()) return UsageError(shard.status().message());
   o.shard_index = shard->index;
   o.shard_count = shard->count;
@@ -140,7 +138,6 @@ int RunBbExplore(const BlackboxArgs& a) {
       progress->set_unit("runs");
     }
     progress->Advance(done - progress->done());
-    if (done == total) progress->Finish();
   };
   Result<bb::BbExploration> result = bb::ExploreBlackBox(*spec, o);
   if (progress) progress->Finish();
@@ -164,10 +161,7 @@ int RunBbExplore(const BlackboxArgs& a) {
   if (Status s = WriteReports(a.out, report); !s.ok()) return UsageError(s.message());
   PrintSummary(stdout, report, a.out);
   if (!shard_note.empty()) {
-    std::printf(
-        "%s: this report holds only that shard's cells; `stepfault report merge` joins the "
-        "shards' report.json files\n",
-        shard_note.c_str());
+    std::printf("%s\n", shard->SummaryNote().c_str());
   }
   for (const std::string& n : result->notes) std::printf("note: %s\n", n.c_str());
   std::printf("%lld crash-state cells -> %lld distinct states\n",
@@ -194,7 +188,6 @@ int RunBbExplore(const BlackboxArgs& a) {
 // is checked by the same parser `explore` uses before it is written, and an existing file is never
 // replaced. JSON has no comments, so the guide to each field is printed beside it.
 int RunBbInit(const BlackboxArgs& a) {
-  namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::exists(a.out, ec))
     return UsageError("--out " + a.out + " exists; give a new file name (nothing was written)");

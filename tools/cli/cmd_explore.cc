@@ -167,7 +167,7 @@ int RunExplore(const ExploreArgs& a) {
   options.flow_schedules = a.schedules;
   options.stores = a.stores;
   // --shard, else the CI system's sharding convention, if it sets one (tools/cli/shard_env.h).
-  auto shard = ResolveShard(a.shard, [](const char* name) { return std::getenv(name); });
+  auto shard = ResolveShard(a.shard);
   if (!shard.ok()) return UsageError(shard.status().message());
   options.shard_index = shard->index;
   options.shard_count = shard->count;
@@ -229,10 +229,7 @@ int RunExplore(const ExploreArgs& a) {
   if (!written.ok()) return UsageError(written.ToString());
   PrintSummary(stdout, report, a.out);
   if (!shard_note.empty()) {
-    std::printf(
-        "%s: this report holds only that shard's cells; `stepfault report merge` joins the "
-        "shards' report.json files\n",
-        shard_note.c_str());
+    std::printf("%s\n", shard->SummaryNote().c_str());
   }
   return reports::VerdictExitCode(reports::ComputeVerdict(report));
 }

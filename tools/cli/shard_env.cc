@@ -2,6 +2,7 @@
 #include "tools/cli/shard_env.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <string>
 #include <tuple>
 
@@ -66,6 +67,18 @@ Result<std::optional<std::pair<int, int>>> ShardFromEnvironment(const GetEnvFn& 
 std::string Shard::EnvironmentNote() const {
   if (source.empty() || source == "--shard") return "";
   return "shard " + std::to_string(index) + "/" + std::to_string(count) + " (from " + source + ")";
+}
+
+std::string Shard::SummaryNote() const {
+  const std::string note = EnvironmentNote();
+  if (note.empty()) return "";
+  return note +
+         ": this report holds only that shard's cells; `stepfault report merge` joins the shards' "
+         "report.json files";
+}
+
+Result<Shard> ResolveShard(const std::string& flag) {
+  return ResolveShard(flag, [](const char* name) { return std::getenv(name); });
 }
 
 Result<Shard> ResolveShard(const std::string& flag, const GetEnvFn& getenv_fn) {

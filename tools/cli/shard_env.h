@@ -31,10 +31,14 @@ struct Shard {
   // "shard 1/3 (from GTEST_SHARD_INDEX)" when the environment chose it; empty otherwise (a
   // --shard the user typed needs no reminder; an unsharded run has nothing to say).
   std::string EnvironmentNote() const;
+  // The line after the summary when the environment chose the shard ("" otherwise).
+  std::string SummaryNote() const;
 };
 
 // The shard of `explore` and `blackbox explore`: `flag` (the --shard text, I/N, strict decimal, at
 // most 100000 shards) when given, else ShardFromEnvironment. The one parser of --shard.
 Result<Shard> ResolveShard(const std::string& flag, const GetEnvFn& getenv_fn);
+// The same over this process's environment (std::getenv): what the commands call.
+Result<Shard> ResolveShard(const std::string& flag);
 
 }  // namespace stepfault::cli

@@ -3,13 +3,16 @@
 // Rendered entirely here, server-side: inline CSS, inline SVG charts, no script, no link, no
 // external URL or web font, so the file can be attached to a CI run and opened offline. Every
 // piece of text from the model goes through HtmlEscape. The coverage matrix is a table with
-// class "matrix" whose cells carry data-outcome, so tests and scripts can count them.
+// class "matrix": a cell whose action applies carries data-outcome (pass, violation, not-run,
+// filtered), so tests and scripts can count them; one whose action does not apply is an empty
+// <td>. Cell end tags are left out (HTML allows it) to keep a large report small.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "reports/report_writer.h"
@@ -23,16 +26,19 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em;colo
 h1{margin:0 0 .2em 0}h2{margin-top:1.6em;border-bottom:1px solid #ccd;padding-bottom:.2em}
 header.verdict{padding:.8em 1em;border-radius:6px;border:2px solid}
 .v-pass{background:#e6f6ea;border-color:#2e8b47}.v-violation{background:#fde8e8;border-color:#c62828}
-.v-coverage-below-minimum{background:#fff4de;border-color:#c77c00}
+.v-coverage-below-minimum,.v-interrupted{background:#fff4de;border-color:#c77c00}
 dl.meta{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;margin:.5em 0 0 0}
 dl.meta dt{font-weight:600}dl.meta dd{margin:0}
 table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #bbc;padding:.25em .5em;text-align:left;vertical-align:top}
 table.matrix td{text-align:center;min-width:3.5em;font-variant-numeric:tabular-nums}
-table.matrix th.win code{font-size:.9em}.bw{display:block;color:#555;font-size:.8em}
-td.o-pass{background:#9fdcaa}td.o-violation{background:#e57373;color:#fff;font-weight:700}
-td.o-na{background:#d0d0d0;color:#666}
-td.o-not-run{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#eee 4px,#eee 8px)}
-td.o-filtered{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#e6e0f0 4px,#e6e0f0 8px)}
+table.matrix tbody th code{font-size:.9em}pre.rows{font-size:.85em;line-height:1.25}pre.rows b{font-weight:400;color:#555}th.bw{color:#555;font-size:.85em;font-weight:400;background:#f3f3f6}
+td.o-na,table.matrix td{background:#d0d0d0;color:#666}
+table.matrix td:not([data-outcome])::after{content:"\2013"}
+table.matrix td[data-outcome~=pass]{background:#9fdcaa;color:inherit}
+table.matrix td[data-outcome~=violation]{background:#e57373;color:#fff;font-weight:700}
+table.matrix td[data-outcome~=not-run]{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#eee 4px,#eee 8px)}
+table.matrix td[data-outcome~=filtered]{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#e6e0f0 4px,#e6e0f0 8px)}
+details.scenario>summary{cursor:pointer;font-size:1.25em;font-weight:600;margin-top:1.2em;border-bottom:1px solid #ccd;padding-bottom:.2em}
 .legend span{display:inline-block;padding:.1em .6em;margin-right:.4em;border:1px solid #bbc}
 code{background:#f3f3f6;padding:.05em .3em;border-radius:3px;overflow-wrap:break-word}
 .cex{border-left:4px solid #c62828;padding:.3em .8em;margin:.8em 0;background:#fff8f8}
@@ -41,22 +47,6 @@ svg text{font-size:12px;font-family:inherit}
 )css";
 
 std::string H(std::string_view s) { return HtmlEscape(s); }
-
-std::string OutcomeClass(CellOutcome o) {
-  switch (o) {
-    case CellOutcome::kPass:
-      return "o-pass";
-    case CellOutcome::kViolation:
-      return "o-violation";
-    case CellOutcome::kNotApplicable:
-      return "o-na";
-    case CellOutcome::kNotRun:
-      return "o-not-run";
-    case CellOutcome::kFiltered:
-      return "o-filtered";
-  }
-  return "o-not-run";
-}
 
 // The one-line summary of a scenario explored by schedules (see ScheduleCoverage).
 std::string ScheduleLine(const ScenarioReport& s) {
@@ -96,7 +86,9 @@ std::string Headline(const Report& r) {
   Coverage cov = ComputeCoverage(r);
   std::string title = verdict == Verdict::kPass        ? "PASS: every invariant held"
                       : verdict == Verdict::kViolation ? "VIOLATION: an invariant was broken"
-                                                       : "COVERAGE BELOW MINIMUM";
+                      : verdict == Verdict::kInterrupted
+                          ? "PARTIAL: interrupted by " + H(r.interrupted) + "; what ran is below"
+                          : "COVERAGE BELOW MINIMUM";
   std::string out = fmt::format("<header class=\"verdict v-{}\" id=\"verdict\">\n<h1>{}</h1>\n",
                                 VerdictName(verdict), title);
   if (r.scenarios.empty()) {
@@ -132,41 +124,107 @@ std::string Headline(const Report& r) {
   return out;
 }
 
+// The business window of the rows below, as a row of its own where it changes.
+std::string LabelRow(const Window& w, size_t columns, std::string* label) {
+  if (w.business_window == *label) return "";
+  *label = w.business_window;
+  return fmt::format("<tr><th colspan=\"{}\" class=\"bw\">{}</th></tr>\n", columns,
+                     label->empty() ? "(no business window)" : H(*label));
+}
+
 std::string Matrix(const ScenarioReport& s) {
   std::map<std::pair<std::string, std::string>, const Cell*> by_key;
   for (const Cell& c : s.cells) by_key[{c.window, c.action}] = &c;
   std::string out = "<table class=\"matrix\">\n<thead><tr><th>window</th>";
   for (const std::string& a : s.actions) out += fmt::format("<th scope=\"col\">{}</th>", H(a));
   out += "</tr></thead>\n<tbody>\n";
+  std::string label;
   for (const Window& w : s.windows) {
-    out += fmt::format("<tr><th scope=\"row\" class=\"win\"><code>{}</code>", H(w.id));
-    if (!w.business_window.empty())
-      out += fmt::format("<span class=\"bw\">{}</span>", H(w.business_window));
-    out += "</th>";
+    out += LabelRow(w, s.actions.size() + 1, &label);
+    out += fmt::format("<tr><th><code>{}</code>", H(w.id));
     for (const std::string& a : s.actions) {
       auto it = by_key.find({w.id, a});
       if (it == by_key.end()) {
         out += "<td class=\"missing\" title=\"no cell in the report\"></td>";
         continue;
       }
+      // Compact, so a report of 200,000 cells stays a page that opens at once (end tags of
+      // cells are optional in HTML): a cell whose action does not apply is an empty <td>; the
+      // others carry the outcome as the attribute the style and scripts read and the run count
+      // as their text; only a violation has a tooltip (runs, lives, invariants). The rest is in
+      // report.json.
       const Cell& c = *it->second;
-      std::string tip = fmt::format("{} x {}: {}, {} runs, at most {} lives", w.id, a,
-                                    CellOutcomeName(c.outcome), c.runs, c.lives_max);
-      for (const std::string& inv : c.invariants_violated) tip += "; violated " + inv;
-      std::string shown =
-          c.outcome == CellOutcome::kNotApplicable ? "&#8211;" : std::to_string(c.runs);
-      out += fmt::format("<td class=\"{}\" data-outcome=\"{}\" title=\"{}\">{}</td>",
-                         OutcomeClass(c.outcome), CellOutcomeName(c.outcome), H(tip), shown);
+      if (c.outcome == CellOutcome::kNotApplicable) {
+        out += "<td>";
+      } else if (c.outcome != CellOutcome::kViolation) {
+        out += fmt::format("<td data-outcome=\"{}\">{}", CellOutcomeName(c.outcome),
+                           CellRan(c.outcome) ? std::to_string(c.runs) : "");
+      } else {
+        std::string tip = fmt::format("{} x {}: {}, {} runs, at most {} lives", w.id, a,
+                                      CellOutcomeName(c.outcome), c.runs, c.lives_max);
+        for (const std::string& inv : c.invariants_violated) tip += "; violated " + inv;
+        out += fmt::format("<td data-outcome=\"{}\" title=\"{}\">{}", CellOutcomeName(c.outcome),
+                           H(tip), c.runs);
+      }
     }
     out += "</tr>\n";
   }
   return out + "</tbody>\n</table>\n";
 }
 
+// The matrix of a variant without a violation, as text: a line per window (its id padded to one
+// width), a character per action, and the business window on a line of its own where it changes.
+// One text block per variant, where a table cell per window x action made a report of 46 variants
+// take seconds to open. Counts per cell are in report.json.
+std::string CompactMatrix(const ScenarioReport& s) {
+  std::map<std::pair<std::string, std::string>, CellOutcome> by_key;
+  for (const Cell& c : s.cells) by_key[{c.window, c.action}] = c.outcome;
+  std::string order;
+  for (size_t i = 0; i < s.actions.size(); ++i)
+    order += fmt::format("{}{} <code>{}</code>", i == 0 ? "" : ", ", i + 1, H(s.actions[i]));
+  size_t width = 0;
+  for (const Window& w : s.windows) width = std::max(width, w.id.size());
+  std::string out = fmt::format(
+      "<p class=\"legend\">No violation: a character per action, in this order: {}. "
+      "<code>&#10003;</code> pass, <code>&#9675;</code> not run, <code>~</code> filtered, "
+      "<code>&#183;</code> not applicable (the cells with their counts are in report.json).</p>\n"
+      "<pre class=\"rows\">",
+      order);
+  std::string label;
+  for (size_t k = 0; k < s.windows.size(); ++k) {
+    const Window& w = s.windows[k];
+    if (k == 0 || w.business_window != label) {
+      label = w.business_window;
+      out += fmt::format("<b>{}</b>\n", label.empty() ? "(no business window)" : H(label));
+    }
+    out += H(w.id) + std::string(width + 2 - w.id.size(), ' ');
+    for (const std::string& a : s.actions) {
+      auto it = by_key.find({w.id, a});
+      const CellOutcome o = it == by_key.end() ? CellOutcome::kNotApplicable : it->second;
+      out += o == CellOutcome::kPass       ? "\xe2\x9c\x93"  // U+2713 check mark
+             : o == CellOutcome::kNotRun   ? "\xe2\x97\x8b"  // U+25CB white circle
+             : o == CellOutcome::kFiltered ? "~"
+                                           : "\xc2\xb7";  // U+00B7 middle dot
+    }
+    out += "\n";
+  }
+  return out + "</pre>\n";
+}
+
+// One variant's details, folded unless it holds a violation (or is explored by schedules: a few
+// lines): a closed <details> is not laid out until opened.
 std::string Scenario(const ScenarioReport& s) {
   Coverage cov = ComputeCoverage(s);
-  std::string out =
-      fmt::format("<section class=\"scenario\">\n<h2>Scenario <code>{}</code></h2>\n", H(s.name));
+  bool open = s.schedules.has_value();
+  for (const InvariantResult& r : s.invariant_results) open |= r.violations > 0;
+  for (const Cell& c : s.cells) open |= c.outcome == CellOutcome::kViolation;
+  const std::string figures =
+      s.schedules ? fmt::format("{} of {} schedules", s.schedules->explored, s.schedules->budget)
+                  : fmt::format("cells {}/{} ({}%)", cov.cells_exercised, cov.cells_total,
+                                FormatPct(cov.cells_pct));
+  std::string out = fmt::format(
+      "<details class=\"scenario\"{}>\n<summary>Scenario <code>{}</code>: {}</summary>\n",
+      open ? " open" : "", H(s.name), figures);
   if (!s.description.empty()) out += fmt::format("<p>{}</p>\n", H(s.description));
   if (s.schedules) {
     out += "<p>" + ScheduleLine(s) + ".</p>\n" + ScheduleWindows(*s.schedules);
@@ -178,7 +236,9 @@ std::string Scenario(const ScenarioReport& s) {
         " Recovery windows {}; crash states {} ({} distinct, {} explored, {} beyond the depth).",
         cov.recovery_windows, s.crash_states.total, s.crash_states.distinct,
         s.crash_states.explored, s.crash_states.beyond_depth);
-    out += "</p>\n" + Matrix(s);
+    bool violated = false;
+    for (const Cell& c : s.cells) violated |= c.outcome == CellOutcome::kViolation;
+    out += "</p>\n" + (violated ? Matrix(s) : CompactMatrix(s));
   }
   out +=
       "<h3>Invariants</h3>\n<table class=\"invariants\">\n<thead><tr><th>id</th><th>statement</th>"
@@ -188,7 +248,7 @@ std::string Scenario(const ScenarioReport& s) {
         "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>\n",
         H(r.id), H(r.statement), r.checks, r.violations == 0 ? "good" : "bad", r.violations);
   }
-  return out + "</tbody>\n</table>\n</section>\n";
+  return out + "</tbody>\n</table>\n</details>\n";
 }
 
 std::string CodeRow(std::string_view label, std::string_view text) {
@@ -282,11 +342,35 @@ std::string Heatmaps(const Report& r) {
         "<figure><figcaption><code>{}</code></figcaption><svg width=\"{}\" height=\"{}\" "
         "role=\"img\" aria-label=\"{} heatmap\">",
         H(s.name), w, h, H(s.name));
+    // The commonest colour is the background; one path per other colour, each row's run of
+    // equal cells one stroke as thick as a row: kilobytes where a rectangle per cell made
+    // megabytes.
     const size_t n = s.actions.size();
-    for (size_t i = 0; i < s.cells.size() && n > 0; ++i) {
-      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
-                         static_cast<int>(i / n) * kCell, static_cast<int>(i % n) * kCell, kCell,
-                         kCell, HeatColor(s.cells[i].outcome));
+    const size_t columns = n == 0 ? 0 : s.cells.size() / n;
+    std::map<std::string, int64_t> counts;
+    for (const Cell& c : s.cells) ++counts[HeatColor(c.outcome)];
+    std::string background;
+    int64_t most = -1;
+    for (const auto& [colour, count] : counts) {
+      if (count > most) std::tie(background, most) = std::tie(colour, count);
+    }
+    if (!background.empty())
+      out += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"{}\"/>", w, h, background);
+    std::map<std::string, std::string> paths;  // colour -> path data
+    for (size_t row = 0; row < n; ++row) {
+      for (size_t col = 0; col < columns;) {
+        const std::string colour = HeatColor(s.cells[col * n + row].outcome);
+        size_t end = col + 1;
+        while (end < columns && HeatColor(s.cells[end * n + row].outcome) == colour) ++end;
+        if (colour != background)
+          paths[colour] +=
+              fmt::format("M{} {}h{}", col * kCell, row * kCell + kCell / 2, (end - col) * kCell);
+        col = end;
+      }
+    }
+    for (const auto& [colour, d] : paths) {
+      out += fmt::format("<path fill=\"none\" stroke=\"{}\" stroke-width=\"{}\" d=\"{}\"/>", colour,
+                         kCell, d);
     }
     out += "</svg></figure>\n";
   }

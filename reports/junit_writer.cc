@@ -202,6 +202,16 @@ std::string JunitReportWriter::Render(const Report& r) {
     }
     suites.push_back(std::move(suite));
   }
+  // A partial report fails CI whatever ran: one failing case says so.
+  if (!r.interrupted.empty()) {
+    Suite suite{.name = "run"};
+    AddCase(&suite, "stepfault.run", "complete",
+            Failure("interrupted", "the run was interrupted by " + r.interrupted,
+                    "the report is partial: cells not reached are not run, variants not reached "
+                    "are not explored"));
+    ++suite.failures;
+    suites.push_back(std::move(suite));
+  }
   int64_t tests = 0, failures = 0, skipped = 0;
   for (const Suite& s : suites) {
     tests += s.tests;

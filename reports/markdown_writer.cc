@@ -56,7 +56,9 @@ std::string MarkdownReportWriter::Render(const Report& r) {
   Coverage cov = ComputeCoverage(r);
   std::string head = verdict == Verdict::kPass        ? "PASS"
                      : verdict == Verdict::kViolation ? "VIOLATION"
-                                                      : "COVERAGE BELOW MINIMUM";
+                     : verdict == Verdict::kInterrupted
+                         ? "PARTIAL (interrupted by " + MarkdownText(r.interrupted) + ")"
+                         : "COVERAGE BELOW MINIMUM";
   std::string out = fmt::format("## {}: **{}** (exit {})\n\n", MarkdownText(ReportTitle(r)), head,
                                 VerdictExitCode(verdict));
   // A report without scenarios (a mutant hunt, a benchmark) has no cells: no "0/0 cells" line.

@@ -45,6 +45,13 @@ Status SameExploration(const Report& a, const Report& b) {
         fmt::format("shards {} and {} are not from one exploration: {} {} vs {}", a.shard, b.shard,
                     field, x, y));
   };
+  for (const Report* r : {&a, &b}) {
+    if (!r->interrupted.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "shard {} is partial (interrupted by {}): run it again to completion, then merge",
+          r->shard, r->interrupted));
+    }
+  }
   if (a.schema_version != b.schema_version) {
     return differs("schema_version", std::to_string(a.schema_version),
                    std::to_string(b.schema_version));

@@ -242,6 +242,14 @@ TEST(MergeTest, ShardsOfDifferentExplorationsAreRefusedSayingWhatDiffers) {
   EXPECT_EQ(MergeError(s), "shards 1/2 and 2/2 list 4 and 3 scenarios");
 }
 
+TEST(MergeTest, APartialShardIsRefusedSayingToRunItAgain) {
+  std::vector<Report> s = TwoShards();
+  s[1].interrupted = "SIGTERM";
+  EXPECT_EQ(
+      MergeError(s),
+      "shard 2/2 is partial (interrupted by SIGTERM): run it again to completion, then merge");
+}
+
 TEST(MergeTest, MissingDuplicateAndMalformedShardsAreRefused) {
   std::vector<Report> s = TwoShards();
   s[1].shard = "1/2";

@@ -481,6 +481,8 @@ std::string ToJson(const Report& r) {
               {"properties", properties},
               {"mutants", mutants},
               {"bench", bench}};
+  // Optional: only a partial report has it.
+  if (!r.interrupted.empty()) doc["interrupted"] = r.interrupted;
   // Replace invalid UTF-8 rather than abort: report text may quote arbitrary bytes.
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
@@ -488,14 +490,20 @@ std::string ToJson(const Report& r) {
 Result<Report> FromJson(std::string_view text) {
   Result<Json> parsed = ParseJsonText(text, "report.json");
   if (!parsed.ok()) return parsed.status();
-  const Json doc = std::move(parsed).value();
+  Json doc = std::move(parsed).value();
   const std::string root;
+  Report r;
+  // "interrupted" is optional (a partial report only).
+  if (doc.is_object() && doc.contains("interrupted")) {
+    SF_RETURN_IF_ERROR(GetString(doc, root, "interrupted", &r.interrupted));
+    if (r.interrupted.empty()) return Bad("/interrupted", "expected the signal's name");
+    doc.erase("interrupted");
+  }
   SF_RETURN_IF_ERROR(CheckObject(
       doc, root,
       {"schema_version", "command", "seed", "profile", "hazards", "depth", "shard",
        "min_coverage_pct", "points_registered", "actions_filtered", "coverage", "verdict", "runs",
        "lives", "scenarios", "violations", "properties", "mutants", "bench"}));
-  Report r;
   SF_RETURN_IF_ERROR(GetInt(doc, root, "schema_version", &r.schema_version));
   if (r.schema_version != kReportSchemaVersion && r.schema_version != 2) {
     return Bad("/schema_version",

@@ -177,6 +177,7 @@ Verdict ComputeVerdict(const Report& report) {
   for (const PropertyResult& p : report.properties) violated |= !p.passed;
   for (const MutantResult& m : report.mutants) violated |= !m.killed;
   if (violated) return Verdict::kViolation;
+  if (!report.interrupted.empty()) return Verdict::kInterrupted;
   if (report.min_coverage_pct > 0 && ComputeCoverage(report).cells_pct < report.min_coverage_pct) {
     return Verdict::kCoverageBelowMinimum;
   }
@@ -191,6 +192,8 @@ std::string_view VerdictName(Verdict verdict) {
       return "violation";
     case Verdict::kCoverageBelowMinimum:
       return "coverage-below-minimum";
+    case Verdict::kInterrupted:
+      return "interrupted";
   }
   return "violation";
 }
@@ -203,6 +206,8 @@ int VerdictExitCode(Verdict verdict) {
       return 1;
     case Verdict::kCoverageBelowMinimum:
       return 3;
+    case Verdict::kInterrupted:
+      return 130;  // kExitInterrupted in scenarios/exit_codes.h
   }
   return 1;
 }

@@ -167,6 +167,10 @@ struct Report {
   std::vector<BenchResult> bench;
   int64_t runs = 0;
   int64_t lives = 0;
+  // Non-empty when the run was interrupted (the signal's name, "SIGINT"): the report is partial,
+  // holding only what was done; the rest is "not run" or skipped saying so. A partial report never
+  // passes a coverage gate.
+  std::string interrupted;
   friend bool operator==(const Report&, const Report&) = default;
 };
 
@@ -215,15 +219,16 @@ struct VerdictTable {
 };
 VerdictTable ComputeVerdictTable(const Report& report);
 
-enum class Verdict { kPass, kViolation, kCoverageBelowMinimum };
+enum class Verdict { kPass, kViolation, kCoverageBelowMinimum, kInterrupted };
 
 // kViolation when any violation is listed, any cell is a violation, any property failed or any
-// mutant survived (the harness failed to catch a known bug); otherwise kCoverageBelowMinimum when
-// min_coverage_pct > 0 and cells_pct is below it; otherwise kPass.
+// mutant survived (the harness failed to catch a known bug); otherwise kInterrupted when the run
+// was (a partial report passes nothing, a coverage gate included); otherwise kCoverageBelowMinimum
+// when min_coverage_pct > 0 and cells_pct is below it; otherwise kPass.
 Verdict ComputeVerdict(const Report& report);
-// "pass", "violation", "coverage-below-minimum".
+// "pass", "violation", "coverage-below-minimum", "interrupted".
 std::string_view VerdictName(Verdict verdict);
-// The process exit status of the command line: 0, 1, 3.
+// The process exit status of the command line: 0, 1, 3, 130 (scenarios/exit_codes.h).
 int VerdictExitCode(Verdict verdict);
 
 // The report's title: its command as the user typed it ("stepfault blackbox explore ..."), or

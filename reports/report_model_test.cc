@@ -99,6 +99,20 @@ TEST(ReportModelTest, CoverageBelowMinimumGivesExitThreeButViolationWins) {
   EXPECT_EQ(ComputeVerdict(r), Verdict::kViolation);
 }
 
+// Issue 30: a partial report (Ctrl-C) passes nothing, a coverage gate included; a violation it
+// found still wins.
+TEST(ReportModelTest, AnInterruptedReportIsNeverAPassAndExits130UnlessItFoundAViolation) {
+  Report r = Clean();
+  r.interrupted = "SIGINT";
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kInterrupted);
+  EXPECT_EQ(VerdictExitCode(ComputeVerdict(r)), 130);
+  EXPECT_EQ(VerdictName(ComputeVerdict(r)), "interrupted");
+  r.min_coverage_pct = 1;  // coverage is far above it: still no pass
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kInterrupted);
+  r.mutants[0].killed = false;
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kViolation);
+}
+
 TEST(ReportModelTest, ViolationsAreGroupedByScenarioInvariantAndKindWithTheSmallestPlanFirst) {
   Report r = testing::SampleReport();
   Violation bigger = r.violations[0];

@@ -85,7 +85,7 @@ void CheckDeterminism(ExploreState& st, const std::vector<Task>& tasks,
   std::vector<faults::Plan> plans;
   for (size_t i = 0; i < tasks.size(); ++i) {
     const std::string text = faults::PrintPlan(tasks[i].plan);
-    if (!tasks[i].owned ||
+    if (!tasks[i].owned || results[i].interrupted ||
         Hash64(text, st.options.config.seed) % static_cast<uint64_t>(st.options.determinism_every))
       continue;
     sample.push_back(i);
@@ -93,6 +93,7 @@ void CheckDeterminism(ExploreState& st, const std::vector<Task>& tasks,
   }
   auto again = RunTasks(*st.scenario, st.options.config, plans, st.options.jobs, nullptr);
   for (size_t k = 0; k < sample.size(); ++k) {
+    if (again[k].interrupted) continue;  // not run again: no check
     ++st.out.report.determinism_checks;
     const Task& task = tasks[sample[k]];
     if (again[k].fingerprint == results[sample[k]].fingerprint) continue;

@@ -7,6 +7,7 @@
 #include "faults/points.h"
 #include "properties/explore_flow.h"
 #include "properties/explorer.h"
+#include "properties/interrupt.h"
 #include "properties/mutants.h"
 #include "properties/task_pool.h"
 #include "reports/merge.h"
@@ -66,6 +67,17 @@ std::string Signature(const Execution& ex) {
     for (const faults::Window& w : l.windows) sig += w.point + "#" + std::to_string(w.occurrence);
   }
   return sig;
+}
+
+// A variant the run was interrupted before: listed, never counted as explored.
+reports::ScenarioReport NotExplored(const scenarios::Scenario& s, const std::string& name,
+                                    const std::string& label) {
+  reports::ScenarioReport rep;
+  rep.name = name;
+  rep.variant = label;
+  rep.description = s.description();
+  rep.skipped = "not explored: the run was interrupted before it";
+  return rep;
 }
 
 }  // namespace
@@ -139,6 +151,10 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
   };
   for (size_t k = 0; k < scenarios.size(); ++k) {
     const auto& s = scenarios[k];
+    if (scenarios::IsScheduleScenario(*s) && Interrupted()) {
+      report.scenarios.push_back(NotExplored(*s, s->name(), ""));
+      continue;
+    }
     if (scenarios::IsScheduleScenario(*s)) starting(s->name());
     if (ExploreIfScheduleScenario(*s, options, &report)) continue;  // several actors: schedules
     std::vector<std::pair<std::string, Variant>> seen;              // signature, variant
@@ -171,6 +187,10 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
         continue;
       }
       seen.push_back({sig, v});
+      if (Interrupted()) {
+        report.scenarios.push_back(NotExplored(*s, name, v.label));
+        continue;
+      }
       starting(name);
       ScenarioExploration e = ExploreScenario(*s, o);
       e.report.name = name;
@@ -184,6 +204,7 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
       }
     }
   }
+  if (Interrupted()) report.interrupted = InterruptSignalName();
   reports::Canonicalize(&report);
   return report;
 }

@@ -5,6 +5,7 @@
 
 #include "faults/points.h"
 #include "properties/explore_state.h"
+#include "properties/interrupt.h"
 #include "properties/task_pool.h"
 #include "reports/merge.h"
 #include "scenarios/host_drive.h"
@@ -67,7 +68,7 @@ std::vector<TaskResult> RunLevel(ExploreState& st, const std::vector<Task>& task
   std::vector<TaskResult> results(tasks.size());
   for (size_t k = 0; k < which.size(); ++k) results[which[k]] = std::move(ran[k]);
   for (size_t i = 0; i < tasks.size(); ++i) {
-    if (tasks[i].owned) internal::Record(st, tasks[i], results[i]);
+    if (tasks[i].owned && !results[i].interrupted) internal::Record(st, tasks[i], results[i]);
   }
   internal::CheckDeterminism(st, tasks, results);
   return results;
@@ -78,6 +79,7 @@ void RunUntilFirstViolation(ExploreState& st, const std::vector<Task>& tasks) {
   if (!st.out.violations.empty()) return;
   for (const Task& t : tasks) {
     TaskResult r = RunTasks(*st.scenario, st.options.config, {t.plan}, 1, nullptr)[0];
+    if (r.interrupted) return;
     internal::Record(st, t, r);
     if (!r.violations.empty()) return;
   }
@@ -132,6 +134,7 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario,
   for (int level = 1; level <= options.depth && !tasks.empty(); ++level) {
     const bool deepest = level == options.depth;
     std::vector<TaskResult> results = RunLevel(st, tasks, level, deepest);
+    if (Interrupted()) break;  // what ran is recorded; nothing grows from a partial level
     if (deepest) {
       internal::CountBeyondDepth(st, tasks, results);
     } else {

@@ -3,16 +3,19 @@
 #include "properties/task_pool.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "engine/random.h"
+#include "properties/interrupt.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties {
@@ -110,10 +113,12 @@ Worker Spawn(const scenarios::Scenario& scenario, const RunConfig& config,
   int p[2];
   SF_CHECK(::pipe(p) == 0);
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   SF_CHECK(pid >= 0);
   if (pid == 0) {
     ::close(p[0]);
+    BecomeInterruptibleWorker(parent);
     RunMemo memo;
     for (size_t i : indices) {
       const Execution ex = RunPlan(scenario, plans[i], config, reuse ? &memo : nullptr);
@@ -167,6 +172,19 @@ std::vector<size_t> Reap(Worker& w, const std::vector<faults::Plan>& plans,
                              w.indices.end());
 }
 
+// After an interrupt: kills every worker and marks the tasks they had not answered interrupted.
+void StopWorkers(std::vector<Worker>& workers, std::vector<TaskResult>* results) {
+  for (Worker& w : workers) {
+    ::kill(w.pid, SIGKILL);
+    ::close(w.fd);
+    int status = 0;
+    ::waitpid(w.pid, &status, 0);
+    for (size_t k = w.answered; k < w.indices.size(); ++k)
+      (*results)[w.indices[k]].interrupted = true;
+  }
+  workers.clear();
+}
+
 }  // namespace
 
 TaskResult Summarize(const faults::Plan& plan, const Execution& ex) {
@@ -206,6 +224,10 @@ std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunC
   if (jobs <= 1 || plans.size() < 2) {
     RunMemo memo;
     for (size_t i = 0; i < plans.size(); ++i) {
+      if (Interrupted()) {
+        for (size_t k = i; k < plans.size(); ++k) results[k].interrupted = true;
+        break;
+      }
       results[i] =
           Summarize(plans[i], RunPlan(scenario, plans[i], config, reuse ? &memo : nullptr));
       if (progress) progress(static_cast<int64_t>(i + 1));
@@ -228,9 +250,18 @@ std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunC
   }
   int64_t done = 0;
   while (!workers.empty()) {
+    if (Interrupted()) {
+      StopWorkers(workers, &results);
+      return results;
+    }
     std::vector<pollfd> polls;
     for (const Worker& w : workers) polls.push_back({w.fd, POLLIN, 0});
-    SF_CHECK(::poll(polls.data(), polls.size(), -1) >= 0);
+    if (::poll(polls.data(), polls.size(), -1) < 0) {
+      SF_CHECK(errno == EINTR);
+      continue;  // a signal: the loop's head sees an interrupt
+    }
+    // A worker killed by the same Ctrl-C is no harness failure: look at the flag before reaping.
+    if (Interrupted()) continue;
     std::vector<Worker> next;
     for (size_t k = 0; k < workers.size(); ++k) {
       Worker& w = workers[k];

@@ -41,11 +41,16 @@ struct TaskResult {
   std::string crash_digest;
   // Hash of the trace and the final world's digest, for INV-DETERMINISM.
   std::string fingerprint;
+  // Not run: an interrupt was requested before it finished (properties/interrupt.h). Nothing else
+  // in the result is meaningful; the explorer records nothing of it and grows nothing from it.
+  bool interrupted = false;
 };
 
 // The summary of one execution of `plan`.
 TaskResult Summarize(const faults::Plan& plan, const Execution& ex);
 
+// An interrupt (properties/interrupt.h) stops the run: the workers are killed and every task not
+// answered yet comes back `interrupted`.
 // `reuse`: each process (inline: this one; else each worker) keeps a RunMemo across its tasks
 // (the same results; see properties/life_runner.h). Workers get whole blocks of neighbouring tasks.
 std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunConfig& config,

@@ -11,6 +11,8 @@
 //   kExitCoverage  3  coverage below --min-coverage.
 //   kExitInternal  4  an internal error (a bug in stepfault): the message says "please report" and
 //                     names the command and seed.
+//   kExitInterrupted 130  explore was interrupted (SIGINT or SIGTERM) and found no violation: the
+//                     report it wrote is partial (the shell's code for a Ctrl-C).
 // Thread-safety: constants.
 #pragma once
 
@@ -21,5 +23,6 @@ inline constexpr int kExitViolation = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitCoverage = 3;
 inline constexpr int kExitInternal = 4;
+inline constexpr int kExitInterrupted = 130;
 
 }  // namespace stepfault

@@ -6,6 +6,7 @@
 #include "faults/plan.h"
 #include "properties/explore_flow.h"
 #include "properties/explorer.h"
+#include "properties/interrupt.h"
 #include "properties/mutants.h"
 #include "reports/shell_quote.h"
 #include "scenarios/registry.h"
@@ -112,7 +113,8 @@ int FaultFreeFailure(const ExploreArgs& a, const std::string& variant,
                       ") does not do what its `expect` says:" + broken +
                       "\nno fault was injected, so `expect` (its effects and outputs) is wrong; "
                       "fix it in " +
-                      a.scenario + " (replay: " + replay + ")");
+                      a.scenario + " (replay: " + replay + "; `stepfault expect " + a.scenario +
+                      "` prints what the run did, in `expect` form)");
   }
   std::fprintf(stdout,
                "stepfault: the fault-free run of '%s' already breaks an invariant, with no fault "
@@ -202,14 +204,20 @@ int RunExplore(const ExploreArgs& a) {
                                std::to_string(done) + "/" + std::to_string(total) + " cells",
                            within);
     };
+    // The first Ctrl-C (or SIGTERM) stops the run and the report of what ran is written, marked
+    // partial (properties/interrupt.h); the second kills.
+    properties::InstallInterruptHandlers();
     report = properties::Explore(chosen, options, CanonicalCommand(a), &fault_free_failure);
+    properties::RestoreDefaultInterruptHandlers();
     if (progress) {
       progress->Advance(progress->total() - progress->done());
       progress->Finish();
     }
   }
   if (!fault_free_failure.empty()) return FaultFreeFailure(a, fault_free_failure, report);
-  if (a.with_mutants) {
+  if (a.with_mutants && !report.interrupted.empty()) {
+    std::fprintf(stderr, "explore: interrupted, so the mutant hunt did not run\n");
+  } else if (a.with_mutants) {
     std::unique_ptr<Progress> progress;
     properties::ExploreOptions hunt;
     hunt.config = options.config;

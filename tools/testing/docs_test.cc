@@ -249,7 +249,8 @@ TEST(DocsTest, ExitCodeListsMatchExitCodesH) {
                                                {"kExitViolation", kExitViolation},
                                                {"kExitUsage", kExitUsage},
                                                {"kExitCoverage", kExitCoverage},
-                                               {"kExitInternal", kExitInternal}};
+                                               {"kExitInternal", kExitInternal},
+                                               {"kExitInterrupted", kExitInterrupted}};
   ASSERT_EQ(header, compiled) << "scenarios/exit_codes.h defines a code this test does not know";
   for (const char* doc : {"README.md", "docs/cli.md", "docs/design.md"}) {
     EXPECT_EQ(DocumentedExitCodes(ReadFile(SourceRoot() / doc)), header)

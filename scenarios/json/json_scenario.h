@@ -84,6 +84,13 @@ Result<std::shared_ptr<const Scenario>> LoadJsonScenario(Env* env, const std::st
 // run observes exactly JsonScenarioExpectedOutputs; a faulty one a subset (an output emitted just
 // before a death may be lost with it), never anything else (INV-EXPECT).
 Json JsonScenarioObservedOutputs(const std::vector<LifeReport>& lives);
+// The scenario at `path` with its `expect` replaced by an empty one (or given one when it has
+// none), for `stepfault expect`: everything else is checked as LoadJsonScenario checks it.
+Result<std::shared_ptr<const Scenario>> LoadJsonScenarioIgnoringExpect(Env* env,
+                                                                       const std::string& path);
+// The `expect` member a run's lives observed: "effects", the rows of effects.db after the last
+// life that read them (in the store's order), and "outputs" (JsonScenarioObservedOutputs).
+Json JsonScenarioObservedExpect(const std::vector<LifeReport>& lives);
 // expect.outputs, unique and sorted. REQUIRES: `scenario` came from Parse/LoadJsonScenario.
 Json JsonScenarioExpectedOutputs(const Scenario& scenario);
 

@@ -80,6 +80,7 @@ int RunCli(int argc, char** argv) {
     AddBlackboxCommand(app, state);
     AddSchedulesCommand(app, state);
     AddDifferentialCommand(app, state);
+    AddExpectCommand(app, state);
     return Dispatch(app, state, argc, argv);
   });
 }

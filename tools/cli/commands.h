@@ -83,6 +83,8 @@ struct CommandState {
   ApprovalArgs approval;
   ReportArgs report;
   std::string list_what;
+  std::string expect_scenario;  // cmd_expect.cc
+  uint64_t expect_seed = 0;
   std::function<int()> run;  // set by the chosen subcommand's callback
 };
 
@@ -97,6 +99,7 @@ void AddDemoCommand(CLI::App& app, CommandState& state);
 void AddBlackboxCommand(CLI::App& app, CommandState& state);      // cmd_blackbox.cc
 void AddSchedulesCommand(CLI::App& app, CommandState& state);     // cmd_schedules.cc
 void AddDifferentialCommand(CLI::App& app, CommandState& state);  // cmd_differential.cc
+void AddExpectCommand(CLI::App& app, CommandState& state);        // cmd_expect.cc
 int RunFlowScheduleReplay(const ReplayArgs& args);                // cmd_schedules.cc
 
 int RunExplore(const ExploreArgs& args);

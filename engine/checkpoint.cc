@@ -2,12 +2,14 @@
 // and one validating decoder for both.
 #include "engine/checkpoint.h"
 
+#include <algorithm>
 #include <charconv>
 #include <deque>
 #include <set>
 
 #include "engine/compat.h"
 #include "engine/crc32c.h"
+#include "engine/topology_record.h"
 
 namespace stepfault {
 namespace {
@@ -154,7 +156,13 @@ class Framer {
   std::deque<std::string>& owned_;  // deque: growing it never moves the strings blobs_ points into
 };
 
-Json BodyToJson(const Checkpoint& c, Framer* framer) {
+// How a body names its topology and lists its executors (see EncodeCheckpoint, deltas).
+struct BodyForm {
+  std::string_view workflow_ref;    // non-empty: "workflow_ref" instead of the signature
+  bool instantiated_added = false;  // a delta: c.instantiated are the ids added since the base
+};
+
+Json BodyToJson(const Checkpoint& c, Framer* framer, const BodyForm& form = {}) {
   Json queued = Json::object();
   for (const auto& [receiver, envelopes] : c.queued) {
     Json list = Json::array();
@@ -186,13 +194,21 @@ Json BodyToJson(const Checkpoint& c, Framer* framer) {
   }
   Json j{{"session_id", c.session_id},
          {"step", c.step_number},
-         {"workflow", *c.workflow},
-         {"instantiated", c.instantiated.get()},
+         {form.instantiated_added ? "instantiated_added" : "instantiated", c.instantiated.get()},
          {"queued", std::move(queued)},
          {"outstanding", std::move(outstanding)},
          {"state", std::move(state)},
          {"edge_state", std::move(edges)},
          {"parent", c.parent ? CheckpointInfoToJson(*c.parent) : Json(nullptr)}};
+  // The record a body names instead of its signature: the encoder's, or that of a checkpoint
+  // decoded from such a body and never resolved (it has no signature to write).
+  std::string_view ref = form.workflow_ref;
+  if (ref.empty() && c.workflow->is_null()) ref = c.workflow_ref;
+  if (!ref.empty()) {
+    j["workflow_ref"] = std::string(ref);
+  } else {
+    j["workflow"] = *c.workflow;
+  }
   return j;
 }
 
@@ -216,17 +232,51 @@ Status StateFromJson(Json& j, const std::string& path, StateMap* out) {
   return Status::Ok();
 }
 
+// The body's topology: the signature inline, or the key of the record that holds it.
+Status WorkflowFromJson(Json& j, const std::string& path, Checkpoint* c) {
+  if (j.contains("workflow_ref")) {
+    if (j.contains("workflow")) {
+      return Status::Corruption(path + ": both workflow and workflow_ref are present");
+    }
+    SF_ASSIGN_OR_RETURN(c->workflow_ref, JsonString(j, "workflow_ref", path));
+    if (!IsTopologyRecordKey(c->workflow_ref)) {
+      return Status::Corruption(path + "/workflow_ref: '" + c->workflow_ref +
+                                "' is not a topology record key");
+    }
+    return Status::Ok();
+  }
+  SF_ASSIGN_OR_RETURN(const Json* wf, JsonField(j, "workflow", Json::value_t::object, path));
+  SF_RETURN_IF_ERROR(ValidateWorkflowSignature(*wf, path + "/workflow"));
+  c->workflow = std::move(const_cast<Json&>(*wf));
+  return Status::Ok();
+}
+
+// The body's instantiated ids: "instantiated" (the whole list), or in a delta (when
+// `instantiated_added` is not null) "instantiated_added", which sets *instantiated_added.
+Status InstantiatedFromJson(const Json& j, const std::string& path, bool* instantiated_added,
+                            Checkpoint* c) {
+  if (j.contains("instantiated_added")) {
+    if (instantiated_added == nullptr || j.contains("instantiated")) {
+      return Status::Corruption(path + "/instantiated_added: only a delta lists added executors");
+    }
+    *instantiated_added = true;
+    SF_ASSIGN_OR_RETURN(c->instantiated, StringList(j, "instantiated_added", path));
+    return Status::Ok();
+  }
+  SF_ASSIGN_OR_RETURN(c->instantiated, StringList(j, "instantiated", path));
+  return Status::Ok();
+}
+
 // Decodes a body it may consume: state values and the topology signature are moved, not copied.
-Result<Checkpoint> BodyFromJson(Json& j) {
+// `instantiated_added`: null unless a delta's body is decoded (see InstantiatedFromJson).
+Result<Checkpoint> BodyFromJson(Json& j, bool* instantiated_added = nullptr) {
   const std::string path = "/body";
   Checkpoint c;
   SF_ASSIGN_OR_RETURN(c.session_id, JsonString(j, "session_id", path));
   SF_ASSIGN_OR_RETURN(c.step_number, JsonInt(j, "step", path));
   if (c.step_number < 0) return Status::Corruption(path + "/step: negative step number");
-  SF_ASSIGN_OR_RETURN(const Json* wf, JsonField(j, "workflow", Json::value_t::object, path));
-  SF_RETURN_IF_ERROR(ValidateWorkflowSignature(*wf, path + "/workflow"));
-  c.workflow = std::move(const_cast<Json&>(*wf));
-  SF_ASSIGN_OR_RETURN(c.instantiated, StringList(j, "instantiated", path));
+  SF_RETURN_IF_ERROR(WorkflowFromJson(j, path, &c));
+  SF_RETURN_IF_ERROR(InstantiatedFromJson(j, path, instantiated_added, &c));
   SF_ASSIGN_OR_RETURN(const Json* queued, JsonField(j, "queued", Json::value_t::object, path));
   for (const auto& [receiver, list] : queued->items()) {
     const std::string p = path + "/queued/" + receiver;
@@ -290,12 +340,13 @@ std::string EncodeCheckpointJson(const Checkpoint& c) {
 class CheckpointFramer {
  public:
   static EncodedCheckpoint Encode(const Checkpoint& c, Json* delta,
-                                  std::shared_ptr<const Checkpoint> delta_body) {
+                                  std::shared_ptr<const Checkpoint> delta_body,
+                                  const BodyForm& form) {
     EncodedCheckpoint out;
     out.delta_body_ = std::move(delta_body);
     Framer framer(out.blobs_, out.owned_);
     Json meta = Json::object();
-    meta["body"] = BodyToJson(c, &framer);
+    meta["body"] = BodyToJson(c, &framer, form);
     if (delta != nullptr) meta["delta"] = std::move(*delta);
     Json lengths = Json::array();
     size_t blob_bytes = 0;
@@ -341,8 +392,8 @@ std::string EncodedCheckpoint::Join() const {
   return out;
 }
 
-EncodedCheckpoint EncodeCheckpointParts(const Checkpoint& c) {
-  return CheckpointFramer::Encode(c, nullptr, nullptr);
+EncodedCheckpoint EncodeCheckpointParts(const Checkpoint& c, std::string_view workflow_ref) {
+  return CheckpointFramer::Encode(c, nullptr, nullptr, BodyForm{workflow_ref, false});
 }
 
 std::string EncodeCheckpoint(const Checkpoint& c) { return EncodeCheckpointParts(c).Join(); }
@@ -352,15 +403,44 @@ std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
   return EncodeCheckpointDeltaParts(c, base, base_checkpoint_id).Join();
 }
 
+namespace {
+// The ids of `now` that are not in `base` (both sorted), or nullopt when an id of `base` is missing
+// from `now` (the delta then lists them all). The very same shared list adds nothing.
+std::optional<std::vector<std::string>> AddedSince(const std::vector<std::string>& base,
+                                                   const std::vector<std::string>& now) {
+  if (&base == &now) return std::vector<std::string>();
+  std::vector<std::string> added;
+  auto b = base.begin();
+  for (const std::string& id : now) {
+    if (b != base.end() && *b == id) {
+      ++b;
+    } else if (b != base.end() && *b < id) {
+      return std::nullopt;  // *b was dropped
+    } else {
+      added.push_back(id);
+    }
+  }
+  if (b != base.end()) return std::nullopt;
+  return added;
+}
+}  // namespace
+
 EncodedCheckpoint EncodeCheckpointDeltaParts(const Checkpoint& c, const Checkpoint& base,
-                                             const std::string& base_checkpoint_id) {
+                                             const std::string& base_checkpoint_id,
+                                             std::string_view workflow_ref) {
   // Only what changed: with copy-on-write state an unchanged value is the base's very object, so
   // the comparison is a pointer compare for everything the step did not write.
   Checkpoint d;
   d.session_id = c.session_id;
   d.step_number = c.step_number;
   d.workflow = c.workflow;
-  d.instantiated = c.instantiated;
+  d.workflow_ref = c.workflow_ref;
+  std::optional<std::vector<std::string>> added = AddedSince(*base.instantiated, *c.instantiated);
+  if (added) {
+    d.instantiated = std::move(*added);
+  } else {
+    d.instantiated = c.instantiated;
+  }
   d.queued = c.queued;
   d.outstanding = c.outstanding;
   d.edge_state = c.edge_state;
@@ -389,7 +469,7 @@ EncodedCheckpoint EncodeCheckpointDeltaParts(const Checkpoint& c, const Checkpoi
   }
   Json delta{{"base", base_checkpoint_id}, {"removed", std::move(removed)}};
   auto body = std::make_shared<const Checkpoint>(std::move(d));
-  return CheckpointFramer::Encode(*body, &delta, body);
+  return CheckpointFramer::Encode(*body, &delta, body, BodyForm{workflow_ref, added.has_value()});
 }
 
 bool LooksLikeFramedCheckpoint(std::string_view bytes) { return bytes.starts_with(kMagic); }
@@ -545,6 +625,7 @@ struct FramedParts {
   Checkpoint checkpoint;
   std::optional<std::string> base;
   std::vector<std::pair<std::string, std::string>> removed;
+  bool instantiated_added = false;  // checkpoint.instantiated: only those added since the base
 };
 
 Status ReadDelta(const Json& meta, FramedParts* out) {
@@ -567,7 +648,8 @@ Status ReadDelta(const Json& meta, FramedParts* out) {
 // The body fields a link of a chain contributes to the checkpoint it resolves (ResolveCheckpoint):
 // its state, and its session and step for the chain's checks and messages.
 bool LinkField(std::string_view key) {
-  return key == "state" || key == "session_id" || key == "step";
+  return key == "state" || key == "session_id" || key == "step" || key == "instantiated" ||
+         key == "instantiated_added";
 }
 
 size_t SkipSpace(std::string_view t, size_t i) {
@@ -762,10 +844,13 @@ Result<FramedParts> DecodeFramed(std::string_view bytes, DecodePart part) {
       return Status::Corruption(path + "/step: negative step number");
     }
     SF_RETURN_IF_ERROR(StateFromJson(body, path, &parts.checkpoint.state));
+    SF_RETURN_IF_ERROR(InstantiatedFromJson(
+        body, path, is_delta ? &parts.instantiated_added : nullptr, &parts.checkpoint));
     return parts;
   }
   SF_RETURN_IF_ERROR(UnframeBody(body, unframer));
-  SF_ASSIGN_OR_RETURN(parts.checkpoint, BodyFromJson(body));
+  SF_ASSIGN_OR_RETURN(parts.checkpoint,
+                      BodyFromJson(body, is_delta ? &parts.instantiated_added : nullptr));
   return parts;
 }
 
@@ -799,6 +884,23 @@ Result<std::optional<std::string>> CheckpointDeltaBase(std::string_view bytes) {
   SF_ASSIGN_OR_RETURN(FramedParts parts, DecodeAny(bytes, DecodePart::kBase));
   return parts.base;
 }
+
+namespace {
+// The instantiated ids of a chain's newest link (chain: newest first, the last one full): from
+// the newest link that lists them all, plus every id a newer link added (one sort at the end).
+std::vector<std::string> InstantiatedOfChain(const std::vector<FramedParts>& chain) {
+  size_t full = 0;
+  while (chain[full].instantiated_added) ++full;  // the last link is full: always stops
+  std::vector<std::string> ids = *chain[full].checkpoint.instantiated;
+  for (size_t i = 0; i < full; ++i) {
+    const std::vector<std::string>& added = *chain[i].checkpoint.instantiated;
+    ids.insert(ids.end(), added.begin(), added.end());
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+}  // namespace
 
 Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFetch& fetch) {
   SF_ASSIGN_OR_RETURN(FramedParts head, DecodeAny(bytes));
@@ -835,8 +937,35 @@ Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFet
       for (const auto& [k, v] : kv) state.Set(scope, k, v);
     }
   }
+  std::optional<std::vector<std::string>> instantiated;
+  if (chain.front().instantiated_added) instantiated = InstantiatedOfChain(chain);
   Checkpoint out = std::move(chain.front().checkpoint);
   out.state = std::move(state);
+  if (instantiated) out.instantiated = std::move(*instantiated);
+  return out;
+}
+
+Result<Checkpoint> ApplyCheckpointDelta(const Checkpoint& base, std::string_view bytes) {
+  SF_ASSIGN_OR_RETURN(FramedParts head, DecodeAny(bytes));
+  if (!head.base) return std::move(head.checkpoint);
+  if (head.checkpoint.session_id != base.session_id) {
+    return Status::Corruption("incremental checkpoint of session '" + head.checkpoint.session_id +
+                              "' applied to a base of session '" + base.session_id + "'");
+  }
+  StateMap state = base.state;
+  for (const auto& [scope, key] : head.removed) state.Erase(scope, key);
+  for (const auto& [scope, kv] : head.checkpoint.state) {
+    for (const auto& [k, v] : kv) state.Set(scope, k, v);
+  }
+  Checkpoint out = std::move(head.checkpoint);
+  out.state = std::move(state);
+  if (head.instantiated_added) {
+    std::vector<std::string> ids = *base.instantiated;
+    ids.insert(ids.end(), out.instantiated->begin(), out.instantiated->end());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    out.instantiated = std::move(ids);
+  }
   return out;
 }
 

@@ -83,7 +83,13 @@ using QueueMap = std::map<std::string, std::vector<Envelope>>;
 struct Checkpoint {
   std::string session_id;
   int64_t step_number = 0;
-  SharedJson workflow;  // the topology signature (Workflow::signature())
+  // The topology signature (Workflow::signature()). Null while only workflow_ref is known: a
+  // checkpoint decoded from a store that keeps topology records until its manager resolves the
+  // record (StoreCheckpointManager::Lookup does).
+  SharedJson workflow;
+  // The topology record (engine/topology_record.h) the stored form names instead of carrying the
+  // signature; empty for a checkpoint stored with its signature inline (MAF's form).
+  std::string workflow_ref;
   // Sorted executor ids, shared copy on write (write through instantiated.Mutable()).
   SharedValue<std::vector<std::string>> instantiated;
   SharedValue<QueueMap> queued;             // receiver -> FIFO, shared copy on write
@@ -105,6 +111,10 @@ Json CheckpointBodyToJson(const Checkpoint& c);
 Result<Checkpoint> CheckpointBodyFromJson(const Json& j);
 
 // The framed, sealed version-2 encoding (deterministic: equal checkpoints give equal bytes).
+// The body holds "workflow":<signature>, or "workflow_ref":"<key>" (a deliberate deviation from
+// MAF, which puts the workflow in every checkpoint: docs/engine-semantics.md section 10) when a
+// `workflow_ref` is given to the encoder, or when the checkpoint's signature is null and it has a
+// workflow_ref (it was decoded from such a form and not resolved).
 std::string EncodeCheckpoint(const Checkpoint& c);
 
 // A framed checkpoint (version 2 or 3) as the parts it is made of, not joined: the header line
@@ -135,7 +145,7 @@ class EncodedCheckpoint {
   std::string trailer_;                           // "crc32c:<8 hex>\n"
   uint32_t seal_ = 0;
 };
-EncodedCheckpoint EncodeCheckpointParts(const Checkpoint& c);
+EncodedCheckpoint EncodeCheckpointParts(const Checkpoint& c, std::string_view workflow_ref = {});
 // The version-1 all-JSON encoding, for readers that want one JSON document.
 std::string EncodeCheckpointJson(const Checkpoint& c);
 // Decodes version 1 or 2 (a full checkpoint); a delta (version 3) is kIncompatible, naming
@@ -145,14 +155,18 @@ Result<Checkpoint> DecodeCheckpoint(std::string_view bytes);
 // Incremental checkpoints (version 3; a deliberate deviation from MAF, which stores every
 // checkpoint in full). A delta is framed and sealed like version 2, with a third metadata field
 //   "delta":{"base":"<checkpoint id>","removed":[[scope,key],...]}
-// and a body whose state holds only the values that differ from the base's (everything else,
-// queues, requests, fan-in, instantiated, step, parent, is in full: a step replaces it anyway).
+// and a body whose state holds only the values that differ from the base's, and, when the base's
+// instantiated executors are all still instantiated, "instantiated_added" (the ids instantiated
+// since the base, sorted) instead of the whole "instantiated" list (issue 27: a run of an
+// N-executor chain otherwise writes O(N^2) ids); everything else (queues, requests, fan-in, step,
+// parent, the workflow or its ref) is in full: a step replaces it anyway.
 // The base is always the checkpoint's parent in the same session.
 std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
                                   const std::string& base_checkpoint_id);
 // The same as parts (see EncodedCheckpoint); the views point into `c`'s values.
 EncodedCheckpoint EncodeCheckpointDeltaParts(const Checkpoint& c, const Checkpoint& base,
-                                             const std::string& base_checkpoint_id);
+                                             const std::string& base_checkpoint_id,
+                                             std::string_view workflow_ref = {});
 // The base id when `bytes` are a delta, nullopt for a full checkpoint, an error when their header,
 // size, seal or metadata framing do not check (the body's values are not built: asked of every
 // stored checkpoint when pruning, it costs a CRC pass and the metadata line, not a decode).
@@ -163,9 +177,16 @@ using CheckpointFetch = std::function<Result<std::string>(const std::string& che
 // bases through `fetch` to the nearest full snapshot and applying the deltas oldest first. A link
 // that is missing, damaged, from another session, or a loop is kCorruption naming the link.
 // `bytes` are decoded and validated in full; of each base link only what a chain takes from it
-// is built (its state, removed keys, base, session and step) after its header, size and seal
+// is built (its state, removed keys, instantiated ids, base, session and step), each link once,
+// after its header, size and seal
 // are checked: the rest of a link is never used, so it is skipped while parsing.
 Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFetch& fetch);
+// The checkpoint the delta `bytes` stands for, applied to `base`, the full checkpoint its base id
+// resolves to (the caller checks that id: CheckpointDeltaBase): `bytes` decoded and validated in
+// full, once, and nothing else read, so a reader that resolves every checkpoint of a chain in
+// commit order decodes each link once instead of walking the chain for each. Full `bytes` decode
+// as they are (DecodeCheckpoint); a delta of another session than `base` is kCorruption.
+Result<Checkpoint> ApplyCheckpointDelta(const Checkpoint& base, std::string_view bytes);
 // The same as bytes: `bytes` unchanged when full, else EncodeCheckpoint of the resolved chain
 // (for readers that decode one document with DecodeCheckpoint, such as the oracles).
 Result<std::string> ResolveCheckpointBytes(std::string_view bytes, const CheckpointFetch& fetch);

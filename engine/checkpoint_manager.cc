@@ -2,6 +2,7 @@
 #include "engine/checkpoint_manager.h"
 
 #include "engine/random.h"
+#include "engine/topology_record.h"
 
 namespace stepfault {
 
@@ -74,8 +75,54 @@ Result<std::vector<CheckpointInfo>> InMemoryCheckpointManager::Index(
 
 StoreCheckpointManager::StoreCheckpointManager(CheckpointStore* store,
                                                StoreCheckpointOptions options)
-    : store_(store), options_(options) {
+    : store_(store),
+      options_(options),
+      records_(options.topology_records && store->SupportsRecords()) {
   SF_CHECK(options_.full_every >= 1);
+}
+
+Result<std::string> StoreCheckpointManager::RecordFor(const Checkpoint& checkpoint) {
+  if (!records_ || checkpoint.workflow->is_null()) return std::string();
+  if (!last_key_.empty() && checkpoint.workflow.SharesWith(last_signature_)) return last_key_;
+  std::string key = TopologyRecordKey(*checkpoint.workflow);
+  if (records_known_.count(key) == 0) {
+    // Before the first checkpoint that refers to it: a checkpoint is never durable without it.
+    // An intact record of this key (an earlier life's) is kept as it is, not written again.
+    Result<std::string> stored = store_->GetRecord(key);
+    if (stored.ok()) {
+      Result<Json> signature = DecodeTopologyRecord(*stored, key);
+      if (signature.ok() && *signature == *checkpoint.workflow) {
+        records_known_.emplace(key, checkpoint.workflow);
+      }
+    }
+  }
+  if (records_known_.count(key) == 0) {
+    Status put = store_->PutRecord(key, EncodeTopologyRecord(*checkpoint.workflow));
+    if (!put.ok())
+      return put.WithContext("storing the topology record of " + checkpoint.session_id);
+    records_known_.emplace(key, checkpoint.workflow);
+  }
+  last_signature_ = checkpoint.workflow;
+  last_key_ = key;
+  return key;
+}
+
+Result<SharedJson> StoreCheckpointManager::ResolveRecord(const std::string& key) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto known = records_known_.find(key);
+    if (known != records_known_.end()) return known->second;
+  }
+  Result<std::string> bytes = store_->GetRecord(key);
+  if (!bytes.ok()) {
+    return Status::Corruption("its topology record " + key +
+                              " cannot be read: " + bytes.status().ToString());
+  }
+  Result<Json> signature = DecodeTopologyRecord(*bytes, key);
+  if (!signature.ok()) return Status::Corruption(signature.status().message());
+  SharedJson shared(std::move(signature).value());
+  std::lock_guard<std::mutex> lock(mu_);
+  return records_known_.emplace(key, std::move(shared)).first->second;
 }
 
 Result<CheckpointInfo> StoreCheckpointManager::Commit(const Checkpoint& checkpoint) {
@@ -104,10 +151,15 @@ Result<CheckpointInfo> StoreCheckpointManager::CommitShared(
                      prev->second.chain + 1 < options_.full_every;
   // Handed over as parts (checkpoint.h, EncodedCheckpoint): a store that writes them gathered
   // never copies the blobs into one buffer; `checkpoint` keeps the values they point into alive.
+  Result<std::string> ref = RecordFor(*checkpoint);
+  if (!ref.ok()) {
+    previous_.erase(session);
+    return ref.status();
+  }
   const EncodedCheckpoint encoded =
       delta ? EncodeCheckpointDeltaParts(*checkpoint, *prev->second.checkpoint,
-                                         prev->second.info.checkpoint_id)
-            : EncodeCheckpointParts(*checkpoint);
+                                         prev->second.info.checkpoint_id, *ref)
+            : EncodeCheckpointParts(*checkpoint, *ref);
   const std::vector<std::string_view> parts = encoded.Parts();
   Result<CheckpointInfo> info = store_->CommitParts(session, parts, checkpoint->parent);
   if (!info.ok()) {
@@ -132,6 +184,11 @@ Result<std::shared_ptr<const Checkpoint>> StoreCheckpointManager::Lookup(
   if (decoded->session_id != info.session_id) {
     return Status::Corruption("checkpoint " + info.ToString() + " belongs to session '" +
                               decoded->session_id + "'");
+  }
+  if (!decoded->workflow_ref.empty()) {
+    Result<SharedJson> signature = ResolveRecord(decoded->workflow_ref);
+    if (!signature.ok()) return signature.status().WithContext("checkpoint " + info.ToString());
+    decoded->workflow = std::move(signature).value();
   }
   return std::shared_ptr<const Checkpoint>(
       std::make_shared<Checkpoint>(std::move(decoded).value()));

@@ -9,7 +9,13 @@
 // changing it (with the fan-in-aliasing hazard it changes the buffer in place and the stored
 // checkpoint changes under it, as MAF's did before #6574).
 // StoreCheckpointManager encodes checkpoints (checkpoint.h) into any CheckpointStore and decodes
-// them on lookup; it forwards restoration notices to a store that is a RestorationObserver.
+// them on lookup; it forwards restoration notices to a store that is a RestorationObserver. Over a
+// store that SupportsRecords() (and unless options.topology_records is false) a checkpoint names
+// its topology by "workflow_ref" instead of carrying the signature (a deliberate deviation from
+// MAF, docs/engine-semantics.md section 10, issue 27): the manager puts the topology record
+// (engine/topology_record.h) before the first checkpoint that refers to it and resolves it on
+// Lookup, so a restore sees the full signature and the topology check compares it in full. A
+// missing or damaged record is kCorruption for every checkpoint that refers to it.
 // Thread-safety: both managers are safe for concurrent use.
 #pragma once
 
@@ -98,6 +104,10 @@ struct StoreCheckpointOptions {
   // session (the first commit, after a restore or resume, or after a failed commit), and after
   // RequestFullSnapshot. Default kDefaultFullSnapshotEvery (128, see checkpoint_manager.cc).
   int full_every = kDefaultFullSnapshotEvery;
+  // Topology records: refer to the topology signature by a record stored once (when the store
+  // SupportsRecords()) instead of carrying it in every checkpoint. false: MAF's form, the signature
+  // inline in every checkpoint (checkpoints=full, the differential's engine side).
+  bool topology_records = true;
 };
 
 class StoreCheckpointManager final : public CheckpointManager {
@@ -120,11 +130,23 @@ class StoreCheckpointManager final : public CheckpointManager {
     int chain = 0;  // deltas since the last full snapshot
   };
   Result<CheckpointInfo> CommitShared(std::shared_ptr<const Checkpoint> checkpoint);
+  // The record key of `checkpoint`'s signature, the record put in the store first if this manager
+  // has not put or read it yet; "" when checkpoints carry the signature inline. REQUIRES: mu_ held.
+  Result<std::string> RecordFor(const Checkpoint& checkpoint);
+  // The signature the record `key` holds (read and verified once per manager): kCorruption when
+  // it is missing or damaged.
+  Result<SharedJson> ResolveRecord(const std::string& key);
 
   CheckpointStore* store_;
   StoreCheckpointOptions options_;
+  const bool records_;  // topology records in use
   std::mutex mu_;
   std::map<std::string, Previous> previous_;  // by session
+  // Signatures this manager put or verified, by record key; and the last signature object committed
+  // with its key (a run's checkpoints share one signature object: no digest per commit).
+  std::map<std::string, SharedJson> records_known_;
+  SharedJson last_signature_;
+  std::string last_key_;
 };
 
 }  // namespace stepfault

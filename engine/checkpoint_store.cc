@@ -24,6 +24,24 @@ Result<CheckpointInfo> CheckpointStore::CommitParts(const std::string& session_i
   return Commit(session_id, joined, parent);
 }
 
+Status CheckpointStore::PutRecord(const std::string& key, std::string_view bytes) {
+  (void)bytes;
+  return Status::FailedPrecondition("this checkpoint store keeps no records (record " + key +
+                                    "); its checkpoints carry everything inline");
+}
+
+Result<std::string> CheckpointStore::GetRecord(const std::string& key) {
+  return Status::NotFound("this checkpoint store keeps no records (record " + key + ")");
+}
+
+bool IsValidRecordKey(std::string_view key) {
+  if (key.empty() || key.size() > 64) return false;
+  for (char c : key) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
 std::vector<CheckpointInfo> ObsoleteBeforeRestored(const std::vector<StoreEntry>& session_index,
                                                    const CheckpointInfo& restored) {
   size_t position = session_index.size();

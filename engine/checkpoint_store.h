@@ -14,6 +14,13 @@
 //    a framed checkpoint over as its parts, EncodedCheckpoint in checkpoint.h). The default joins
 //    them and calls Commit; a store that can write parts as they are (the file store's gathered
 //    write) overrides it to spare that copy, and must store exactly the same bytes.
+//  - Records (SupportsRecords, PutRecord, GetRecord): immutable content-addressed blobs beside the
+//    checkpoints, one per key, shared by every session (the topology records of
+//    engine/topology_record.h). PutRecord is durable when it returns ok (for a durable store) and
+//    replaces a record of the same key; GetRecord returns exactly those bytes, or kNotFound /
+//    kCorruption. No pruning ever deletes a record. A store that does not support them (the
+//    default: SQLite, the in-place-write hazard store) keeps every checkpoint self-contained, and
+//    PutRecord is kFailedPrecondition. A key is 1..64 of [a-z0-9-] (IsValidRecordKey).
 // A store that prunes implements RestorationObserver: the engine calls it only after a restore
 // fully succeeded, and never lets its failure fail that restore.
 // Thread-safety: every store here is safe for concurrent calls.
@@ -62,7 +69,14 @@ class CheckpointStore {
       const std::optional<CheckpointInfo>& with_parent = std::nullopt) = 0;
 
   Result<std::optional<CheckpointInfo>> Latest(const std::string& session_id);
+
+  virtual bool SupportsRecords() const { return false; }
+  virtual Status PutRecord(const std::string& key, std::string_view bytes);
+  virtual Result<std::string> GetRecord(const std::string& key);
 };
+
+// True when `key` may name a record: 1..64 characters of [a-z0-9-] (safe in a file name).
+bool IsValidRecordKey(std::string_view key);
 
 class RestorationObserver {
  public:
@@ -96,6 +110,11 @@ class ForwardingCheckpointStore : public CheckpointStore, public RestorationObse
       const std::optional<CheckpointInfo>& with_parent = std::nullopt) override {
     return inner_->Index(session_id, with_parent);
   }
+  bool SupportsRecords() const override { return inner_->SupportsRecords(); }
+  Status PutRecord(const std::string& key, std::string_view bytes) override {
+    return inner_->PutRecord(key, bytes);
+  }
+  Result<std::string> GetRecord(const std::string& key) override { return inner_->GetRecord(key); }
   Status OnRestorationCompleted(const CheckpointInfo& restored) override {
     auto* observer = dynamic_cast<RestorationObserver*>(inner_.get());
     return observer != nullptr ? observer->OnRestorationCompleted(restored) : Status::Ok();

@@ -6,6 +6,8 @@
 
 #include "engine/checkpoint.h"
 #include "engine/run_test_util.h"
+#include "engine/stores/memory_store.h"
+#include "engine/topology_record.h"
 
 namespace stepfault {
 namespace {
@@ -419,6 +421,51 @@ TEST(ResumeTest, ARenamedExecutorIsRejectedStrictlyButSlipsThroughMafIsMatch) {
   EXPECT_NE(strict.status().message().find("executor 'side'"), std::string::npos);
   EXPECT_TRUE(
       StreamingRun::Resume(build("renamed"), cp, h.Options(EngineProfile::MafCompat())).ok());
+}
+
+// Issue 27: checkpoints that name their topology by a record (a store that keeps records) are
+// checked against the rebuilt workflow's full signature exactly as inline ones: a fresh manager
+// (a new process) resolves the record; a renamed executor is still kIncompatible, the same
+// workflow resumes, and a damaged record is kCorruption before anything is owned or restored.
+TEST(ResumeTest, ACheckpointThatRefersToATopologyRecordIsCheckedAgainstTheFullSignature) {
+  auto build = [](const std::string& loner) {
+    return *WorkflowBuilder(testing::Forward("a"))
+                .AddExecutor(testing::Forward("b"))
+                .AddExecutor(testing::Forward(loner))
+                .AddEdge("a", "b")
+                .Build();
+  };
+  MemoryCheckpointStore store;
+  CheckpointInfo cp;
+  std::string key;
+  {
+    StoreCheckpointManager manager(&store);
+    RunOptions o;
+    o.checkpoints = &manager;
+    auto wf = build("side");
+    key = TopologyRecordKey(wf->signature());
+    auto run = StreamingRun::Start(wf, Msg("X"), o);
+    ASSERT_TRUE(run.ok());
+    Drain(**run);
+    cp = (*run)->checkpoints()[0];
+  }
+  ASSERT_NE(store.Retrieve(cp)->find(key), std::string::npos) << "the checkpoint names the record";
+  auto resume = [&](const std::string& loner) {
+    StoreCheckpointManager fresh(&store);
+    RunOptions o;
+    o.checkpoints = &fresh;
+    auto wf = build(loner);
+    auto run = StreamingRun::Resume(wf, cp, o);
+    EXPECT_FALSE(!run.ok() && wf->owned()) << "a rejected resume leaves the workflow unowned";
+    return run.ok() ? Status::Ok() : run.status();
+  };
+  Status renamed = resume("renamed");
+  EXPECT_EQ(renamed.code(), StatusCode::kIncompatible) << renamed.ToString();
+  EXPECT_NE(renamed.message().find("executor 'side'"), std::string::npos) << renamed.ToString();
+  EXPECT_TRUE(resume("side").ok());
+  ASSERT_TRUE(store.PutRecord(key, "stepfault.topology v1 2\n{}\ncrc32c:00000000\n").ok());
+  Status damaged = resume("side");
+  EXPECT_EQ(damaged.code(), StatusCode::kCorruption) << damaged.ToString();
 }
 
 TEST(ResumeTest, XYAgainstXXEdgesNeedTheNonBijectiveHazardToPass) {

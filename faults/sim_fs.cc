@@ -161,7 +161,7 @@ Result<std::unique_ptr<SimFile>> SimFs::OpenFile(const std::string& path, bool c
   if (!create) return MissingFile(full);
   SF_RETURN_IF_ERROR(world_->Point(points::kFsCreate, role));
   auto inode = std::make_shared<SimInode>();
-  loc.parent->entries[loc.name] = SimEntry{inode};
+  loc.parent->Put(loc.name, SimEntry{inode});
   return std::make_unique<SimFile>(world_, std::move(inode), role);
 }
 
@@ -223,7 +223,7 @@ Status SimFs::RemoveFile(const std::string& path) {
     return Status::InvalidArgument("'" + Full(loc) + "' is a directory; RemoveFile removes files");
   }
   SF_RETURN_IF_ERROR(world_->Point(points::kFsUnlink, world_->Role(Full(loc))));
-  loc.parent->entries.erase(loc.name);
+  loc.parent->Remove(loc.name);
   return Status::Ok();
 }
 
@@ -242,8 +242,8 @@ Status SimFs::RenameFile(const std::string& from, const std::string& to) {
   SF_RETURN_IF_ERROR(world_->Point(points::kFsRename, world_->Role(Full(src))));
   if (Full(src) == Full(dst)) return Status::Ok();
   SimEntry moved = *src.entry;
-  src.parent->entries.erase(src.name);
-  dst.parent->entries[dst.name] = std::move(moved);
+  src.parent->Remove(src.name);
+  dst.parent->Put(dst.name, std::move(moved));
   return Status::Ok();
 }
 
@@ -256,7 +256,7 @@ Status SimFs::CreateDirIfMissing(const std::string& dir) {
   if (loc.entry != nullptr) {
     return Status::AlreadyExists("'" + norm + "' exists and is a file, not a directory");
   }
-  loc.parent->entries[loc.name] = SimEntry{};
+  loc.parent->Put(loc.name, SimEntry{});
   world_->dirs[norm];
   return Status::Ok();
 }
@@ -269,7 +269,7 @@ Status SimFs::SyncDir(const std::string& dir) {
     return Status::NotFound("directory '" + norm + "' does not exist in the simulated file system");
   }
   SF_RETURN_IF_ERROR(world_->Point(points::kFsDirsync, world_->Role(norm)));
-  it->second.durable = it->second.entries;
+  it->second.Sync();
   return Status::Ok();
 }
 
@@ -279,7 +279,7 @@ Result<std::unique_ptr<FileLock>> SimFs::LockFile(const std::string& path) {
   const std::string full = Full(loc);
   if (loc.entry == nullptr) {
     if (loc.parent == nullptr) return MissingDir(loc);
-    loc.parent->entries[loc.name] = SimEntry{std::make_shared<SimInode>()};
+    loc.parent->Put(loc.name, SimEntry{std::make_shared<SimInode>()});
   } else if (loc.entry->is_dir()) {
     return Status::InvalidArgument("lock path '" + full + "' is a directory");
   }

@@ -76,6 +76,7 @@ std::unique_ptr<SimFs> SimFs::CrashClone(DeathKind kind, uint64_t seed) const {
       SimDir& out = clone->dirs[path];
       out.entries = CopyEntries(dir.entries, copier);
       out.durable = CopyEntries(dir.durable, copier);
+      out.changed = dir.changed;
     }
     for (const auto& [seq, weak] : world_->pending_writes) {
       SimInodePtr original = weak.lock();

@@ -35,6 +35,31 @@ struct SimEntry {
 struct SimDir {
   std::map<std::string, SimEntry> entries;  // current
   std::map<std::string, SimEntry> durable;  // as of the last SyncDir()
+  // The names whose entry changed since the last Sync: every other name is the same in `entries`
+  // and `durable`, so a Sync copies only these (a full copy per directory fsync made a store of N
+  // files cost O(N^2), issue 27). Written only through Put and Remove.
+  std::set<std::string> changed;
+
+  void Put(const std::string& name, SimEntry entry) {
+    entries[name] = std::move(entry);
+    changed.insert(name);
+  }
+  void Remove(const std::string& name) {
+    entries.erase(name);
+    changed.insert(name);
+  }
+  // durable = entries.
+  void Sync() {
+    for (const std::string& name : changed) {
+      auto it = entries.find(name);
+      if (it == entries.end()) {
+        durable.erase(name);
+      } else {
+        durable[name] = it->second;
+      }
+    }
+    changed.clear();
+  }
 };
 
 struct SimWorld {

@@ -84,25 +84,55 @@ TEST(InputBoundsTest, TheReplayCommandOfAJsonScenarioNamesItsFileShellQuoted) {
   fs::remove_all(dir);
 }
 
-TEST(InputBoundsTest, AnOversizedJsonScenarioIsRejectedWithTheSupportedSize) {
+// A linear chain of `n` executors (e0 -> ... -> en-1, pass-through) as scenario text.
+std::string LinearChain(size_t n) {
   std::string executors, edges;
-  for (int i = 0; i < 1001; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     executors += std::string(i ? "," : "") + "{\"id\":\"e" + std::to_string(i) +
                  "\",\"kind\":\"pass-through\"}";
+    if (i + 1 < n) {
+      edges += std::string(i ? "," : "") + "{\"kind\":\"direct\",\"from\":\"e" + std::to_string(i) +
+               "\",\"to\":\"e" + std::to_string(i + 1) + "\"}";
+    }
   }
-  const std::string text = R"({"name":"big","description":"d","input":{"type":"T","body":{}},)"
-                           R"("start":"e0","executors":[)" +
-                           executors +
-                           R"(],"edges":[],"outputs":[],)"
-                           R"("expect":{"effects":[],"outputs":[]}})";
-  auto scenario = scenarios::ParseJsonScenario(text, "big.json");
+  return R"({"name":"big","description":"d","input":{"type":"T","body":{}},)"
+         R"("start":"e0","executors":[)" +
+         executors + R"(],"edges":[)" + edges + R"(],"outputs":["e)" + std::to_string(n - 1) +
+         R"("],)"
+         R"("expect":{"effects":[],"outputs":[]}})";
+}
+
+TEST(InputBoundsTest, AJsonScenarioOfTheSupportedSizeIsAcceptedAndOneMoreExecutorIsRejected) {
+  auto largest = scenarios::ParseJsonScenario(LinearChain(10000), "largest.json");
+  EXPECT_TRUE(largest.ok()) << largest.status().ToString();
+  auto scenario = scenarios::ParseJsonScenario(LinearChain(10001), "big.json");
   ASSERT_FALSE(scenario.ok());
-  EXPECT_NE(scenario.status().message().find("supported size is at most 1000"), std::string::npos)
+  EXPECT_NE(scenario.status().message().find("declares 10001 executors; the supported size is at "
+                                             "most 10000"),
+            std::string::npos)
       << scenario.status().message();
-  // The error says why the limit exists (a run grows with the square of the size).
-  EXPECT_NE(scenario.status().message().find("full topology signature"), std::string::npos)
+  // The error says why the limit exists and what to do.
+  EXPECT_NE(scenario.status().message().find("split the workflow"), std::string::npos)
       << scenario.status().message();
   EXPECT_EQ(scenario.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(InputBoundsTest, MoreEdgesThanTheSupportedSizeAreRejectedWithIt) {
+  std::string edges;
+  for (int i = 0; i < 40001; ++i) {
+    edges += std::string(i ? "," : "") + R"({"kind":"direct","from":"a","to":"a"})";
+  }
+  const std::string text = R"({"name":"big","description":"d","input":{"type":"T","body":{}},)"
+                           R"("start":"a","executors":[{"id":"a","kind":"pass-through"}],)"
+                           R"("edges":[)" +
+                           edges + R"(],"outputs":[],"expect":{"effects":[],"outputs":[]}})";
+  ASSERT_LE(text.size(), size_t{4} << 20) << "the byte limit would answer first";
+  auto scenario = scenarios::ParseJsonScenario(text, "edges.json");
+  ASSERT_FALSE(scenario.ok());
+  EXPECT_NE(scenario.status().message().find("declares 40001 edges; the supported size is at most "
+                                             "40000"),
+            std::string::npos)
+      << scenario.status().message();
 }
 
 }  // namespace

@@ -101,35 +101,33 @@ Result<DurableCheckpoints> ReadSqliteStore(Env* env, const std::string& dir,
   return out;
 }
 
-// Incremental checkpoints: every intact delta's document becomes the full checkpoint its chain
-// resolves to, through the stored bytes of this same read (the engine's one chain resolver).
-void ResolveDeltas(DurableCheckpoints* out) {
-  std::map<std::string, std::string> stored;  // session/id -> stored bytes, intact items only
-  for (const DurableCheckpoint& c : out->items) {
-    if (c.intact) stored[c.entry.info.ToString()] = c.document;
-  }
+// Every intact item decoded once, in commit order (see durable_checkpoints.h): a full checkpoint
+// by DecodeCheckpoint, a delta by ApplyCheckpointDelta onto its base's decoded checkpoint (a base
+// is always committed before its deltas), so each link of a chain is decoded once for the whole
+// read instead of once per checkpoint resolved through it (issue 27: that was O(N^2) link decodes
+// and documents for a chain of N). A delta whose base is not an intact, decoded item of the same
+// session (a missing or damaged link) stays undecoded, as a checkpoint that cannot be loaded.
+void Decode(DurableCheckpoints* out) {
+  std::map<std::string, std::shared_ptr<const Checkpoint>> by_info;  // session/id -> decoded
   for (DurableCheckpoint& c : out->items) {
     if (!c.intact) continue;
     Result<std::optional<std::string>> base = CheckpointDeltaBase(c.document);
-    if (!base.ok() || !*base) continue;
-    c.delta_base = *base;
-    const std::string session = c.entry.info.session_id;
-    Result<std::string> full =
-        ResolveCheckpointBytes(c.document, [&](const std::string& id) -> Result<std::string> {
-          auto it = stored.find(CheckpointInfo{session, id}.ToString());
-          if (it == stored.end()) return Status::NotFound("no intact checkpoint " + id);
-          return it->second;
-        });
-    if (full.ok()) c.document = std::move(full).value();
-  }
-}
-
-// Every intact item's document decoded once (null when it does not decode), for the oracles.
-void Decode(DurableCheckpoints* out) {
-  for (DurableCheckpoint& c : out->items) {
-    if (!c.intact) continue;
-    auto cp = DecodeCheckpoint(c.document);
-    if (cp.ok()) c.decoded = std::make_shared<const Checkpoint>(std::move(cp).value());
+    if (!base.ok()) continue;
+    Result<Checkpoint> cp = Status::NotFound("unresolved");
+    if (*base) {
+      c.delta_base = **base;
+      auto b = by_info.find(CheckpointInfo{c.entry.info.session_id, **base}.ToString());
+      if (b == by_info.end()) continue;
+      // Only the executors the delta itself lists (see durable_checkpoints.h, `decoded`).
+      Checkpoint on = *b->second;
+      on.instantiated = std::vector<std::string>();
+      cp = ApplyCheckpointDelta(on, c.document);
+    } else {
+      cp = DecodeCheckpoint(c.document);
+    }
+    if (!cp.ok()) continue;
+    c.decoded = std::make_shared<const Checkpoint>(std::move(cp).value());
+    by_info[c.entry.info.ToString()] = c.decoded;
   }
 }
 
@@ -171,7 +169,6 @@ Result<DurableCheckpoints> ReadDurableCheckpoints(const HostEnv& env, const std:
                       kind->sqlite_journal_mode != nullptr
                           ? ReadSqliteStore(env.env, dir, kind->sqlite_journal_mode)
                           : ReadFileStore(env.env, dir));
-  ResolveDeltas(&out);
   Decode(&out);
   size_t documents = 0;
   for (const DurableCheckpoint& c : out.items) documents += 2 * c.document.size();

@@ -32,14 +32,18 @@ struct DurableCheckpoint {
   uint64_t seq = 0;      // commit order
   std::string filed_id;  // the checkpoint id the store filed it under, damaged or not
   StoreEntry entry;      // when intact
-  std::string document;  // when intact: the encoded checkpoint, a full one (see below)
+  std::string document;  // when intact: the stored checkpoint bytes, unchanged
   // When the stored bytes are an incremental checkpoint (a delta, engine/checkpoint.h): its base.
-  // `document` is then the full checkpoint its chain resolves to (ResolveCheckpointBytes over the
-  // stored bytes of this read), or the stored delta itself when a link is missing or damaged, which
-  // DecodeCheckpoint rejects like any checkpoint that cannot be loaded.
   std::optional<std::string> delta_base;
-  // When intact: `document` decoded (DecodeCheckpoint), null when it does not decode. Shared with
-  // every read of the same bytes (immutable).
+  // When intact: the checkpoint the stored bytes stand for, null when it cannot be loaded. A full
+  // checkpoint is `document` decoded (DecodeCheckpoint); a delta is resolved through its chain of
+  // bases in this read (ApplyCheckpointDelta onto its base's `decoded`, each link decoded once),
+  // and is null when a link is missing, damaged or undecodable. Every field is the resolved one
+  // except `instantiated`, which for a delta holds only the executors the delta lists (those
+  // instantiated since its base, or all when it lists all): no oracle reads it, and resolving it
+  // for every checkpoint of an N-step chain would hold O(N^2) ids. `workflow` is null and
+  // `workflow_ref` set for a checkpoint that names a topology record (the oracles never read the
+  // record). Shared with every read of the same bytes (immutable).
   std::shared_ptr<const Checkpoint> decoded;
 };
 

@@ -119,7 +119,9 @@ ParamDecl CheckpointModeParam() {
 StoreCheckpointOptions CheckpointOptionsOf(const Json& params) {
   StoreCheckpointOptions options;
   if (params.is_object() && params.value(kCheckpointModeParam, std::string()) == "full") {
+    // MAF's form: every checkpoint full and self-contained, its topology signature inline.
     options.full_every = 1;
+    options.topology_records = false;
   }
   return options;
 }

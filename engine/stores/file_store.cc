@@ -272,7 +272,7 @@ Result<std::unique_ptr<FileCheckpointStore>> FileCheckpointStore::Open(Env* env,
     // the page cache; make them and their directory entries durable before trusting them.
     std::vector<std::string> published;
     for (const std::string& name : children) {
-      if (ParseFileName(name)) published.push_back(name);
+      if (ParseFileName(name) || ParseRecordFileName(name)) published.push_back(name);
     }
     SF_RETURN_IF_ERROR(MakeInheritedDurable(env, store->dir_, published));
     SF_RETURN_IF_ERROR(store->LoadFromFiles(children));
@@ -442,6 +442,44 @@ Result<std::string> FileCheckpointStore::ReadDocumentLocked(const Entry& entry) 
     return Status::Corruption(name + ": file content disagrees with the index entry");
   }
   return std::move(decoded.checkpoint);
+}
+
+std::string FileCheckpointStore::RecordFileName(const std::string& key) {
+  return "record-" + key + ".rec";
+}
+
+std::optional<std::string> FileCheckpointStore::ParseRecordFileName(std::string_view name) {
+  constexpr std::string_view kPrefix = "record-", kExt = ".rec";
+  if (!name.starts_with(kPrefix) || !name.ends_with(kExt)) return std::nullopt;
+  name = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kExt.size());
+  if (!IsValidRecordKey(name)) return std::nullopt;
+  return std::string(name);
+}
+
+Status FileCheckpointStore::PutRecord(const std::string& key, std::string_view bytes) {
+  if (!SupportsRecords()) return CheckpointStore::PutRecord(key, bytes);
+  if (!IsValidRecordKey(key)) return Status::InvalidArgument("invalid record key '" + key + "'");
+  std::lock_guard<std::mutex> lock(mu_);
+  // The checkpoints' own write path: temp, fsync, rename, directory fsync.
+  const std::string name = RecordFileName(key);
+  Status s = WriteFileAtomically(env_, dir_, name, bytes);
+  if (!s.ok()) {
+    (void)env_->RemoveFile(JoinPath(dir_, name) + std::string(kTempSuffix));
+    return s.WithContext("writing record " + key + " to " + JoinPath(dir_, name));
+  }
+  return Status::Ok();
+}
+
+Result<std::string> FileCheckpointStore::GetRecord(const std::string& key) {
+  if (!SupportsRecords()) return CheckpointStore::GetRecord(key);
+  if (!IsValidRecordKey(key)) return Status::NotFound("invalid record key '" + key + "'");
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string path = JoinPath(dir_, RecordFileName(key));
+  auto content = env_->ReadFile(path);
+  if (!content.ok() && content.status().code() == StatusCode::kNotFound) {
+    return Status::NotFound("no record " + key + " in " + dir_ + " (" + path + " is missing)");
+  }
+  return content;
 }
 
 Result<std::string> FileCheckpointStore::Retrieve(const CheckpointInfo& info) {

@@ -26,6 +26,11 @@
 // rename); Open trusts index.jsonl and fails with kCorruption "index corrupted" on any bad line.
 // hazard_prune_on_read (#7796) prunes a checkpoint's ancestry inside Retrieve.
 //
+// Records (checkpoint_store.h, the topology records of engine/topology_record.h) are files
+// `record-<key>.rec` holding the record's bytes, published by the same WriteFileAtomically as a
+// checkpoint; Open makes them durable with the checkpoint files (the recovery rule) and pruning
+// never deletes one. The in-place-write hazard store keeps no records (SupportsRecords() false):
+// its checkpoints carry their topology inline, as upstream's do.
 // The directory is owned exclusively through a lock on <dir>/LOCK; a second store gets kBusy.
 // All I/O goes through the Env. Thread-safety: every method is safe for concurrent calls.
 #pragma once
@@ -87,6 +92,12 @@ class FileCheckpointStore final : public PartsWritingCheckpointStore, public Res
       const std::string& session_id,
       const std::optional<CheckpointInfo>& with_parent = std::nullopt) override;
   Status OnRestorationCompleted(const CheckpointInfo& restored) override;
+  bool SupportsRecords() const override { return !options_.hazard_in_place_write; }
+  Status PutRecord(const std::string& key, std::string_view bytes) override;
+  Result<std::string> GetRecord(const std::string& key) override;
+  // "record-<key>.rec"; ParseRecordFileName is its inverse (nullopt for any other name).
+  static std::string RecordFileName(const std::string& key);
+  static std::optional<std::string> ParseRecordFileName(std::string_view name);
 
   // "<file name>: <reason>" for every checkpoint file Open found damaged and did not load.
   std::vector<std::string> damaged_files() const;

@@ -13,8 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint.h"
+#include "engine/checkpoint_manager.h"
 #include "engine/crc32c.h"
 #include "engine/stores/delta_chain_test_util.h"
+#include "engine/topology_record.h"
 #include "tools/testing/test_env.h"
 
 namespace stepfault {
@@ -514,6 +516,60 @@ TEST_F(FileStoreTest, DamagedBaseOfAKeptDeltaIsCorruptionNamingTheLinkAndTheFall
       WriteAll(victim, original);
     }
   }
+}
+
+// Issue 27: the topology record is one file, record-<key>.rec, written like a checkpoint (no
+// temp left, the bytes exactly the record's); a checkpoint that refers to it restores through a
+// reopened store and a fresh manager (a new process); a truncated or removed record file is
+// kCorruption naming the record; the in-place-write hazard store keeps the signature inline.
+TEST_F(FileStoreTest, TheTopologyRecordIsOneFileThatReopenedStoresResolveAndDamageIsCorruption) {
+  Checkpoint c;
+  c.session_id = "s";
+  c.workflow = Json::parse(
+      R"({"start":"a","executors":{"a":{"type":"A"}},"edges":[],"ports":[],"outputs":[]})");
+  c.instantiated = std::vector<std::string>{"a"};
+  const std::string key = TopologyRecordKey(*c.workflow);
+  CheckpointInfo info;
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    StoreCheckpointManager manager(store.get());
+    info = *manager.Commit(c);
+  }
+  const fs::path record = fs::path(dir_) / FileCheckpointStore::RecordFileName(key);
+  ASSERT_TRUE(fs::exists(record));
+  EXPECT_EQ(ReadAll(record), EncodeTopologyRecord(*c.workflow));
+  for (const std::string& name : Files()) EXPECT_FALSE(name.ends_with(".tmp")) << name;
+  {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    auto got = StoreCheckpointManager(store.get()).Lookup(info);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*(*got)->workflow, *c.workflow);
+    EXPECT_TRUE(CheckpointsEqual(**got, c));
+  }
+  const std::string intact = ReadAll(record);
+  for (bool remove : {false, true}) {
+    if (remove) {
+      fs::remove(record);
+    } else {
+      WriteAll(record, intact.substr(0, intact.size() - 3));
+    }
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    auto got = StoreCheckpointManager(store.get()).Lookup(info);
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status().code(), StatusCode::kCorruption) << got.status().ToString();
+    EXPECT_NE(got.status().message().find(key), std::string::npos) << got.status().ToString();
+  }
+  fs::remove_all(dir_);
+  auto hazard = Open({.hazard_in_place_write = true});
+  ASSERT_NE(hazard, nullptr);
+  EXPECT_FALSE(hazard->SupportsRecords());
+  auto inline_info = StoreCheckpointManager(hazard.get()).Commit(c);
+  ASSERT_TRUE(inline_info.ok());
+  EXPECT_EQ(hazard->Retrieve(*inline_info)->find("workflow_ref"), std::string::npos);
+  EXPECT_FALSE(fs::exists(record));
 }
 
 }  // namespace

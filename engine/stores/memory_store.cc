@@ -39,6 +39,20 @@ Result<std::vector<StoreEntry>> MemoryCheckpointStore::Index(
   return FilterByParent(SessionIndexLocked(session_id), with_parent);
 }
 
+Status MemoryCheckpointStore::PutRecord(const std::string& key, std::string_view bytes) {
+  if (!IsValidRecordKey(key)) return Status::InvalidArgument("invalid record key '" + key + "'");
+  std::lock_guard<std::mutex> lock(mu_);
+  blobs_[key] = std::string(bytes);
+  return Status::Ok();
+}
+
+Result<std::string> MemoryCheckpointStore::GetRecord(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = blobs_.find(key);
+  if (it == blobs_.end()) return Status::NotFound("no record " + key + " in the memory store");
+  return it->second;
+}
+
 Status MemoryCheckpointStore::OnRestorationCompleted(const CheckpointInfo& restored) {
   std::lock_guard<std::mutex> lock(mu_);
   return PruneLocked(restored);

@@ -5,11 +5,14 @@
 // StoreCheckpointId(seed, session, seq), so a run replays with the same ids. Nothing survives the
 // object. Pruning happens only in OnRestorationCompleted, unless hazard_prune_on_read brings back
 // the upstream Foundry behaviour (#7796) of pruning inside Retrieve.
+// Records (checkpoint_store.h) are kept in a map by key, never pruned.
 // Thread-safety: every method is safe for concurrent calls (one mutex).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "engine/checkpoint_store.h"
@@ -33,6 +36,9 @@ class MemoryCheckpointStore final : public CheckpointStore, public RestorationOb
       const std::string& session_id,
       const std::optional<CheckpointInfo>& with_parent = std::nullopt) override;
   Status OnRestorationCompleted(const CheckpointInfo& restored) override;
+  bool SupportsRecords() const override { return true; }
+  Status PutRecord(const std::string& key, std::string_view bytes) override;
+  Result<std::string> GetRecord(const std::string& key) override;
 
  private:
   struct Record {
@@ -45,7 +51,8 @@ class MemoryCheckpointStore final : public CheckpointStore, public RestorationOb
   const MemoryStoreOptions options_;
   mutable std::mutex mu_;
   uint64_t next_seq_ = 1;
-  std::vector<Record> records_;  // commit order
+  std::vector<Record> records_;               // commit order
+  std::map<std::string, std::string> blobs_;  // the records of PutRecord, by key
 };
 
 }  // namespace stepfault

@@ -1,5 +1,11 @@
 // SqliteCheckpointStore: checkpoints as rows of one SQLite table.
 //
+// No topology records (checkpoint_store.h, SupportsRecords() false): every row is self-contained,
+// its topology signature inline as in MAF. A records table would be simple, but it would change
+// the schema Open verifies (and every existing database), and a second table is a second place
+// pruning and the oracles' row reader (scenarios/durable_checkpoints.cc) must know about; the
+// quadratic cost records remove matters for the JSON scenarios, which run on the file store.
+//
 // The database is opened through the VFS named in the options (empty = SQLite's default), so the
 // simulated file system can sit underneath without the store knowing. Before the first access the
 // store sets `locking_mode=EXCLUSIVE` (WAL then needs no shared-memory methods on a custom VFS),

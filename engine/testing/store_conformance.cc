@@ -24,7 +24,8 @@ std::atomic<int> g_dir_counter{0};
 }  // namespace
 
 int LinkStoreConformanceTests() {
-  return ContractTestsAnchor() + PruneTestsAnchor() + ModelTestsAnchor() + IncrementalTestsAnchor();
+  return ContractTestsAnchor() + PruneTestsAnchor() + ModelTestsAnchor() +
+         IncrementalTestsAnchor() + RecordTestsAnchor();
 }
 
 void PrintTo(const StoreUnderTest& store, std::ostream* os) { *os << store.name; }

@@ -19,6 +19,7 @@ int ContractTestsAnchor();
 int PruneTestsAnchor();
 int ModelTestsAnchor();
 int IncrementalTestsAnchor();
+int RecordTestsAnchor();
 
 // The canonical JSON document number `n` of `session`: nested, escaped and non-ASCII content.
 std::string Doc(int n, std::string_view session);

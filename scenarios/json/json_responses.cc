@@ -51,8 +51,8 @@ std::map<std::string, Pending> PendingByCheckpoint(const HostEnv& env,
   if (!stored.ok()) return out;
   for (const DurableCheckpoint& c : stored->items) {
     if (!c.intact || c.entry.info.session_id != session_id) continue;
-    auto cp = DecodeCheckpoint(c.document);
-    if (!cp.ok()) continue;
+    const Checkpoint* cp = c.decoded.get();  // resolved once per read (DurableCheckpoints)
+    if (cp == nullptr) continue;
     Pending p;
     if (cp->parent) p.parent = cp->parent->checkpoint_id;
     for (const PendingRequest& r : cp->outstanding) p.requests.insert(r.request_id);

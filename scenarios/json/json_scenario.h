@@ -47,9 +47,9 @@
 //       "outputs": [{"executor": "publish", "type": "Published", "body": {...}}]
 //     }
 //   }
-// Supported size: at most 1 MiB of text, 1000 executors and 4000 edges (docs/inputs.md); larger
-// documents are rejected with the reason (kJsonScenarioSizeReason: a run costs O(size^2) because
-// every checkpoint carries the full topology signature). A JSON syntax error names its line and
+// Supported size: at most 4 MiB of text, 10,000 executors and 40,000 edges (docs/inputs.md); larger
+// documents are rejected with the reason (kJsonScenarioSizeReason: what was measured, and what
+// to do). A JSON syntax error names its line and
 // column. A rejected document gives kInvalidArgument "<source>: <JSON pointer>: <reason>", e.g.
 // "x.json: /edges/0/to: unknown executor 'x'"; topology problems the workflow builder finds are
 // reported at /edges.

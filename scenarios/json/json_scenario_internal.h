@@ -17,22 +17,20 @@
 namespace stepfault::scenarios {
 
 // The supported size of a JSON scenario (docs/inputs.md): larger documents are rejected with an
-// error that says so.
-inline constexpr size_t kMaxJsonScenarioBytes = 1u << 20;
-// The supported size (issue 16 item 10). Why: every checkpoint carries the workflow's full
-// topology signature (engine/checkpoint.h), which a super-step writes, seals and the oracles decode
-// again, so a chain of N executors costs O(N^2) per run in time and memory: measured (linear
-// chains, one run, release build, loaded 2-core machine) 0.5 s and 16 MB at 100 executors, 8.3 s
-// and 123 MB at 400, 25-49 s and 0.7 GB at 1000; without the signature in the checkpoints (an
-// experiment) 1000 took 1.0-1.5 s and 5000 took 30 s and 0.6 GB (the per-step executor list and
-// the checkpoint directory keep it quadratic). docs/inputs.md has the figures and the commands.
-inline constexpr size_t kMaxJsonScenarioExecutors = 1000;
+// error that says so. 4 MiB holds the largest supported topology (10,000 executors, 40,000 edges:
+// a direct edge is about 40 bytes, so 1 MiB stopped at about 26,000 edges).
+inline constexpr size_t kMaxJsonScenarioBytes = 4u << 20;
+// The supported size (issue 16 item 10, raised by issue 27). Checkpoints no longer grow with the
+// workflow: they name the topology by a record stored once (engine/topology_record.h) and a delta
+// lists only the executors instantiated since its base, so a run of an N-executor chain is no
+// longer O(N^2) in bytes written; docs/inputs.md "Size of JSON scenarios" has the measurements
+// (linear chains, one fault-free replay each) and what still grows faster than N.
+inline constexpr size_t kMaxJsonScenarioExecutors = 10000;
 inline constexpr const char* kJsonScenarioSizeReason =
-    "every checkpoint carries the full topology signature, so a run's time grows with the square "
-    "of the size (25 to 50 s and 0.7 GB per run at 1000 executors; 5000 would need about 25 times "
-    "that); "
-    "split the workflow into smaller scenarios";
-inline constexpr size_t kMaxJsonScenarioEdges = 4000;
+    "larger workflows are not measured (a linear chain of 10,000 executors takes about 100 s per "
+    "replay, and the cost still grows faster than the size); split the workflow into smaller "
+    "scenarios";
+inline constexpr size_t kMaxJsonScenarioEdges = 40000;
 // "max_steps" (optional): super-steps one life may run without halting; a loop beyond it ends the
 // life with "executor X loops" (issue 16, item 2).
 inline constexpr int64_t kDefaultJsonScenarioSteps = 1000;

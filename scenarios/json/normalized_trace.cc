@@ -336,7 +336,8 @@ Status Open(const std::string& text, const std::string& source, const EngineProf
   SF_ASSIGN_OR_RETURN(s->effects, EffectStore::Open(JoinPath(s->dir.path(), "effects.db"), eo));
   s->runtime = JsonRuntime{s->effects.get(), PosixEnv(), s->dir.path()};
   StoreCheckpointOptions so;
-  so.full_every = 1;  // MAF writes full checkpoints only
+  so.full_every = 1;            // MAF writes full checkpoints only,
+  so.topology_records = false;  // each with the workflow's topology inline
   s->manager = std::make_unique<StoreCheckpointManager>(&s->store, so);
   s->options.profile = profile;
   s->options.checkpoints = s->manager.get();

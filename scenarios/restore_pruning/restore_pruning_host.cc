@@ -103,8 +103,8 @@ class SnapshotManager final : public CheckpointManager {
     Json out = Json::array();
     std::map<std::string, size_t> position;
     for (const DurableCheckpoint& c : stored->items) {
-      auto cp = DecodeCheckpoint(c.document);
-      if (!c.intact || !cp.ok()) {
+      const Checkpoint* cp = c.decoded.get();  // decoded once per read (DurableCheckpoints)
+      if (!c.intact || cp == nullptr) {
         out.push_back("undecodable: " + c.name);
         continue;
       }

@@ -46,8 +46,7 @@ Result<RestorePruningView> ReadRestorePruningView(const HostEnv& env, const std:
     file.entry = c.entry;
     file.delta_base = c.delta_base;
     if (c.intact && depth == RestorePruningDepth::kCheckpoints) {
-      auto decoded = DecodeCheckpoint(c.document);
-      if (decoded.ok()) file.checkpoint = std::move(decoded).value();
+      if (c.decoded != nullptr) file.checkpoint = *c.decoded;
     }
     view.files.push_back(std::move(file));
   }

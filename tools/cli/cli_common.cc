@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include "engine/env.h"
 #include "engine/json_text.h"
@@ -267,6 +268,42 @@ Status WriteReports(const std::string& dir, const reports::Report& report) {
   return s;
 }
 
+namespace {
+
+// What the cells not run are, so a coverage figure below 100% reads as what it is (issue 30: "what
+// 78% at depth 1 means"): at a recovery window a fault is one more than the depth allows; at a
+// fault-free window the cell belongs to another shard or was not reached before an interrupt.
+void PrintNotRun(std::FILE* out, const reports::Report& report) {
+  int64_t at_recovery = 0, at_fault_free = 0;
+  for (const reports::ScenarioReport& s : report.scenarios) {
+    std::map<std::string, bool> recovery;
+    for (const reports::Window& w : s.windows) recovery[w.id] = w.recovery;
+    for (const reports::Cell& c : s.cells) {
+      if (c.outcome != reports::CellOutcome::kNotRun) continue;
+      (recovery[c.window] ? at_recovery : at_fault_free) += 1;
+    }
+  }
+  if (at_recovery > 0) {
+    std::fprintf(out,
+                 "not run: %lld cells at windows only a recovery reaches: a fault there would be "
+                 "fault %d of its plan, beyond --depth %d%s\n",
+                 static_cast<long long>(at_recovery), report.depth + 1, report.depth,
+                 report.depth < 3 ? (" (--depth " + std::to_string(report.depth + 1) +
+                                     " runs them and finds the windows behind them)")
+                                        .c_str()
+                                  : "");
+  }
+  if (at_fault_free > 0) {
+    std::fprintf(out, "not run: %lld cells at windows of the fault-free run: %s\n",
+                 static_cast<long long>(at_fault_free),
+                 !report.interrupted.empty() ? "not reached before the interrupt"
+                 : report.shard != "1/1"     ? "in the other shards (report merge joins them)"
+                                             : "not run by this exploration");
+  }
+}
+
+}  // namespace
+
 void PrintSummary(std::FILE* out, const reports::Report& report, const std::string& dir) {
   // The name column fits the longest variant name ("approval/sqlite-truncate", a black-box spec).
   int width = 18;
@@ -320,6 +357,12 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
                  report.violations.size() - 5, static_cast<unsigned long long>(report.seed));
   }
   const std::string verdict(reports::VerdictName(reports::ComputeVerdict(report)));
+  if (!report.interrupted.empty()) {
+    std::fprintf(out,
+                 "interrupted by %s: the report is partial (what ran is in it; the rest is \"not "
+                 "run\" or \"not explored\"); it passes no gate\n",
+                 report.interrupted.c_str());
+  }
   if (report.scenarios.empty()) {  // a mutant hunt: no cells to count
     std::fprintf(out, "verdict: %s\n", verdict.c_str());
     if (!dir.empty()) std::fprintf(out, "report: %s/report.html\n", dir.c_str());
@@ -331,6 +374,7 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
                static_cast<long long>(total.cells_total), total.cells_pct,
                static_cast<long long>(report.runs), static_cast<long long>(report.lives),
                verdict.c_str());
+  PrintNotRun(out, report);
   if (!dir.empty()) std::fprintf(out, "report: %s/report.html\n", dir.c_str());
 }
 

@@ -17,16 +17,10 @@ namespace {
 constexpr char kStrategy[] = "pct";
 constexpr int kPctDepth = 3;
 
-// The schedule exploration `explore` asks for: PCT with faults, from the root seed, the flow
+// The schedule exploration `explore` asks for: the default one from the root seed, the flow
 // hazards of the configuration switched on.
 ScheduleExploreOptions FlowExploreOptions(const ExploreOptions& options, int schedules) {
-  ScheduleExploreOptions o;
-  o.strategy = kStrategy;
-  o.pct_depth = kPctDepth;
-  o.seed = options.config.seed;
-  o.schedules = schedules;
-  o.with_faults = true;
-  o.count_states = false;  // counted over a prefix, see StateCountedSchedules
+  ScheduleExploreOptions o = DefaultFlowExploreOptions(options.config.seed, schedules);
   for (const auto& h : scenarios::flow::FlowHazards()) {
     if (options.config.hazards.count(h.name) > 0) o.flow.hazards.insert(h.name);
   }
@@ -45,6 +39,7 @@ std::string KindOfFault(const std::string& fault) {
 std::string DeterminismDifference(const ScheduleExploreOptions& base) {
   ScheduleExploreOptions o = base;
   o.schedules = kFlowDeterminismSchedules;
+  o.bounded_first = std::min(base.bounded_first, 1);  // both phases: one bounded run, then PCT
   const ScheduleExploration a = ExploreFlowSchedules(o);
   const ScheduleExploration b = ExploreFlowSchedules(o);
   auto figures = [](const ScheduleExploration& e) {
@@ -79,6 +74,18 @@ reports::ScheduleCoverage CoverageOf(const ScheduleExploration& e, int budget, i
   c.faults_fired = static_cast<int64_t>(e.faults_fired);
   c.windows = static_cast<int64_t>(e.windows);
   c.window_names = e.window_names;
+  if (budget > 0 && FlowBoundedSchedules(budget) > 0) {
+    reports::BoundedPhase b;
+    b.max_preemptions = kFlowBoundedPreemptions;
+    b.schedules = static_cast<int64_t>(e.bounded_schedules);
+    b.complete = e.bounded_complete;
+    b.distinct_states = static_cast<int64_t>(e.bounded_states);
+    for (const auto& [bound, runs] : e.runs_per_preemption_bound) {
+      b.runs_per_preemption_bound.resize(static_cast<size_t>(bound) + 1, 0);
+      b.runs_per_preemption_bound[static_cast<size_t>(bound)] = static_cast<int64_t>(runs);
+    }
+    c.bounded = b;
+  }
   return c;
 }
 
@@ -126,7 +133,9 @@ void AddCounterexamples(const ScheduleExploration& e, const std::string& nondete
   }
   if (nondeterminism.empty()) return;
   std::string again = "stepfault schedules explore --seed " + std::to_string(o.seed) +
-                      " --schedules " + std::to_string(kFlowDeterminismSchedules);
+                      " --schedules " + std::to_string(kFlowDeterminismSchedules) +
+                      " --bounded-first 1 --max-preemptions " +
+                      std::to_string(kFlowBoundedPreemptions);
   for (const std::string& h : o.flow.hazards) again += " --hazard host:" + h;
   out->violations.push_back({name, scenarios::kInvDeterminism, "schedule without fault", "schedule",
                              "none", again, nondeterminism, "", seed});
@@ -134,7 +143,22 @@ void AddCounterexamples(const ScheduleExploration& e, const std::string& nondete
 
 }  // namespace
 
-int StateCountedSchedules(int budget) { return std::min(budget, std::max(40, budget / 10)); }
+int StateCountedSchedules(int budget) { return std::min(budget, 40); }
+
+int FlowBoundedSchedules(int budget) { return std::min(budget / 4, 50); }
+
+ScheduleExploreOptions DefaultFlowExploreOptions(uint64_t seed, int budget) {
+  ScheduleExploreOptions o;
+  o.strategy = kStrategy;
+  o.pct_depth = kPctDepth;
+  o.seed = seed;
+  o.schedules = budget;
+  o.with_faults = true;
+  o.count_states = false;  // explore counts them over a prefix, see StateCountedSchedules
+  o.bounded_first = FlowBoundedSchedules(budget);
+  o.max_preemptions = kFlowBoundedPreemptions;
+  return o;
+}
 
 ScenarioExploration ExploreScheduleScenario(const scenarios::Scenario& s,
                                             const ExploreOptions& options) {
@@ -181,12 +205,7 @@ bool ExploreIfScheduleScenario(const scenarios::Scenario& s, const ExploreOption
 
 reports::MutantResult HuntFlowMutant(const std::string& hazard, const std::string& description,
                                      const std::string& expected, uint64_t seed, int schedules) {
-  ScheduleExploreOptions o;
-  o.strategy = kStrategy;
-  o.pct_depth = kPctDepth;
-  o.seed = seed;
-  o.schedules = schedules;
-  o.count_states = false;
+  ScheduleExploreOptions o = DefaultFlowExploreOptions(seed, schedules);
   o.stop_at_invariant = expected;
   reports::MutantResult r;
   r.name = hazard;

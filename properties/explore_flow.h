@@ -1,18 +1,19 @@
 // The explorer side of the scenarios with several actors in one world (scenarios/registry.h
 // ScheduleScenarios(): interactive-flow): `explore` hands them here instead of to the life runner.
 // One scenario report per such scenario, filled from a schedule exploration
-// (properties/explore_schedules.h): PCT (depth 3) over `ExploreOptions::flow_schedules` runs (0:
-// kDefaultFlowSchedules), two runs in three with one seeded fault (a crash of one actor or a power
-// loss at an actor's step; time advances as the clock actor is scheduled), seeded from the root
-// seed, every invariant judged after every run. Distinct states are counted over the first
+// (properties/explore_schedules.h) of `ExploreOptions::flow_schedules` runs (0:
+// kDefaultFlowSchedules): a bounded exhaustive phase (DefaultFlowExploreOptions), then PCT
+// (depth 3), two runs in three with one seeded fault (a crash of one actor or a power loss at an
+// actor's step; time advances as the clock actor is scheduled), seeded from the root seed, every
+// invariant judged after every run. Distinct states are counted over the first
 // StateCountedSchedules(budget) of those schedules only (keying every choice point costs about
 // ten times a run), and the report says over how many. Counterexamples are shrunk, with the
 // `stepfault replay --scenario interactive-flow --plan F --schedule S` command that replays them.
 // The flow hazards switched on in `config.hazards` (host:flow-...) apply. The report has no cells
 // (see reports::ScheduleCoverage): its `schedules` block says what was covered.
 //
-// Also the mutant hunt of one flow hazard (properties/mutants.h): schedules until the expected
-// invariant breaks, at most kFlowMutantSchedules.
+// Also the mutant hunt of one flow hazard (properties/mutants.h): the same exploration until the
+// expected invariant breaks, at most kFlowMutantSchedules.
 //
 // Deterministic: a function of the options. Sharding: shard 1 explores the whole scenario, the
 // others list it with nothing run, so `report merge` gives the unsharded report. Thread-safety:
@@ -21,6 +22,7 @@
 
 #include <string>
 
+#include "properties/explore_schedules.h"
 #include "properties/explorer.h"
 #include "reports/report_model.h"
 #include "scenarios/scenario.h"
@@ -28,14 +30,28 @@
 namespace stepfault::properties {
 
 // Schedules `explore` runs per schedule scenario when not told (`explore --schedules N`).
-inline constexpr int kDefaultFlowSchedules = 400;
+// At least four times the most any flow hazard needed over seeds 1-9 (docs/exploration.md: 774,
+// flow-expiry-ignores-acceptance; every other at most 345).
+inline constexpr int kDefaultFlowSchedules = 3200;
 // Schedules a flow mutant hunt may run before the mutant counts as survived.
-inline constexpr int kFlowMutantSchedules = 400;
+inline constexpr int kFlowMutantSchedules = kDefaultFlowSchedules;
+// The bounded exhaustive phase of the default exploration: no schedule with more preemptions.
+inline constexpr int kFlowBoundedPreemptions = 2;
+
+// The schedules of a budget that go to the bounded exhaustive phase: a quarter, at most 50 (the
+// phase ends early when it has run every schedule within its bound; PCT then runs the rest).
+int FlowBoundedSchedules(int budget);
+
+// The default exploration of the scenario (`explore`, the mutant hunt): first a bounded exhaustive
+// phase (iterative preemption bounding, at most kFlowBoundedPreemptions preemptions, state-hash
+// pruned, no fault; FlowBoundedSchedules(budget) runs), which is the same for every seed, then PCT
+// (depth 3, two runs in three with seeded faults) from `seed` for the rest of the budget. States
+// are not keyed at every choice (count_states false). Flow hazards: none (the caller adds them).
+ScheduleExploreOptions DefaultFlowExploreOptions(uint64_t seed, int budget);
 // Schedules of the INV-DETERMINISM check (explored twice, compared).
 inline constexpr int kFlowDeterminismSchedules = 3;
 
-// The schedules whose states are counted: the first tenth of `budget`, at least 40 (all of a
-// budget below 40).
+// The schedules whose states are counted: the first 40 (all of a smaller budget).
 int StateCountedSchedules(int budget);
 
 // When `s` is a schedule scenario: explores it into `report` (its scenario report, violations and
@@ -48,7 +64,7 @@ ScenarioExploration ExploreScheduleScenario(const scenarios::Scenario& s,
                                             const ExploreOptions& options);
 
 // Hunts the flow mutant `hazard` ("host:flow-..." or "flow-..."), expected to break `expected`:
-// PCT from `seed`, stopping at the first violation of `expected`, at most `schedules` runs. The
+// DefaultFlowExploreOptions(seed, schedules), stopping at the first violation of `expected`. The
 // result's plan is the shrunk fault, replay the command with the schedule.
 reports::MutantResult HuntFlowMutant(const std::string& hazard, const std::string& description,
                                      const std::string& expected, uint64_t seed, int schedules);

@@ -55,6 +55,15 @@ TEST(ExploreFlowTest, TheStrictModelHoldsEveryInvariantOverEverySchedule) {
   EXPECT_EQ(r.schedules->budget, 30);
   EXPECT_EQ(r.schedules->states_counted_schedules, 30);  // a budget below 40 is counted whole
   EXPECT_GT(r.schedules->distinct_states, 30);
+  // A quarter of the budget is the bounded exhaustive phase, which the report describes.
+  ASSERT_TRUE(r.schedules->bounded.has_value());
+  EXPECT_EQ(r.schedules->bounded->max_preemptions, kFlowBoundedPreemptions);
+  EXPECT_EQ(r.schedules->bounded->schedules, 7);
+  EXPECT_FALSE(r.schedules->bounded->complete);
+  EXPECT_GT(r.schedules->bounded->distinct_states, 7);
+  ASSERT_FALSE(r.schedules->bounded->runs_per_preemption_bound.empty());
+  // The first schedules differ only in free switches (away from a blocked actor).
+  EXPECT_EQ(r.schedules->bounded->runs_per_preemption_bound[0], 7);
   EXPECT_GT(r.schedules->context_switches, 0);
   EXPECT_GT(r.schedules->faults_fired, 0);
   EXPECT_EQ(r.schedules->windows, static_cast<int64_t>(r.schedules->window_names.size()));

@@ -163,11 +163,15 @@ ScheduleCounterexample ShrinkFlowCounterexample(const ScheduleExploreOptions& o,
 namespace {
 
 // The bounded exhaustive explorers behind "dfs" and "dfs-plain".
+// With bounded_first, "bounded" is the phase before the strategy (`phase` says it).
 struct Exhaustive {
   explicit Exhaustive(const ScheduleExploreOptions& o)
-      : bounded(o.strategy == "dfs"),
+      : bounded(o.strategy == "dfs" || (o.bounded_first > 0 && !o.strategy.starts_with("dfs"))),
         plain(o.strategy == "dfs-plain"),
-        preemption(static_cast<uint64_t>(o.schedules), o.max_preemptions),
+        phase(bounded && o.strategy != "dfs"),
+        preemption(
+            static_cast<uint64_t>(phase ? std::min(o.bounded_first, o.schedules) : o.schedules),
+            o.max_preemptions),
         depth_first(static_cast<uint64_t>(o.schedules)) {}
   bool any() const { return bounded || plain; }
   faults::ScheduleStrategy* Begin(std::function<std::string()> key) {
@@ -180,6 +184,7 @@ struct Exhaustive {
   }
   bool bounded;
   bool plain;
+  bool phase;
   faults::BoundedExplorer preemption;
   faults::DfsExplorer depth_first;
 };
@@ -190,19 +195,23 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
   ScheduleExploration out;
   std::set<std::string> states, worlds, seen_invariants, windows;
   Exhaustive exhaustive(o);
+  bool in_phase = exhaustive.phase;  // the bounded phase before the strategy
+  int phase_runs = 0;
   uint64_t expected_steps = 120;  // PCT's k: refined from the runs seen
   for (int i = 0; i < o.schedules; ++i) {
-    const uint64_t run_seed = DeriveSeed(o.seed, "schedule." + std::to_string(i));
+    const bool exhaustive_run = exhaustive.any() && (!exhaustive.phase || in_phase);
+    const int own = i - phase_runs;  // the strategy's own run index: its seed and plan
+    const uint64_t run_seed = DeriveSeed(o.seed, "schedule." + std::to_string(own));
     faults::PctStrategy pct(run_seed, o.pct_depth, expected_steps);
     faults::RandomWalkStrategy random(run_seed);
-    const FlowPlan plan = exhaustive.any() ? FlowPlan{} : PlanOfRun(run_seed, i, o.with_faults);
+    const FlowPlan plan = exhaustive_run ? FlowPlan{} : PlanOfRun(run_seed, own, o.with_faults);
     CountingStrategy counting(
         o.strategy == "random" ? static_cast<faults::ScheduleStrategy*>(&random) : &pct,
         o.count_states ? &states : nullptr);
     bool exhausted = false;
     FlowRunResult r = scenarios::flow::RunFlowWorld(
         [&](std::function<std::string()> key) -> faults::ScheduleStrategy* {
-          if (exhaustive.any()) {
+          if (exhaustive_run) {
             faults::ScheduleStrategy* next = exhaustive.Begin(key);
             exhausted = next == nullptr;
             if (next == nullptr) return &pct;  // the run is discarded below
@@ -213,13 +222,23 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
           return &counting;
         },
         o.flow, plan);
+    if (exhausted && in_phase) {  // the phase has nothing left: this run is the strategy's
+      in_phase = false;
+      --i;
+      continue;
+    }
     if (exhausted) break;
-    if (exhaustive.any()) exhaustive.End();
+    if (exhaustive_run) exhaustive.End();
+    if (in_phase) {
+      ++phase_runs;
+      in_phase = !exhaustive.complete() && phase_runs < o.bounded_first;
+    }
     ++out.schedules;
     out.steps += r.run.steps;
     out.context_switches += r.run.context_switches;
     out.faults_fired += static_cast<uint64_t>(r.faults_fired);
-    expected_steps = std::max<uint64_t>(expected_steps, r.run.steps);
+    // PCT's estimate learns from its own runs only: after a bounded phase it runs as alone.
+    if (!exhaustive_run) expected_steps = std::max<uint64_t>(expected_steps, r.run.steps);
     worlds.insert(r.digest);
     windows.insert(r.run.windows.begin(), r.run.windows.end());
     std::set<std::string> broken;
@@ -242,16 +261,22 @@ ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& o) {
     }
     if (o.stop_at_first && !out.violations.empty()) break;
     if (!o.stop_at_invariant.empty() && seen_invariants.count(o.stop_at_invariant) > 0) break;
-    if (exhaustive.any() && exhaustive.complete()) break;
+    if (exhaustive.any() && !exhaustive.phase && exhaustive.complete()) break;
   }
   // With count_states every strategy counts the same thing: distinct keys at every choice. The
   // exhaustive explorers' own visited sets key only the choices they branch from.
-  out.distinct_states = exhaustive.any() && !o.count_states ? exhaustive.states() : states.size();
+  const bool alone = exhaustive.any() && !exhaustive.phase;
+  out.distinct_states = alone && !o.count_states ? exhaustive.states() : states.size();
   out.distinct_final_worlds = worlds.size();
   out.windows = windows.size();
   out.window_names.assign(windows.begin(), windows.end());
-  out.dfs_complete = exhaustive.any() && exhaustive.complete();
+  out.dfs_complete = alone && exhaustive.complete();
   if (exhaustive.bounded) out.runs_per_preemption_bound = exhaustive.preemption.runs_per_bound();
+  if (exhaustive.phase) {
+    out.bounded_schedules = static_cast<uint64_t>(phase_runs);
+    out.bounded_complete = exhaustive.complete();
+    out.bounded_states = exhaustive.states();
+  }
   return out;
 }
 
@@ -278,6 +303,8 @@ int SchedulesToKill(const ScheduleExploreOptions& options, const std::string& in
 
 namespace {
 
+using scenarios::flow::FlowHazard;
+
 double Median(std::vector<int> v) {
   std::sort(v.begin(), v.end());
   if (v.empty()) return 0;
@@ -285,24 +312,36 @@ double Median(std::vector<int> v) {
   return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2.0;
 }
 
+// One column of the hunt: options as given, the hazard switched on, per seed 1..seeds.
+FlowHuntColumn HuntColumn(const ScheduleExploreOptions& options, const FlowHazard& hazard,
+                          int seeds) {
+  FlowHuntColumn col;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    ScheduleExploreOptions o = options;
+    o.seed = static_cast<uint64_t>(seed);
+    o.count_states = false;
+    o.flow.hazards = {hazard.name};
+    col.per_seed.push_back(SchedulesToKill(o, hazard.expected_invariant));
+  }
+  col.median = Median(col.per_seed);
+  col.worst = *std::max_element(col.per_seed.begin(), col.per_seed.end());
+  return col;
+}
+
 }  // namespace
 
-std::vector<FlowHuntRow> HuntFlowMutants(const ScheduleExploreOptions& options, int seeds) {
+std::vector<FlowHuntRow> HuntFlowMutants(const ScheduleExploreOptions& options, int seeds,
+                                         const std::set<std::string>& strategies) {
   std::vector<FlowHuntRow> rows;
   for (const auto& hazard : scenarios::flow::FlowHazards()) {
-    FlowHuntRow row{hazard.name, hazard.expected_invariant, {}, {}, 0, 0};
-    for (int seed = 1; seed <= seeds; ++seed) {
-      ScheduleExploreOptions o = options;
-      o.seed = static_cast<uint64_t>(seed);
-      o.count_states = false;
-      o.flow.hazards = {hazard.name};
-      o.strategy = "pct";
-      row.pct.push_back(SchedulesToKill(o, hazard.expected_invariant));
-      o.strategy = "random";
-      row.random.push_back(SchedulesToKill(o, hazard.expected_invariant));
-    }
-    row.pct_median = Median(row.pct);
-    row.random_median = Median(row.random);
+    FlowHuntRow row{hazard.name, hazard.expected_invariant, {}, {}, {}};
+    ScheduleExploreOptions o = options;
+    o.strategy = "pct";
+    if (strategies.count("bounded") > 0) row.bounded = HuntColumn(o, hazard, seeds);
+    o.bounded_first = 0;
+    if (strategies.count("pct") > 0) row.pct = HuntColumn(o, hazard, seeds);
+    o.strategy = "random";
+    if (strategies.count("random") > 0) row.random = HuntColumn(o, hazard, seeds);
     rows.push_back(std::move(row));
   }
   return rows;

@@ -21,6 +21,7 @@
 #include <climits>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ struct ScheduleExploreOptions {
   scenarios::flow::FlowOptions flow;
   int shrink_runs = 300;          // replays the switch shrinking of one violation may spend
   int max_preemptions = INT_MAX;  // dfs: schedules with more preemptions are not run
+  // pct/random: a bounded exhaustive phase first: up to this many runs of iterative preemption
+  // bounding ("dfs", at most max_preemptions preemptions, state-hash pruned, no fault), ending
+  // early when every such schedule was run; `strategy` runs the rest of `schedules` exactly as it
+  // would alone (its run i is seeded and planned as its own run i). 0: no such phase.
+  int bounded_first = 0;
 };
 
 struct ScheduleCounterexample {
@@ -69,6 +75,11 @@ struct ScheduleExploration {
   bool dfs_complete = false;
   std::vector<ScheduleCounterexample> violations;     // first per invariant
   std::map<int, uint64_t> runs_per_preemption_bound;  // dfs: schedules run with 0, 1, 2, ...
+  // bounded_first: the runs of the bounded phase (the first of `schedules`), whether it ran every
+  // schedule within its bound, and the state keys it branched from (its own pruning set).
+  uint64_t bounded_schedules = 0;
+  bool bounded_complete = false;
+  uint64_t bounded_states = 0;
   // Added for the reports (properties/explore_flow.h): the schedules that broke each invariant
   // (counted once per schedule), and the distinct "<actor>@<point>" windows, sorted.
   std::map<std::string, uint64_t> violated_schedules;
@@ -108,16 +119,22 @@ bool FlowOptionsForMutant(const std::string& name, scenarios::flow::FlowOptions*
 int SchedulesToKill(const ScheduleExploreOptions& options, const std::string& invariant);
 
 // The mutant hunt of the flow hazards: for each hazard and each seed 1..seeds, how many schedules
-// PCT (depth options.pct_depth) and a random walk need to break the hazard's expected invariant
-// (cap + 1 when none of `options.schedules` did); medians over the seeds.
+// each strategy needs to break the hazard's expected invariant (cap + 1 when none of
+// `options.schedules` did): "bounded" (the bounded phase of options.bounded_first runs at most
+// options.max_preemptions preemptions, then PCT: explore's default when the caller passes its
+// figures), "pct" (depth options.pct_depth) and "random" (a random walk), those of `strategies`
+// only; medians and worst over the seeds.
+struct FlowHuntColumn {
+  std::vector<int> per_seed;  // empty: not hunted
+  double median = 0;
+  int worst = 0;
+};
 struct FlowHuntRow {
   std::string hazard;
   std::string invariant;
-  std::vector<int> pct;
-  std::vector<int> random;
-  double pct_median = 0;
-  double random_median = 0;
+  FlowHuntColumn bounded, pct, random;
 };
-std::vector<FlowHuntRow> HuntFlowMutants(const ScheduleExploreOptions& options, int seeds);
+std::vector<FlowHuntRow> HuntFlowMutants(const ScheduleExploreOptions& options, int seeds,
+                                         const std::set<std::string>& strategies);
 
 }  // namespace stepfault::properties

@@ -57,18 +57,27 @@ Json CoverageJson(const Coverage& cov, const Report* report) {
 }
 
 Json SchedulesJson(const ScheduleCoverage& c) {
-  return {{"strategy", c.strategy},
-          {"pct_depth", c.pct_depth},
-          {"budget", c.budget},
-          {"explored", c.explored},
-          {"distinct_states", c.distinct_states},
-          {"states_counted_schedules", c.states_counted_schedules},
-          {"distinct_final_worlds", c.distinct_final_worlds},
-          {"scheduling_points", c.scheduling_points},
-          {"context_switches", c.context_switches},
-          {"faults_fired", c.faults_fired},
-          {"windows", c.windows},
-          {"window_names", c.window_names}};
+  Json out = {{"strategy", c.strategy},
+              {"pct_depth", c.pct_depth},
+              {"budget", c.budget},
+              {"explored", c.explored},
+              {"distinct_states", c.distinct_states},
+              {"states_counted_schedules", c.states_counted_schedules},
+              {"distinct_final_worlds", c.distinct_final_worlds},
+              {"scheduling_points", c.scheduling_points},
+              {"context_switches", c.context_switches},
+              {"faults_fired", c.faults_fired},
+              {"windows", c.windows},
+              {"window_names", c.window_names}};
+  // Optional: only an exploration with a bounded exhaustive phase has it.
+  if (c.bounded) {
+    out["bounded"] = {{"max_preemptions", c.bounded->max_preemptions},
+                      {"schedules", c.bounded->schedules},
+                      {"complete", c.bounded->complete},
+                      {"distinct_states", c.bounded->distinct_states},
+                      {"runs_per_preemption_bound", c.bounded->runs_per_preemption_bound}};
+  }
+  return out;
 }
 
 Json ToJsonValue(const ScenarioReport& s) {
@@ -219,7 +228,7 @@ Status GetArray(const Json& o, const std::string& path, const char* key, std::ve
   if (!v.is_array()) return Bad(p, "expected an array");
   out->clear();
   for (size_t i = 0; i < v.size(); ++i) {
-    T item;
+    T item{};
     SF_RETURN_IF_ERROR(read(v[i], Child(p, std::to_string(i)), &item));
     out->push_back(std::move(item));
   }
@@ -289,7 +298,30 @@ Status CheckCoverage(const Json& j, const std::string& p, bool whole_report) {
   return ReadCrashStates(j, p, "crash_states", &ignored);
 }
 
-Status ReadSchedules(const Json& j, const std::string& p, ScheduleCoverage* c) {
+Status ReadBoundedPhase(const Json& j, const std::string& p, BoundedPhase* b) {
+  SF_RETURN_IF_ERROR(CheckObject(j, p,
+                                 {"max_preemptions", "schedules", "complete", "distinct_states",
+                                  "runs_per_preemption_bound"}));
+  SF_RETURN_IF_ERROR(GetInt(j, p, "max_preemptions", &b->max_preemptions));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "schedules", &b->schedules));
+  SF_RETURN_IF_ERROR(GetBool(j, p, "complete", &b->complete));
+  SF_RETURN_IF_ERROR(GetInt64(j, p, "distinct_states", &b->distinct_states));
+  return GetArray(j, p, "runs_per_preemption_bound", &b->runs_per_preemption_bound,
+                  [](const Json& v, const std::string& at, int64_t* out) {
+                    if (!v.is_number_integer()) return Bad(at, "expected an integer");
+                    *out = v.get<int64_t>();
+                    return Status::Ok();
+                  });
+}
+
+Status ReadSchedules(const Json& in, const std::string& p, ScheduleCoverage* c) {
+  // "bounded" is optional (only an exploration with a bounded exhaustive phase has it).
+  Json j = in;
+  if (j.is_object() && j.contains("bounded")) {
+    c->bounded.emplace();
+    SF_RETURN_IF_ERROR(ReadBoundedPhase(j["bounded"], Child(p, "bounded"), &*c->bounded));
+    j.erase("bounded");
+  }
   SF_RETURN_IF_ERROR(
       CheckObject(j, p,
                   {"strategy", "pct_depth", "budget", "explored", "distinct_states",

@@ -286,6 +286,18 @@ TEST(ReportJsonTest, TheSchedulesBlockIsStrictAndVersionTwoDocumentsStillRead) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("/scenarios/3/schedules/context_switches"),
             std::string::npos);
+  // The bounded phase inside it is optional and as strict.
+  Json no_phase = doc;
+  no_phase["scenarios"][3]["schedules"].erase("bounded");
+  Result<Report> without = FromJson(no_phase.dump());
+  ASSERT_TRUE(without.ok()) << without.status().ToString();
+  EXPECT_FALSE(without->scenarios[3].schedules->bounded.has_value());
+  EXPECT_EQ(LoadSchema().Validate(no_phase), std::vector<std::string>{});
+  Json odd_phase = doc;
+  odd_phase["scenarios"][3]["schedules"]["bounded"]["percent"] = 50;
+  bad = FromJson(odd_phase.dump());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message().substr(0, 43), "/scenarios/3/schedules/bounded/percent: unk");
   Report old = testing::SampleReport();
   old.scenarios.pop_back();
   old.schema_version = 2;

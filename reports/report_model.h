@@ -75,6 +75,17 @@ struct CrashStates {
 // scheduling points reached under interleaving (`window_names`, sorted). There is no denominator:
 // nothing enumerates the actor@point pairs a world can reach, so no percentage is derived, and the
 // scenario contributes no cells to the coverage percentage.
+// The bounded exhaustive phase a schedule exploration ran before its strategy (interactive-flow's
+// default: iterative preemption bounding, no fault, state-hash pruned).
+struct BoundedPhase {
+  int max_preemptions = 0;
+  int64_t schedules = 0;        // schedules it ran (the first of `explored`)
+  bool complete = false;        // every schedule within max_preemptions was run
+  int64_t distinct_states = 0;  // distinct state keys it branched from (its pruning set)
+  std::vector<int64_t> runs_per_preemption_bound;  // index: preemptions
+  friend bool operator==(const BoundedPhase&, const BoundedPhase&) = default;
+};
+
 struct ScheduleCoverage {
   std::string strategy;         // "pct", "random" or "dfs"
   int pct_depth = 0;            // PCT's depth d (0 for the other strategies)
@@ -88,6 +99,7 @@ struct ScheduleCoverage {
   int64_t faults_fired = 0;              // runs whose seeded crash or power loss fired
   int64_t windows = 0;                   // distinct actor@point reached
   std::vector<std::string> window_names;
+  std::optional<BoundedPhase> bounded;  // when a bounded exhaustive phase ran first
   friend bool operator==(const ScheduleCoverage&, const ScheduleCoverage&) = default;
 };
 

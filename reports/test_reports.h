@@ -144,7 +144,12 @@ inline Report SampleReport() {
       .context_switches = 321,
       .faults_fired = 19,
       .windows = 3,
-      .window_names = {"clock@time:advance", "worker-a@fs.write[db]", "worker-a@worker.claim"}};
+      .window_names = {"clock@time:advance", "worker-a@fs.write[db]", "worker-a@worker.claim"},
+      .bounded = BoundedPhase{.max_preemptions = 2,
+                              .schedules = 16,
+                              .complete = false,
+                              .distinct_states = 345,
+                              .runs_per_preemption_bound = {1, 15}}};
   r.scenarios = {a, f, skipped, flow};
   r.points_registered = {
       "checkpoint.commit.before", "effect.commit.after", "fs.fsync", "fs.rename", "fs.write",

@@ -50,13 +50,19 @@ bool BeginGuarded(const ActorContext& c, const Claim& claim, const char* what) {
   return true;
 }
 
+// Frees the lease the worker claimed: fenced by the claim's epoch, so a worker whose claim was
+// superseded (it abandoned it, the lease expired, another worker claimed) changes nothing. The
+// mutant releases by run alone and clears the newer holder's lease.
 void Release(const ActorContext& c, const Claim& claim) {
   c.Step("worker.release");
   FlowDb& db = *c.db;
   if (!db.Begin()) return;
   const int64_t now = Now(db);
+  const std::string fence = c.options->has(kHazardLeaseReleaseIgnoresEpoch)
+                                ? ""
+                                : " AND epoch = " + std::to_string(claim.epoch);
   db.Exec("UPDATE Lease SET owner = NULL, expires_at = " + std::to_string(now) +
-          " WHERE run = " + Q(kRun) + " AND epoch = " + std::to_string(claim.epoch));
+          " WHERE run = " + Q(kRun) + fence);
   if (db.Changes() == 1) Journal(db, "release", "", c.name, claim.epoch, now, "");
   db.Commit();
 }

@@ -9,7 +9,8 @@
 // and read only by the adapter, flow_runtime.h); InputRequest (one per runtime request, keyed by
 // the engine's RequestId: Pending/Answered/Expired, value, answered_at, principal, version for
 // optimistic concurrency, resumed, and the opaque state id of the checkpoint it was raised in);
-// Lease (the run's execution lease: owner, epoch, expires_at on the logical clock); Queue (the
+// Lease (the run's execution lease: owner, epoch: the fencing token every claim increments and
+// the release names, expires_at on the logical clock); Queue (the
 // at-least-once dispatch queue); PendingAction (the Workplace projection); Effect (the final side
 // effect, by stable operation id; no unique key, so a second write is visible); Clock (the logical
 // clock, a durable row the clock actor advances: `time:advance`); Journal (an ordered log, written

@@ -18,6 +18,7 @@ inline constexpr char kHazardSweepRequeuesLiveLease[] = "flow-sweep-requeues-liv
 inline constexpr char kHazardProjectionBeforeTruth[] = "flow-projection-before-truth-unrepaired";
 inline constexpr char kHazardResumeLatestRevision[] = "flow-resume-latest-revision";
 inline constexpr char kHazardPurgeIgnoresLiveReferences[] = "flow-purge-ignores-live-references";
+inline constexpr char kHazardLeaseReleaseIgnoresEpoch[] = "flow-lease-release-ignores-epoch";
 
 struct FlowHazard {
   const char* name;

@@ -24,7 +24,8 @@ void EachRowViolates(FlowDb& db, const char* id, const std::string& what, const 
   }
 }
 
-// INV-FLOW-LEASE: walk claims, releases and guarded work in commit order.
+// INV-FLOW-LEASE: walk claims, releases and guarded work in commit order; guarded work and a
+// release are writes, allowed only under the newest claim (work also only while it is live).
 void CheckLease(FlowDb& db, std::vector<Violation>* out) {
   struct Current {
     int64_t epoch = 0;
@@ -47,7 +48,16 @@ void CheckLease(FlowDb& db, std::vector<Violation>* out) {
       }
       cur = Current{epoch, r[2], std::stoll(r[5]), true};
     } else if (r[0] == "release") {
-      if (epoch == cur.epoch) cur.held = false;
+      // A release writes the lease row: only the newest claim may (its epoch is the fence).
+      if (epoch == cur.epoch) {
+        cur.held = false;
+      } else {
+        Report(out, kInvFlowLease,
+               r[2] + " released " + r[1] + " at " + r[4] + " under epoch " + r[3] +
+                   ", but the newest claim is epoch " + std::to_string(cur.epoch) + " of " +
+                   cur.owner +
+                   (cur.held ? " until " + std::to_string(cur.expires) : " (released)"));
+      }
     } else if (epoch != cur.epoch || !cur.held || at >= cur.expires) {
       Report(out, kInvFlowLease,
              r[2] + " wrote (" + r[5] + ") to " + r[1] + " at " + r[4] + " under epoch " + r[3] +

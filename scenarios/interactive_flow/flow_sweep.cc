@@ -186,6 +186,10 @@ const std::vector<FlowHazard>& FlowHazards() {
       {kHazardPurgeIgnoresLiveReferences,
        "retention purges a revision a live run is bound to, without terminating it or auditing",
        kInvFlowPurge},
+      {kHazardLeaseReleaseIgnoresEpoch,
+       "a worker releases the execution lease without its epoch (fencing token): a worker whose "
+       "claim was superseded clears the newer holder's lease",
+       kInvFlowLease},
   };
   return *list;
 }

@@ -1,11 +1,14 @@
 // `stepfault schedules explore|hunt` and the interactive-flow branch of `stepfault replay`: the
 // command line of the multi-actor schedule explorer (properties/explore_schedules.h).
 // Output is deterministic (no timings: measure with `time`).
+#include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <set>
 
 #include "engine/message.h"
 #include "faults/schedule_strategies.h"
+#include "properties/explore_flow.h"
 #include "properties/explore_schedules.h"
 #include "scenarios/exit_codes.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
@@ -25,7 +28,9 @@ struct SchedulesArgs {
   bool count_states = true;
   bool force_purge = false;
   std::vector<std::string> hazards;
-  int max_preemptions = INT_MAX;
+  int max_preemptions = -1;  // explore: unbounded; hunt: explore's default bound
+  int bounded_first = -1;    // explore: none; hunt: explore's default phase
+  std::string hunt_strategies = "all";
 };
 
 // Flow hazards from --hazard values ("host:flow-..." or "flow-..."); a usage error otherwise.
@@ -62,7 +67,11 @@ int RunSchedulesExplore(const SchedulesArgs& a) {
   o.with_faults = !a.no_faults;
   o.count_states = a.count_states;
   o.flow.force_purge = a.force_purge;
-  o.max_preemptions = a.max_preemptions;
+  o.max_preemptions = a.max_preemptions < 0 ? INT_MAX : a.max_preemptions;
+  o.bounded_first = std::max(a.bounded_first, 0);
+  if (o.bounded_first > 0 && a.strategy.starts_with("dfs")) {
+    return UsageError("--bounded-first applies to pct and random (dfs is bounded already)");
+  }
   Status hazards = FlowHazardsFrom(a.hazards, &o.flow);
   if (!hazards.ok()) return UsageError(hazards.message());
   properties::ScheduleExploration e = properties::ExploreFlowSchedules(o);
@@ -73,6 +82,12 @@ int RunSchedulesExplore(const SchedulesArgs& a) {
               a.strategy.starts_with("dfs")
                   ? (e.dfs_complete ? " (tree exhausted)" : " (bound reached)")
                   : "");
+  if (o.bounded_first > 0) {
+    std::printf("    bounded phase first %llu (%s), %llu states branched from\n",
+                static_cast<unsigned long long>(e.bounded_schedules),
+                e.bounded_complete ? "every schedule within the bound" : "phase budget reached",
+                static_cast<unsigned long long>(e.bounded_states));
+  }
   for (const auto& [bound, runs] : e.runs_per_preemption_bound) {
     std::printf("    with %d preemption(s) %llu\n", bound, static_cast<unsigned long long>(runs));
   }
@@ -90,18 +105,37 @@ int RunSchedulesExplore(const SchedulesArgs& a) {
   return e.violations.empty() ? kExitOk : kExitViolation;
 }
 
+// "median/worst" of a hunted column, "-" when it was not hunted.
+std::string Cell(const properties::FlowHuntColumn& c) {
+  if (c.per_seed.empty()) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f/%d", c.median, c.worst);
+  return text;
+}
+
 int RunSchedulesHunt(const SchedulesArgs& a) {
-  properties::ScheduleExploreOptions o;
+  // The bounded column is explore's default exploration unless told otherwise.
+  properties::ScheduleExploreOptions o = properties::DefaultFlowExploreOptions(1, a.schedules);
   o.pct_depth = a.depth;
-  o.schedules = a.schedules;
   o.with_faults = !a.no_faults;
-  std::printf("%-42s %-26s %10s %10s  (schedules to kill, median of %d seeds, cap %d)\n", "hazard",
-              "expected invariant", "PCT", "random", a.seeds, a.schedules);
+  if (a.bounded_first >= 0) o.bounded_first = a.bounded_first;
+  if (a.max_preemptions >= 0) o.max_preemptions = a.max_preemptions;
+  std::set<std::string> strategies = {"bounded", "pct", "random"};
+  if (a.hunt_strategies != "all") strategies = {a.hunt_strategies};
+  std::printf(
+      "%-42s %-26s %12s %12s %12s  (schedules to kill, median/worst of %d seeds, cap %d; "
+      "bounded: %d bounded runs at most %d preemptions, then PCT)\n",
+      "hazard", "expected invariant", "bounded+PCT", "PCT", "random", a.seeds, a.schedules,
+      o.bounded_first, o.max_preemptions);
   int survived = 0;
-  for (const auto& row : properties::HuntFlowMutants(o, a.seeds)) {
-    std::printf("%-42s %-26s %10.1f %10.1f\n", row.hazard.c_str(), row.invariant.c_str(),
-                row.pct_median, row.random_median);
-    survived += row.pct_median > a.schedules;
+  for (const auto& row : properties::HuntFlowMutants(o, a.seeds, strategies)) {
+    std::printf("%-42s %-26s %12s %12s %12s\n", row.hazard.c_str(), row.invariant.c_str(),
+                Cell(row.bounded).c_str(), Cell(row.pct).c_str(), Cell(row.random).c_str());
+    // The verdict is the first strategy hunted: explore's default unless --strategy says.
+    const properties::FlowHuntColumn& first = !row.bounded.per_seed.empty() ? row.bounded
+                                              : !row.pct.per_seed.empty()   ? row.pct
+                                                                            : row.random;
+    survived += first.worst > a.schedules;
   }
   return survived == 0 ? kExitOk : kExitViolation;
 }
@@ -156,7 +190,8 @@ void AddSchedulesCommand(CLI::App& app, CommandState& state) {
       "schedules", "explore interleavings of the interactive-flow actors (PCT, random, dfs)");
   group->require_subcommand(1);
   auto* explore = group->add_subcommand("explore", "explore schedules and faults; report");
-  auto* hunt = group->add_subcommand("hunt", "schedules PCT and random walks need per mutant");
+  auto* hunt = group->add_subcommand(
+      "hunt", "schedules explore's default, PCT and random walks need per mutant");
   for (auto* cmd : {explore, hunt}) {
     AddUnsignedOption(cmd, "--schedules", &args.schedules, "runs (per seed)", 1, 1000000);
     AddUnsignedOption(cmd, "--depth", &args.depth, "PCT depth d", 1, 20);
@@ -166,8 +201,21 @@ void AddSchedulesCommand(CLI::App& app, CommandState& state) {
       ->add_option("--strategy", args.strategy,
                    "pct (default), random, dfs (iterative preemption bounding) or dfs-plain")
       ->check(CLI::IsMember({"pct", "random", "dfs", "dfs-plain"}));
-  AddUnsignedOption(explore, "--max-preemptions", &args.max_preemptions,
-                    "dfs: run no schedule with more preemptions", 0, INT_MAX);
+  for (auto* cmd : {explore, hunt}) {
+    AddUnsignedOption(cmd, "--max-preemptions", &args.max_preemptions,
+                      "dfs and the bounded phase: run no schedule with more preemptions (hunt: " +
+                          std::to_string(properties::kFlowBoundedPreemptions) + ")",
+                      0, INT_MAX);
+    AddUnsignedOption(cmd, "--bounded-first", &args.bounded_first,
+                      "pct/random: runs of a bounded exhaustive phase (iterative preemption "
+                      "bounding, no fault) first (explore: 0; hunt: half of --schedules, as "
+                      "`explore` does)",
+                      0, 1000000);
+  }
+  hunt->add_option("--strategy", args.hunt_strategies,
+                   "all (default), bounded (explore's default: bounded phase, then PCT), pct or "
+                   "random")
+      ->check(CLI::IsMember({"all", "bounded", "pct", "random"}));
   AddUnsignedOption(explore, "--seed", &args.seed, "root seed", 0, UINT64_MAX);
   explore->add_option("--hazard", args.hazards, "switch on a flow hazard (host:flow-...)");
   explore->add_flag("--force-purge", args.force_purge, "the clock's purge is forced");

@@ -1,13 +1,13 @@
 // Goal: schedule exploration proves its power on the interactive-flow model: the strict model
 // passes every explored schedule and fault, each flow hazard (a mutant) is killed by its expected
 // invariant with a shrunk schedule that replays exactly (by explore's default: a bounded phase,
-// then PCT, which runs as it would alone; from each of seeds 0-3, STEPFAULT_LONG=1: 0-9), PCT kills the ordering mutants in fewer
-// schedules than random walks (median over seeds), and bounded depth-first exploration counts
-// distinct states; shrinking removes context switches (never below what the kill needs: every
-// remaining switch is needed) and drops faults the kill does not need; a crash, a time:advance and
-// a later power loss compose in one run and replay exactly. Method: ExploreFlowSchedules over
-// fixed seeds, replays of the printed counterexamples, SchedulesToKill per strategy,
-// ShrinkFlowCounterexample on kills with faults added.
+// then PCT, which runs as it would alone; from each of seeds 0-3, STEPFAULT_LONG=1: 0-9), PCT kills
+// the ordering mutants in fewer schedules than random walks (median over seeds), and bounded
+// depth-first exploration counts distinct states; shrinking removes context switches (never below
+// what the kill needs: every remaining switch is needed) and drops faults the kill does not need; a
+// crash, a time:advance and a later power loss compose in one run and replay exactly. Method:
+// ExploreFlowSchedules over fixed seeds, replays of the printed counterexamples, SchedulesToKill
+// per strategy, ShrinkFlowCounterexample on kills with faults added.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -74,16 +74,14 @@ TEST_F(InterruptTest, AnInterruptedExplorationIsPartialNotRunCellsAndUnreachedVa
   o.depth = 2;
   o.jobs = 1;
   o.all_variants = false;
-  const reports::Report full =
-      Explore({std::make_shared<testing::ToyScenario>(), scenarios::FindScenario("approval")}, o,
-              "test");
+  const reports::Report full = Explore(
+      {std::make_shared<testing::ToyScenario>(), scenarios::FindScenario("approval")}, o, "test");
   ASSERT_TRUE(full.interrupted.empty());
   o.progress = [&](int level, int64_t done, int64_t) {
     if (level == 1 && done == 3) RequestInterrupt(SIGINT);
   };
-  const reports::Report cut =
-      Explore({std::make_shared<testing::ToyScenario>(), scenarios::FindScenario("approval")}, o,
-              "test");
+  const reports::Report cut = Explore(
+      {std::make_shared<testing::ToyScenario>(), scenarios::FindScenario("approval")}, o, "test");
   EXPECT_EQ(cut.interrupted, "SIGINT");
   EXPECT_EQ(reports::ComputeVerdict(cut), reports::Verdict::kInterrupted);
   EXPECT_EQ(reports::VerdictExitCode(reports::ComputeVerdict(cut)), 130);

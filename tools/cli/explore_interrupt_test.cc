@@ -39,7 +39,7 @@ Interrupted RunAndSignal(const std::string& dir, int sig, bool to_group,
     ::setpgid(0, 0);
     if (::freopen((dir + "/stdout").c_str(), "w", stdout) == nullptr) ::_exit(126);
     if (::freopen((dir + "/stderr").c_str(), "w", stderr) == nullptr) ::_exit(126);
-    std::vector<std::string> args = {testing::Binary(), "explore", "--all", "--jobs", "2",
+    std::vector<std::string> args = {testing::Binary(), "explore",   "--all", "--jobs", "2",
                                      "--out",           dir + "/out"};
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;

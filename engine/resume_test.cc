@@ -403,14 +403,17 @@ TEST(ResumeTest, SwappedFanInEdgesDeliverBufferedMessagesToTheWrongSinkUnderMafC
   EXPECT_NE(outputs, reference);  // buffered messages reached the wrong sink
 }
 
+// a -> b, and an executor `loner` on no edge (renaming it changes only the signature).
+std::shared_ptr<Workflow> WithLoner(const std::string& loner) {
+  return *WorkflowBuilder(testing::Forward("a"))
+              .AddExecutor(testing::Forward("b"))
+              .AddExecutor(testing::Forward(loner))
+              .AddEdge("a", "b")
+              .Build();
+}
+
 TEST(ResumeTest, ARenamedExecutorIsRejectedStrictlyButSlipsThroughMafIsMatch) {
-  auto build = [](const std::string& loner) {
-    return *WorkflowBuilder(testing::Forward("a"))
-                .AddExecutor(testing::Forward("b"))
-                .AddExecutor(testing::Forward(loner))
-                .AddEdge("a", "b")
-                .Build();
-  };
+  const auto build = WithLoner;
   Harness h;
   auto run = StreamingRun::Start(build("side"), Msg("X"), h.Options());
   Drain(**run);
@@ -428,13 +431,7 @@ TEST(ResumeTest, ARenamedExecutorIsRejectedStrictlyButSlipsThroughMafIsMatch) {
 // (a new process) resolves the record; a renamed executor is still kIncompatible, the same
 // workflow resumes, and a damaged record is kCorruption before anything is owned or restored.
 TEST(ResumeTest, ACheckpointThatRefersToATopologyRecordIsCheckedAgainstTheFullSignature) {
-  auto build = [](const std::string& loner) {
-    return *WorkflowBuilder(testing::Forward("a"))
-                .AddExecutor(testing::Forward("b"))
-                .AddExecutor(testing::Forward(loner))
-                .AddEdge("a", "b")
-                .Build();
-  };
+  const auto build = WithLoner;
   MemoryCheckpointStore store;
   CheckpointInfo cp;
   std::string key;

@@ -215,9 +215,11 @@ std::string CompactMatrix(const ScenarioReport& s) {
 // lines): a closed <details> is not laid out until opened.
 std::string Scenario(const ScenarioReport& s) {
   Coverage cov = ComputeCoverage(s);
-  bool open = s.schedules.has_value();
+  const bool violated_cell = std::any_of(s.cells.begin(), s.cells.end(), [](const Cell& c) {
+    return c.outcome == CellOutcome::kViolation;
+  });
+  bool open = s.schedules.has_value() || violated_cell;
   for (const InvariantResult& r : s.invariant_results) open |= r.violations > 0;
-  for (const Cell& c : s.cells) open |= c.outcome == CellOutcome::kViolation;
   const std::string figures =
       s.schedules ? fmt::format("{} of {} schedules", s.schedules->explored, s.schedules->budget)
                   : fmt::format("cells {}/{} ({}%)", cov.cells_exercised, cov.cells_total,
@@ -236,9 +238,7 @@ std::string Scenario(const ScenarioReport& s) {
         " Recovery windows {}; crash states {} ({} distinct, {} explored, {} beyond the depth).",
         cov.recovery_windows, s.crash_states.total, s.crash_states.distinct,
         s.crash_states.explored, s.crash_states.beyond_depth);
-    bool violated = false;
-    for (const Cell& c : s.cells) violated |= c.outcome == CellOutcome::kViolation;
-    out += "</p>\n" + (violated ? Matrix(s) : CompactMatrix(s));
+    out += "</p>\n" + (violated_cell ? Matrix(s) : CompactMatrix(s));
   }
   out +=
       "<h3>Invariants</h3>\n<table class=\"invariants\">\n<thead><tr><th>id</th><th>statement</th>"

@@ -334,7 +334,8 @@ TEST(WritersTest, AViolationShowsInEveryFormat) {
       << xml;
 }
 
-TEST(WritersTest, ACleanReportShowsPassEverywhere) {
+// The sample report with its one violation, failed property and surviving mutant made good.
+Report CleanSampleReport() {
   Report r = testing::SampleReport();
   r.violations.clear();
   r.scenarios[0].cells[1].outcome = CellOutcome::kPass;
@@ -342,6 +343,11 @@ TEST(WritersTest, ACleanReportShowsPassEverywhere) {
   r.properties[1].passed = true;
   r.mutants[2].killed = true;
   r.scenarios[3].invariant_results[0].violations = 0;
+  return r;
+}
+
+TEST(WritersTest, ACleanReportShowsPassEverywhere) {
+  Report r = CleanSampleReport();
   EXPECT_EQ(Count(JunitReportWriter().Render(r), "<failure "), 0);
   EXPECT_EQ(MarkdownReportWriter().Render(r).rfind("## Stepfault explore: **PASS** (exit 0)\n", 0),
             0u);
@@ -410,13 +416,7 @@ TEST(WritersTest, AReportOfAQuarterMillionCellsStaysAPageThatOpensAtOnce) {
 
 // Issue 30: a partial report says so first in every format, and fails CI's junit.
 TEST(WritersTest, APartialReportSaysSoInEveryFormat) {
-  Report r = testing::SampleReport();
-  r.violations.clear();
-  r.scenarios[0].cells[1].outcome = CellOutcome::kPass;
-  r.scenarios[0].cells[1].invariants_violated.clear();
-  r.properties[1].passed = true;
-  r.mutants[2].killed = true;
-  r.scenarios[3].invariant_results[0].violations = 0;
+  Report r = CleanSampleReport();
   r.interrupted = "SIGINT";
   EXPECT_EQ(MarkdownReportWriter().Render(r).rfind(
                 "## Stepfault explore: **PARTIAL (interrupted by SIGINT)** (exit 130)\n", 0),

@@ -902,7 +902,8 @@ std::vector<std::string> InstantiatedOfChain(const std::vector<FramedParts>& cha
 }
 }  // namespace
 
-Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFetch& fetch) {
+Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFetch& fetch,
+                                     ChainOrder order) {
   SF_ASSIGN_OR_RETURN(FramedParts head, DecodeAny(bytes));
   std::vector<FramedParts> chain;  // newest first; the last one is full
   chain.push_back(std::move(head));
@@ -931,11 +932,16 @@ Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFet
     chain.push_back(std::move(parts).value());
   }
   StateMap state = std::move(chain.back().checkpoint.state);
-  for (size_t i = chain.size() - 1; i-- > 0;) {
-    for (const auto& [scope, key] : chain[i].removed) state.Erase(scope, key);
-    for (const auto& [scope, kv] : chain[i].checkpoint.state) {
+  auto apply = [&state](const FramedParts& link) {
+    for (const auto& [scope, key] : link.removed) state.Erase(scope, key);
+    for (const auto& [scope, kv] : link.checkpoint.state) {
       for (const auto& [k, v] : kv) state.Set(scope, k, v);
     }
+  };
+  if (order == ChainOrder::kNewestFirstMutant) {
+    for (size_t i = 0; i + 1 < chain.size(); ++i) apply(chain[i]);
+  } else {
+    for (size_t i = chain.size() - 1; i-- > 0;) apply(chain[i]);
   }
   std::optional<std::vector<std::string>> instantiated;
   if (chain.front().instantiated_added) instantiated = InstantiatedOfChain(chain);

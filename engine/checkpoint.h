@@ -180,7 +180,11 @@ using CheckpointFetch = std::function<Result<std::string>(const std::string& che
 // is built (its state, removed keys, instantiated ids, base, session and step), each link once,
 // after its header, size and seal
 // are checked: the rest of a link is never used, so it is skipped while parsing.
-Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFetch& fetch);
+// The order deltas are applied in: oldest first (the format's rule); newest first only for the
+// delta-chain-newest-first mutant (EngineProfile, issue 29), never in real use.
+enum class ChainOrder { kOldestFirst, kNewestFirstMutant };
+Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFetch& fetch,
+                                     ChainOrder order = ChainOrder::kOldestFirst);
 // The checkpoint the delta `bytes` stands for, applied to `base`, the full checkpoint its base id
 // resolves to (the caller checks that id: CheckpointDeltaBase): `bytes` decoded and validated in
 // full, once, and nothing else read, so a reader that resolves every checkpoint of a chain in

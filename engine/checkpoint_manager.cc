@@ -156,9 +156,16 @@ Result<CheckpointInfo> StoreCheckpointManager::CommitShared(
     previous_.erase(session);
     return ref.status();
   }
+  // The delta-from-wrong-base mutant diffs against the chain's full snapshot, naming the parent.
+  const Checkpoint* diff_base = nullptr;
+  if (delta) {
+    diff_base = options_.delta_from_wrong_base && prev->second.chain_start
+                    ? prev->second.chain_start.get()
+                    : prev->second.checkpoint.get();
+  }
   const EncodedCheckpoint encoded =
-      delta ? EncodeCheckpointDeltaParts(*checkpoint, *prev->second.checkpoint,
-                                         prev->second.info.checkpoint_id, *ref)
+      delta ? EncodeCheckpointDeltaParts(*checkpoint, *diff_base, prev->second.info.checkpoint_id,
+                                         *ref)
             : EncodeCheckpointParts(*checkpoint, *ref);
   const std::vector<std::string_view> parts = encoded.Parts();
   Result<CheckpointInfo> info = store_->CommitParts(session, parts, checkpoint->parent);
@@ -168,7 +175,9 @@ Result<CheckpointInfo> StoreCheckpointManager::CommitShared(
   }
   if (options_.full_every > 1) {
     const int chain = delta ? prev->second.chain + 1 : 0;
-    previous_[session] = Previous{*info, std::move(checkpoint), chain};
+    std::shared_ptr<const Checkpoint> chain_start;
+    if (options_.delta_from_wrong_base) chain_start = delta ? prev->second.chain_start : checkpoint;
+    previous_[session] = Previous{*info, std::move(checkpoint), chain, std::move(chain_start)};
   }
   return info;
 }
@@ -177,9 +186,13 @@ Result<std::shared_ptr<const Checkpoint>> StoreCheckpointManager::Lookup(
     const CheckpointInfo& info) {
   SF_ASSIGN_OR_RETURN(std::string bytes, store_->Retrieve(info));
   Result<Checkpoint> decoded =
-      ResolveCheckpoint(bytes, [&](const std::string& id) -> Result<std::string> {
-        return store_->Retrieve(CheckpointInfo{info.session_id, id});
-      });
+      ResolveCheckpoint(
+          bytes,
+          [&](const std::string& id) -> Result<std::string> {
+            return store_->Retrieve(CheckpointInfo{info.session_id, id});
+          },
+          options_.delta_chain_newest_first ? ChainOrder::kNewestFirstMutant
+                                            : ChainOrder::kOldestFirst);
   if (!decoded.ok()) return decoded.status().WithContext("checkpoint " + info.ToString());
   if (decoded->session_id != info.session_id) {
     return Status::Corruption("checkpoint " + info.ToString() + " belongs to session '" +

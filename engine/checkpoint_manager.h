@@ -108,6 +108,11 @@ struct StoreCheckpointOptions {
   // SupportsRecords()) instead of carrying it in every checkpoint. false: MAF's form, the signature
   // inline in every checkpoint (checkpoints=full, the differential's engine side).
   bool topology_records = true;
+  // Mutants (EngineProfile's delta-from-wrong-base and delta-chain-newest-first, issue 29): a
+  // delta computed against its chain's full snapshot while naming its parent as base; a restore
+  // that applies a chain's deltas newest first. Off in every real use.
+  bool delta_from_wrong_base = false;
+  bool delta_chain_newest_first = false;
 };
 
 class StoreCheckpointManager final : public CheckpointManager {
@@ -128,6 +133,8 @@ class StoreCheckpointManager final : public CheckpointManager {
     CheckpointInfo info;
     std::shared_ptr<const Checkpoint> checkpoint;
     int chain = 0;  // deltas since the last full snapshot
+    // The full snapshot that starts the chain (kept only under the delta-from-wrong-base mutant).
+    std::shared_ptr<const Checkpoint> chain_start;
   };
   Result<CheckpointInfo> CommitShared(std::shared_ptr<const Checkpoint> checkpoint);
   // The record key of `checkpoint`'s signature, the record put in the store first if this manager

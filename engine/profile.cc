@@ -48,6 +48,20 @@ const Switch kSwitches[] = {
      &EngineProfile::fan_in_state_not_checkpointed, false},
     {"watcher-cancel-ends-run", "cancelling a watcher cancels the run (contrary to ADR-0015)",
      &EngineProfile::watcher_cancel_ends_run, false},
+    // Stepfault's own machinery (not MAF's): the incremental checkpoint and copy-on-write bugs
+    // of issue 29, each a mistake its implementation could make.
+    {"delta-from-wrong-base",
+     "an incremental checkpoint is computed against its chain's full snapshot but names its "
+     "parent as base (Stepfault's deltas, not MAF)",
+     &EngineProfile::delta_from_wrong_base, false},
+    {"delta-chain-newest-first",
+     "restoring an incremental checkpoint applies its chain's deltas newest first (Stepfault's "
+     "deltas, not MAF)",
+     &EngineProfile::delta_chain_newest_first, false},
+    {"cow-scope-shared-too-long",
+     "a step writes a state scope a checkpoint still shares in place instead of copying it "
+     "(Stepfault's copy-on-write state, not MAF)",
+     &EngineProfile::cow_scope_shared_too_long, false},
 };
 }  // namespace
 

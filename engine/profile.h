@@ -55,6 +55,20 @@ struct EngineProfile {
   // Cancelling a watcher cancels the run (contrary to ADR-0015's observer rule).
   bool watcher_cancel_ends_run = false;
 
+  // Mistakes in Stepfault's own checkpoint machinery (incremental checkpoints and copy-on-write
+  // state, deliberate deviations from MAF, which stores every checkpoint in full and copies state
+  // on export: docs/engine-semantics.md section 10), kept as mutants the harness must kill (issue
+  // 29). Never part of a profile a user would choose.
+  // A delta is computed against the full snapshot that starts its chain instead of against its
+  // parent, while it still names the parent as its base (StoreCheckpointOptions).
+  bool delta_from_wrong_base = false;
+  // Restoring a chain applies its deltas newest first, so an older value of a key rewritten along
+  // the chain wins (ResolveCheckpoint's order, StoreCheckpointOptions).
+  bool delta_chain_newest_first = false;
+  // A step writes a state scope that a checkpoint still shares in place instead of copying it
+  // first (StateMap::SetSharedInPlace): the checkpoint, and every delta built against it, changes.
+  bool cow_scope_shared_too_long = false;
+
   static EngineProfile Strict() { return {}; }
   // Every switch that reproduces current upstream behaviour (not the historical bugs).
   static EngineProfile MafCompat();

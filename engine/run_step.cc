@@ -180,7 +180,9 @@ bool StreamingRun::Publish(int64_t step) {
     std::optional<Json>& value = write.by_writer.begin()->second;
     // Copy on write (state_map.h): the first write to a scope a checkpoint shares copies that
     // scope alone; every other scope stays shared with the checkpoints.
-    if (value) {
+    if (value && options_.profile.cow_scope_shared_too_long) {
+      state_.SetSharedInPlace(key.first, key.second, SharedJson(std::move(*value)));
+    } else if (value) {
       state_.Set(key.first, key.second, SharedJson(std::move(*value)));
     } else {
       state_.Erase(key.first, key.second);

@@ -104,6 +104,15 @@ void StateMap::Set(std::string_view scope, std::string_view key, SharedJson valu
   }
 }
 
+void StateMap::SetSharedInPlace(std::string_view scope, std::string_view key, SharedJson value) {
+  auto [index, found] = Locate(scope);
+  if (!found) return Set(scope, key, std::move(value));
+  // Every scope is made by make_shared<StateScope> (never const), so the write is defined; it is
+  // the mutant's bug that other owners see it.
+  ScopeMap& values = const_cast<StateScope&>(*scopes_[index]).values;
+  values.insert_or_assign(std::string(key), std::move(value));
+}
+
 void StateMap::Erase(std::string_view scope, std::string_view key) {
   auto [index, found] = Locate(scope);
   if (!found) return;

@@ -93,6 +93,10 @@ class StateMap {
 
   // Writes: copy on write (see the file comment).
   void Set(std::string_view scope, std::string_view key, SharedJson value);
+  // The cow-scope-shared-too-long mutant's write (EngineProfile, issue 29), never used otherwise:
+  // as Set, but an existing scope is written in place even when another StateMap shares it, so
+  // the write reaches every checkpoint holding that scope (a copy on write that forgot to copy).
+  void SetSharedInPlace(std::string_view scope, std::string_view key, SharedJson value);
   // Removes `key` from `scope`, and the scope when it becomes empty. No-op when absent.
   void Erase(std::string_view scope, std::string_view key);
   // Adds or replaces a whole scope (an empty one included: encoders keep it).

@@ -41,6 +41,12 @@ std::vector<std::string> ExpectedFor(const std::string& mutant) {
       {"engine:fan-in-state-not-checkpointed", {kInvAlo}},
       {"engine:port-response-sent-wrapped", {kInvAlo}},
       {"engine:watcher-cancel-ends-run", {kInvObserver}},
+      // Stepfault's own checkpoint machinery (issue 29): a stored or restored checkpoint that is
+      // not what the engine exported (INV-ANCESTRY, checkpoint_reference.h) is the direct
+      // statement; the wrong counts a restore then runs on are INV-EXPECT's.
+      {"engine:delta-from-wrong-base", {kInvAncestry}},
+      {"engine:delta-chain-newest-first", {kInvAncestry, kInvExpect}},
+      {"engine:cow-scope-shared-too-long", {kInvAncestry, kInvExpect}},
       {"store:prune-on-read", {kInvAncestry}},
       {"store:in-place-checkpoint-write", {kInvCorrupt, kInvAncestry}},
       {"host:effect-without-unique-key", {kInvIdem}},

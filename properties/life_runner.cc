@@ -532,6 +532,7 @@ class PlanRunner {
       // A new process: time goes on from a later logical start.
       LogicalClock clock(LogicalClock::kDefaultStartMicros + life * 3600LL * 1000000LL);
       scenarios::HostEnv env = MakeEnv(world, vfs.name(), &injector, &clock, life);
+      env.earlier_lives = &s_.reports;
       if (record.fault && faults::IsRecoverySide(record.fault->action)) {
         env.variation.kind = record.fault->action.kind;
         env.variation.mutation = record.fault->action.mutation;

@@ -15,7 +15,9 @@ namespace stepfault::scenarios {
 
 // INV-ANCESTRY over the checkpoint store in `subdir`: every checkpoint after a session's first
 // names a parent; a child's step is its parent's step + 1; a stored checkpoint never changes
-// (checked against the memo across lives). With `check_deletions`: a checkpoint seen at an earlier
+// (checked against the memo across lives); every stored checkpoint the store resolves to, and
+// every checkpoint a restore loaded, equals field by field what the engine exported at its step
+// (the fingerprints HostCheckpointManager recorded, checkpoint_reference.h). With `check_deletions`: a checkpoint seen at an earlier
 // check may disappear only when a life since then resumed successfully from a checkpoint of which
 // it is an obsolete ancestor (ExpectedPruned), or when a power loss took a checkpoint no life ever
 // observed as committed; a checkpoint a life observed as committed (reported written by a

@@ -15,7 +15,8 @@ const std::vector<InvariantInfo>& AllInvariants() {
        "runs again"},
       {kInvAncestry,
        "a restore or resume that fails deletes and changes no stored checkpoint; stored "
-       "checkpoints keep their parent links and never change"},
+       "checkpoints keep their parent links and never change: each resolves, in the store and "
+       "when a restore loads it, to exactly what the engine exported at its step"},
       {kInvAtomic, "a restore that fails leaves the run exactly as it was"},
       {kInvTopology,
        "an incompatible workflow is rejected before any state is imported; the workflow stays "

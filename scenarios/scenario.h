@@ -94,6 +94,8 @@ struct HostSeams {
   std::string approval_after_open_sql;
 };
 
+struct LifeReport;
+
 struct HostEnv {
   Env* env = nullptr;
   std::string dir;       // the scenario's directory; exists
@@ -115,6 +117,10 @@ struct HostEnv {
   // database in that rollback-journal mode, its -journal file crashed too).
   std::string checkpoint_store = "file";
   Json* oracle_memo = nullptr;  // Check only: the oracle's notes, kept across the lives of a run
+  // RunLife only: the lives before this one, for the harness's instrumentation of the life (the
+  // checkpoint references of HostCheckpointManager, checkpoint_reference.h), never for the host's
+  // decisions (RunLife's `previous`). Null outside exploration.
+  const std::vector<LifeReport>* earlier_lives = nullptr;
   std::shared_ptr<const HostSeams> seams;  // null: no hand-written bug (tests only)
 };
 

@@ -12,6 +12,7 @@
 #include "scenarios/approval/approval_store.h"
 #include "scenarios/approval/lease.h"
 #include "scenarios/approval/receipt.h"
+#include "scenarios/checkpoint_reference.h"
 #include "scenarios/effect_store.h"
 #include "scenarios/exit_codes.h"
 #include "scenarios/host_drive.h"
@@ -161,7 +162,7 @@ class StartLife {
   // Registers the proposal and runs until RequestInfo; keeps the checkpoint of the
   // SuperStepCompleted after the request (never an earlier one: it may lack the request).
   std::optional<ApprovalOutcome> RunToRequest() {
-    StoreCheckpointManager manager(checkpoints_.get(), CheckpointOptionsOf(env_.params));
+    HostCheckpointManager manager(checkpoints_.get(), HostCheckpointOptions(env_), env_, report_);
     op_ = DeriveId(env_.root_seed, "operation|" + draft_);
     auto wf = ApprovalSpec(business_.get(), false).Build();
     SF_CHECK(wf.ok());
@@ -250,7 +251,7 @@ class ResumeLife {
   ApprovalOutcome Run() {
     report_->command = "resume";
     if (std::optional<ApprovalOutcome> failed = Open()) return *failed;
-    StoreCheckpointManager manager(checkpoints_.get(), CheckpointOptionsOf(env_.params));
+    HostCheckpointManager manager(checkpoints_.get(), HostCheckpointOptions(env_), env_, report_);
     manager_ = &manager;
     spec_ = ApprovalSpec(business_.get(), fail_after_write_);
     env_.probe->Hit(points::kHostResume);
@@ -344,7 +345,7 @@ class ResumeLife {
       }
       return false;
     };
-    StoreCheckpointManager manager(checkpoints_.get(), CheckpointOptionsOf(env_.params));
+    HostCheckpointManager manager(checkpoints_.get(), HostCheckpointOptions(env_), env_, report_);
     bool finished = false;
     for (const StoreEntry& e : *index) {
       if (finished || !descends(e.info.checkpoint_id)) continue;

@@ -11,6 +11,7 @@
 #include "engine/random.h"
 #include "scenarios/artifact_boundary/artifact_boundary_workflow.h"
 #include "scenarios/host_drive.h"
+#include "scenarios/checkpoint_reference.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -166,7 +167,8 @@ class HostLife {
   }
 
   Result<std::unique_ptr<StreamingRun>> StartRecoveryRun(Message input) {
-    durable_ = std::make_unique<StoreCheckpointManager>(recovery_store_.get());
+    durable_ = std::make_unique<HostCheckpointManager>(recovery_store_.get(),
+                                                       HostCheckpointOptions(env_), env_, report_);
     deps_ = ArtifactWorkflowDeps{env_.env, env_.dir, env_.root_seed, ledger_.get(), &segment_name_};
     auto run =
         StartOrResume(env_, BuildArtifactBoundarySpec(deps_), recovery_store_.get(), durable_.get(),
@@ -319,7 +321,7 @@ class HostLife {
   const std::string job_;
   InMemoryCheckpointManager manager_;
   std::unique_ptr<CheckpointStore> recovery_store_;  // the recovery run's durable store
-  std::unique_ptr<StoreCheckpointManager> durable_;  // over recovery_store_
+  std::unique_ptr<HostCheckpointManager> durable_;  // over recovery_store_
   CheckpointManager* active_ = &manager_;            // where the watched run commits
   std::unique_ptr<ArtifactLedger> ledger_;
   std::string segment_name_;

@@ -22,6 +22,7 @@
 #include "scenarios/host_oracles.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
+#include "scenarios/checkpoint_reference.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -138,7 +139,7 @@ class FanInScenario final : public Scenario {
   std::vector<ParamDecl> params() const override {
     return {{"width", ParamType::kInt, 1, 64, {}, 3, "workers the fan-out feeds (fan-in sources)"},
             {"payload_bytes", ParamType::kInt, 0, 65536, {}, 16, "bytes of payload per worker"},
-            CheckpointModeParam()};
+            CheckpointModeParam(), FullEveryParam()};
   }
   // The default width first, then a single branch and a wide fan-in; the default width again with
   // every checkpoint full (MAF's mode; the default is incremental).
@@ -194,7 +195,7 @@ class FanInScenario final : public Scenario {
       report->final = store.status().code() == StatusCode::kCorruption;
       return;
     }
-    StoreCheckpointManager manager(store->get(), CheckpointOptionsOf(env.params));
+    HostCheckpointManager manager(store->get(), HostCheckpointOptions(env), env, report);
     EffectStoreOptions eo;
     eo.vfs_name = env.vfs_name;
     eo.probe = env.probe;

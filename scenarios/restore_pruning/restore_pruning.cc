@@ -9,6 +9,7 @@
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
 #include "scenarios/restore_pruning/restore_pruning_host.h"
+#include "scenarios/checkpoint_reference.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -205,7 +206,9 @@ class RestorePruningScenario final : public Scenario {
     }
     // Full checkpoints: the scenario replays the pruning PR's cases, whose expected prunes are
     // MAF's rule; with deltas a restored checkpoint keeps its chain (conformance suite).
-    StoreCheckpointManager manager(store->get(), StoreCheckpointOptions{1});
+    StoreCheckpointOptions full = HostCheckpointOptions(env);
+    full.full_every = 1;
+    HostCheckpointManager manager(store->get(), full, env, report);
     RestorePruningLife life;
     life.env = &env;
     life.report = report;

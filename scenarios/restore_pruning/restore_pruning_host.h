@@ -35,7 +35,7 @@ struct RestorePruningLife {
   HostEnv* env = nullptr;
   LifeReport* report = nullptr;
   CheckpointStore* store = nullptr;
-  StoreCheckpointManager* manager = nullptr;
+  CheckpointManager* manager = nullptr;
   WorkflowSpec spec;
   std::string session_id;
   std::string store_dir;

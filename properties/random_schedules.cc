@@ -17,6 +17,7 @@
 #include "faults/injector.h"
 #include "faults/points.h"
 #include "reports/shell_quote.h"
+#include "scenarios/params.h"
 
 namespace stepfault::properties {
 namespace {
@@ -161,15 +162,33 @@ struct Counterexample {
   Json params;
 };
 
+// The checkpoint shape of a host that declares the checkpoint mode: full (MAF's) or incremental
+// with a full snapshot every K commits, K small as often as not so chains and their bases are
+// crashed (issue 29), or the default.
+rc::Gen<Json> GenCheckpointShape() {
+  return rc::gen::map(
+      rc::gen::tuple(rc::gen::element(std::string("incremental"), std::string("full")),
+                     rc::gen::oneOf(rc::gen::inRange(1, 6),
+                                    rc::gen::just(static_cast<int>(kDefaultFullSnapshotEvery)))),
+      [](const std::tuple<std::string, int>& t) {
+        return Json{{scenarios::kCheckpointModeParam, std::get<0>(t)},
+                    {scenarios::kFullEveryParam, std::get<1>(t)}};
+      });
+}
+
 }  // namespace
 
 rc::Gen<Json> GenScenarioParams(const scenarios::Scenario& scenario) {
   if (scenario.name() == "fan-in") {
     return rc::gen::map(
-        rc::gen::tuple(rc::gen::inRange(1, 9), rc::gen::oneOf(rc::gen::inRange(0, 2049),
-                                                              rc::gen::element(0, 1, 2047, 2048))),
-        [](const std::tuple<int, int>& t) {
-          return Json{{"width", std::get<0>(t)}, {"payload_bytes", std::get<1>(t)}};
+        rc::gen::tuple(rc::gen::inRange(1, 9),
+                       rc::gen::oneOf(rc::gen::inRange(0, 2049), rc::gen::element(0, 1, 2047, 2048)),
+                       GenCheckpointShape()),
+        [](const std::tuple<int, int, Json>& t) {
+          Json params = std::get<2>(t);
+          params["width"] = std::get<0>(t);
+          params["payload_bytes"] = std::get<1>(t);
+          return params;
         });
   }
   if (scenario.name() == "approval") {
@@ -177,10 +196,14 @@ rc::Gen<Json> GenScenarioParams(const scenarios::Scenario& scenario) {
         rc::gen::tuple(
             GenText(rc::gen::inRange(1, 41)),
             rc::gen::element(std::string("approve"), std::string("reject")),
-            GenText(rc::gen::oneOf(rc::gen::element(1, 2, 499, 500), rc::gen::inRange(1, 501)))),
-        [](const std::tuple<std::string, std::string, std::string>& t) {
-          return Json{
-              {"draft", std::get<0>(t)}, {"choice", std::get<1>(t)}, {"comment", std::get<2>(t)}};
+            GenText(rc::gen::oneOf(rc::gen::element(1, 2, 499, 500), rc::gen::inRange(1, 501))),
+            GenCheckpointShape()),
+        [](const std::tuple<std::string, std::string, std::string, Json>& t) {
+          Json params = std::get<3>(t);
+          params["draft"] = std::get<0>(t);
+          params["choice"] = std::get<1>(t);
+          params["comment"] = std::get<2>(t);
+          return params;
         });
   }
   return rc::gen::just(scenario.default_params());

@@ -38,8 +38,11 @@ namespace stepfault::properties {
 
 // Parameters in the scenario's domain: fan-in width 1..8 and payload_bytes 0..2048; approval a
 // non-empty draft (unicode included), choice approve|reject, a valid comment of 1..500 code points
-// with the boundary lengths 1, 2, 499, 500 favoured, multi-byte UTF-8 and emoji. Other scenarios:
-// their default parameters. The scenario must outlive the generator.
+// with the boundary lengths 1, 2, 499, 500 favoured, multi-byte UTF-8 and emoji; both with a
+// checkpoint shape, full or incremental with a full snapshot every K = 1..5 commits or the
+// default K (short delta chains crashed with their bases, issue 29). Other scenarios: their
+// default parameters (json-state-shapes fixes K = 3 in its file). The scenario must outlive the
+// generator.
 rc::Gen<Json> GenScenarioParams(const scenarios::Scenario& scenario);
 
 // A plan of 1..3 faults for `params` (null: the defaults) under `config` (its params are ignored).

@@ -116,8 +116,23 @@ ParamDecl CheckpointModeParam() {
               " commits, deltas between; full: every checkpoint full (MAF's mode)"};
 }
 
+ParamDecl FullEveryParam() {
+  return {kFullEveryParam,
+          ParamType::kInt,
+          1,
+          kDefaultFullSnapshotEvery,
+          {},
+          kDefaultFullSnapshotEvery,
+          "with checkpoints=incremental: a full checkpoint every this many commits of a chain, "
+          "deltas between (1: every checkpoint full)"};
+}
+
 StoreCheckpointOptions CheckpointOptionsOf(const Json& params) {
   StoreCheckpointOptions options;
+  if (params.is_object() && params.contains(kFullEveryParam) &&
+      params[kFullEveryParam].is_number_integer()) {
+    options.full_every = params[kFullEveryParam].get<int>();
+  }
   if (params.is_object() && params.value(kCheckpointModeParam, std::string()) == "full") {
     // MAF's form: every checkpoint full and self-contained, its topology signature inline.
     options.full_every = 1;

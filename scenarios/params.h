@@ -51,7 +51,13 @@ Result<Json> ResolveParams(const std::string& scenario, const std::vector<ParamD
 // full snapshot, K = 1, MAF's own mode). Declared by the scenarios that explore both.
 inline constexpr char kCheckpointModeParam[] = "checkpoints";
 ParamDecl CheckpointModeParam();
-// The StoreCheckpointOptions the mode in `params` asks for (absent: incremental, the default).
+// The interval K of the incremental mode (issue 29: a small K makes exploration and `check` crash
+// delta chains and their bases): 1..kDefaultFullSnapshotEvery, default kDefaultFullSnapshotEvery.
+// Declared beside CheckpointModeParam; ignored when the mode is "full".
+inline constexpr char kFullEveryParam[] = "full_every";
+ParamDecl FullEveryParam();
+// The StoreCheckpointOptions the mode and interval in `params` ask for (absent: incremental, the
+// default interval).
 StoreCheckpointOptions CheckpointOptionsOf(const Json& params);
 
 // "width  int 1..64  default 3  the number of parallel workers" lines, one per parameter.

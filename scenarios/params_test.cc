@@ -20,7 +20,10 @@ Result<Json> Resolve(const std::string& scenario, const Json& given) {
 TEST(ParamsTest, APartialObjectIsMergedOverTheDefaults) {
   auto r = Resolve("fan-in", Json{{"width", 5}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(*r, (Json{{"width", 5}, {"payload_bytes", 16}, {"checkpoints", "incremental"}}));
+  EXPECT_EQ(*r, (Json{{"width", 5},
+                      {"payload_bytes", 16},
+                      {"checkpoints", "incremental"},
+                      {"full_every", kDefaultFullSnapshotEvery}}));
   auto none = Resolve("fan-in", Json());
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(*none, FindScenario("fan-in")->default_params());

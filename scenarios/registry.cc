@@ -9,6 +9,7 @@ const std::vector<std::shared_ptr<const Scenario>>& BuiltinScenarios() {
       MakeArtifactBoundaryScenario(),
       MakeFanInScenario(),
       MakeRestorePruningScenario(),
+      MakeJsonStateShapesScenario(),
   };
   return *list;
 }

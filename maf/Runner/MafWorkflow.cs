@@ -1,10 +1,10 @@
 // Builds a scenario's workflow on MAF: one FunctionExecutor<Msg> per declared executor (a request port is MAF's
 // RequestPort<Msg, Msg>), edges in document order, outputs from the listed executors. The handlers do what
 // scenarios/json/json_scenario_spec.cc does in the C++ engine: every executor yields what it emits as output and
-// sends it along its edges; a counter keeps its count in MAF's own state (private, or a named shared scope). Effects
-// and fail-once markers live in a Host that outlives each workflow instance, as the effect database and marker files
-// outlive a process in the C++ host, so a resume replays an effect's stored row and a fail-once executor fails only
-// its first invocation in the whole runner process.
+// sends it along its edges; a counter keeps its count in MAF's own state (private, or a named shared scope), and a
+// clear deletes it (a null update). Effects and fail-once markers live in a Host that outlives each workflow
+// instance, as the effect database and marker files outlive a process in the C++ host, so a resume replays an
+// effect's stored row and a fail-once executor fails only its first invocation in the whole runner process.
 using System.Text.Json.Nodes;
 using Microsoft.Agents.AI.Workflows;
 
@@ -94,6 +94,15 @@ public static class MafWorkflow
             await ctx.QueueStateUpdateAsync(e.KeyTemplate, n, e.Scope, ct);
             JsonObject body = m.BodyObject();
             body[$"count_{e.Id}"] = n;
+            await Emit(ctx, new Msg(m.Type, body), ct);
+        },
+        "clear" => async (m, ctx, ct) =>
+        {
+            // Absent reads as 0; a null update deletes the key (MAF StateUpdate: a null value is a delete).
+            int n = await ctx.ReadStateAsync<int>(e.KeyTemplate, e.Scope, ct);
+            await ctx.QueueStateUpdateAsync<object>(e.KeyTemplate, null, e.Scope, ct);
+            JsonObject body = m.BodyObject();
+            body[$"cleared_{e.Id}"] = n;
             await Emit(ctx, new Msg(m.Type, body), ct);
         },
         "fail-once" => (m, ctx, ct) =>

@@ -17,6 +17,7 @@
 #include "scenarios/invariants.h"
 #include "scenarios/json/json_responses.h"
 #include "scenarios/json/json_scenario_internal.h"
+#include "scenarios/checkpoint_reference.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -123,6 +124,14 @@ class JsonScenario final : public Scenario {
   // reported each request, never the engine's pending list or events of the same restore.
   void CheckReemitted(HostEnv& env, const std::vector<LifeReport>& lives,
                       std::vector<Violation>* out) const;
+  // The scenario's live restore (live_restore in the file), once per scenario run: when the
+  // marker is absent and this life's run committed the checkpoint of step live_restore.to_step
+  // (found through `manager` by parent links from its last checkpoint), makes the marker durable
+  // and restores that checkpoint on `run`. True when it restored (drive the run again), false
+  // when an earlier life did or this one resumed past that step.
+  Result<bool> LiveRestoreOnce(HostEnv& env, StreamingRun& run, CheckpointManager& manager,
+                               LifeReport* report) const;
+  static constexpr char kLiveRestoreMarker[] = "live-restore.done";
 
   JsonScenarioDef def_;
 };
@@ -257,7 +266,9 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
     report->final = store.status().code() == StatusCode::kCorruption;
     return;
   }
-  StoreCheckpointManager manager(store->get());
+  StoreCheckpointOptions options = HostCheckpointOptions(env);
+  if (def_.full_every > 0) options.full_every = def_.full_every;
+  HostCheckpointManager manager(store->get(), options, env, report);
   auto effects = OpenEffects(env, env.probe);
   if (!effects.ok()) {
     report->status = effects.status();
@@ -281,7 +292,7 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
   Status error;
   std::string last_invoked;
   bool in_step = false;  // re-emitted requests come before the first step of a resume
-  Drive(*run, env, report, [&](const WorkflowEvent& e) {
+  auto on_event = [&](const WorkflowEvent& e) {
     if (e.kind == EventKind::kSuperStepStarted) in_step = true;
     if (e.kind == EventKind::kExecutorInvoked) last_invoked = e.executor_id;
     if (e.kind == EventKind::kRequestInfo && in_step && !answering.ledger.contains(e.request_id)) {
@@ -314,7 +325,17 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
       return;
     }
     if (e.kind == EventKind::kWorkflowError && error.ok()) error = e.error;
-  });
+  };
+  Drive(*run, env, report, on_event);
+  if (error.ok() && run->status() == RunStatus::kIdle && def_.live_restore_step) {
+    Result<bool> restored = LiveRestoreOnce(env, *run, manager, report);
+    if (!restored.ok()) {
+      error = restored.status();
+    } else if (*restored) {
+      in_step = false;
+      Drive(*run, env, report, on_event);
+    }
+  }
   report->facts["drive_done"] = true;
   if (!error.ok()) {
     report->status = error;
@@ -341,6 +362,35 @@ void JsonScenario::RunLife(HostEnv& env, const std::vector<LifeReport>& previous
         std::string("not done: the run is ") + std::string(RunStatusName(run->status())) +
         (all_effects ? "" : " and an expected effect row is missing"));
   }
+}
+
+Result<bool> JsonScenario::LiveRestoreOnce(HostEnv& env, StreamingRun& run,
+                                           CheckpointManager& manager, LifeReport* report) const {
+  SF_ASSIGN_OR_RETURN(bool done, env.env->FileExists(JoinPath(env.dir, kLiveRestoreMarker)));
+  if (done) return false;
+  // The checkpoint of step B that this life's run committed, back from its last checkpoint by
+  // parents. A life that resumed past step B has none (and the resume may have pruned it as an
+  // obsolete ancestor): it does not restore, and neither does the scenario run.
+  const std::vector<CheckpointInfo>& mine = run.checkpoints();
+  std::optional<CheckpointInfo> at = run.last_checkpoint();
+  std::shared_ptr<const Checkpoint> cp;
+  while (at && std::find(mine.begin(), mine.end(), *at) != mine.end()) {
+    SF_ASSIGN_OR_RETURN(cp, manager.Lookup(*at));
+    if (cp->step_number <= *def_.live_restore_step) break;
+    at = cp->parent;
+  }
+  if (!at || !cp || cp->step_number != *def_.live_restore_step ||
+      std::find(mine.begin(), mine.end(), *at) == mine.end()) {
+    return false;
+  }
+  // Durable before the restore, so a life that dies after it does not restore again.
+  SF_RETURN_IF_ERROR(WriteFileAtomically(env.env, env.dir, kLiveRestoreMarker, "restored\n"));
+  report->trace.push_back("host: live restore of " + at->ToString() + " (step " +
+                          std::to_string(cp->step_number) + ")");
+  // What the pruning oracle reads (host_oracles.h): a restore may prune the target's ancestry.
+  report->facts["restoring"] = at->checkpoint_id;
+  SF_RETURN_IF_ERROR(run.Restore(*at).WithContext("live restore"));
+  return true;
 }
 
 void JsonScenario::Check(HostEnv& env, const std::vector<LifeReport>& lives, bool final,

@@ -22,7 +22,7 @@
 //                                  // stores the body once under the key filled from body fields
 //                                  // (SQLite, idempotent) and emits the stored body plus
 //                                  // "effect_key" as type "emit" (optional, default "Effect")
-//       {"id": "tally", "kind": "counter", "key": "seen", "scope": "shared-a"}
+//       {"id": "tally", "kind": "counter", "key": "seen", "scope": "shared-a"},
 //                                  // reads state key "key" (absent = 0) from its private scope, or
 //                                  // from the shared scope "scope" (optional; one scope for every
 //                                  // executor naming it), queues n+1 (visible at the end of the
@@ -30,6 +30,10 @@
 //                                  // into the body; two executors writing one shared key in one
 //                                  // step end the run with a state conflict; key and scope may
 //                                  // not contain '|'
+//       {"id": "drop", "kind": "clear", "key": "seen", "scope": "shared-a"}
+//                                  // removes state key "key" (the scope goes with its last key),
+//                                  // queued as any update, and forwards the message with
+//                                  // "cleared_<id>": n, the count it removed (absent: 0)
 //     ],
 //     "edges": [
 //       {"kind": "direct", "from": "intake", "to": "tag"},
@@ -42,6 +46,12 @@
 //     "max_steps": 1000,                        // optional (1..100000, default 1000): super-steps
 //                                               // a life may run without halting; a loop beyond it
 //                                               // is reported as "executor X loops: N steps ..."
+//     "full_every": 3,                          // optional (1..100000, default 128): a full
+//                                               // checkpoint every N commits, deltas between
+//     "live_restore": {"to_step": 5},           // optional: once per scenario run, when the run
+//                                               // first halts in a life that committed step 5's
+//                                               // checkpoint, restore it on the live run and drive
+//                                               // on (a durable marker: live-restore.done)
 //     "expect": {                               // the fault-free outcome
 //       "effects": [{"key": "publish-d7", "value": {...the stored body...}}],
 //       "outputs": [{"executor": "publish", "type": "Published", "body": {...}}]

@@ -35,6 +35,8 @@ inline constexpr size_t kMaxJsonScenarioEdges = 40000;
 // life with "executor X loops" (issue 16, item 2).
 inline constexpr int64_t kDefaultJsonScenarioSteps = 1000;
 inline constexpr uint64_t kMaxJsonScenarioSteps = 100000;
+// "full_every" (optional): 1..this.
+inline constexpr uint64_t kMaxJsonScenarioFullEvery = 100000;
 
 enum class JsonExecutorKind {
   kPassThrough,
@@ -42,7 +44,8 @@ enum class JsonExecutorKind {
   kEffect,
   kRequestPort,
   kFailOnce,
-  kCounter
+  kCounter,
+  kClear
 };
 
 // {"field": f, "equals": v}: true when the body has `field` equal to `equals`.
@@ -66,8 +69,8 @@ struct JsonExecutorDef {
   std::string request_type;                     // request-port
   std::string response_type;                    // request-port
   std::vector<JsonScriptedResponse> responses;  // request-port
-  std::string state_key;                        // counter: the state key it counts in
-  std::string scope;                            // counter: "" private, else a shared scope's name
+  std::string state_key;                        // counter, clear: the state key it counts in
+  std::string scope;  // counter, clear: "" private, else a shared scope's name
 };
 
 struct JsonEdgeDef {
@@ -94,6 +97,15 @@ struct JsonScenarioDef {
   std::vector<JsonExpectedEffect> expected_effects;
   std::vector<Json> expected_outputs;  // {"executor", "type", "body"}
   int64_t max_steps = kDefaultJsonScenarioSteps;
+  // "full_every" (optional): the host's StoreCheckpointOptions::full_every, a full checkpoint every
+  // N commits of a chain (0: the manager's default, kDefaultFullSnapshotEvery). A small N makes
+  // exploration crash delta chains and their bases (issue 29).
+  int full_every = 0;
+  // "live_restore" (optional): {"to_step": B}. Once per scenario run, when the run first halts
+  // idle, the host restores on the live run the checkpoint the run committed at step B (through
+  // the durable manager) and drives it to its halt again (a durable marker file keeps later lives
+  // from doing it again). nullopt: no live restore.
+  std::optional<int64_t> live_restore_step;
 
   const JsonExecutorDef* Find(const std::string& id) const;
 };

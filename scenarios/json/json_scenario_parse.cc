@@ -17,7 +17,8 @@ constexpr KindName kKinds[] = {{"pass-through", JsonExecutorKind::kPassThrough},
                                {"effect", JsonExecutorKind::kEffect},
                                {"request-port", JsonExecutorKind::kRequestPort},
                                {"fail-once", JsonExecutorKind::kFailOnce},
-                               {"counter", JsonExecutorKind::kCounter}};
+                               {"counter", JsonExecutorKind::kCounter},
+                               {"clear", JsonExecutorKind::kClear}};
 
 std::string KindList() {
   std::string out;
@@ -146,6 +147,7 @@ void ParseExecutor(Parser& p, const Json& e, const std::string& path, JsonExecut
       }
       break;
     case JsonExecutorKind::kCounter:
+    case JsonExecutorKind::kClear:
       p.OnlyKeys(e, path, {"id", "kind", "key", "scope"});
       out->state_key = p.String(e, path, "key");
       out->scope = e.contains("scope") ? p.String(e, path, "scope") : "";
@@ -305,7 +307,7 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
   if (!p.ok()) return p.status();
   p.OnlyKeys(root, "",
              {"name", "description", "input", "start", "executors", "edges", "outputs", "expect",
-              "max_steps"});
+              "max_steps", "full_every", "live_restore"});
   JsonScenarioDef def;
   def.source_name = source_name;
   def.name = p.String(root, "", "name");
@@ -366,6 +368,30 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
       p.Fail("/max_steps", "must be 1.." + std::to_string(kMaxJsonScenarioSteps));
     } else {
       def.max_steps = static_cast<int64_t>(n);
+    }
+  }
+  if (const Json* full_every = p.Member(root, "", "full_every", Json::value_t::number_unsigned,
+                                        "a positive integer", false)) {
+    const uint64_t n = full_every->get<uint64_t>();
+    if (n < 1 || n > kMaxJsonScenarioFullEvery) {
+      p.Fail("/full_every", "must be 1.." + std::to_string(kMaxJsonScenarioFullEvery) +
+                                " (1: every checkpoint full)");
+    } else {
+      def.full_every = static_cast<int>(n);
+    }
+  }
+  if (const Json* restore = p.Object(root, "", "live_restore", false)) {
+    p.OnlyKeys(*restore, "/live_restore", {"to_step"});
+    if (const Json* to = p.Member(*restore, "/live_restore", "to_step",
+                                  Json::value_t::number_unsigned, "a step number (0, 1, ...)", true)) {
+      const uint64_t step = to->get<uint64_t>();
+      if (step >= static_cast<uint64_t>(def.max_steps)) {
+        p.Fail("/live_restore/to_step", "step " + std::to_string(step) +
+                                            " is never reached: a life runs at most max_steps (" +
+                                            std::to_string(def.max_steps) + ") steps");
+      } else {
+        def.live_restore_step = static_cast<int64_t>(step);
+      }
     }
   }
   def.outputs = p.Ids(root, "", "outputs");

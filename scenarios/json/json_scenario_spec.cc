@@ -84,6 +84,25 @@ HandlerFn Handler(const JsonExecutorDef& def, const JsonRuntime* runtime) {
         body["count_" + id] = n;
         return Emit(ctx, Message{m.type, std::move(body)});
       };
+    case JsonExecutorKind::kClear:
+      return [id, key = def.state_key, scope = def.scope](const Message& m, WorkflowContext& ctx) {
+        if (!m.body.is_object()) {
+          return Status::HandlerFailed("clear '" + id + "' needs an object body, got " +
+                                       m.body.dump());
+        }
+        // Removes the key (the scope goes with its last key, engine/state_map.h), queued as any
+        // update; forwards the message with the count it removed (absent: 0), so an output shows
+        // what the state held.
+        const std::optional<Json> seen = ctx.ReadState(key, scope);
+        if (seen && !seen->is_number_integer()) {
+          return Status::HandlerFailed("clear '" + id + "': state key '" + key +
+                                       "' holds a non-integer " + seen->dump());
+        }
+        ctx.QueueStateUpdate(key, std::nullopt, scope);
+        Json body = m.body;
+        body["cleared_" + id] = seen ? seen->get<int64_t>() : 0;
+        return Emit(ctx, Message{m.type, std::move(body)});
+      };
     case JsonExecutorKind::kRequestPort:
       break;
   }
@@ -103,6 +122,8 @@ const char* TypeName(JsonExecutorKind kind) {
       return "FailOnce";
     case JsonExecutorKind::kCounter:
       return "Counter";
+    case JsonExecutorKind::kClear:
+      return "Clear";
     case JsonExecutorKind::kRequestPort:
       return "RequestPort";
   }

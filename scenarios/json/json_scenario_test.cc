@@ -107,7 +107,7 @@ TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
       {"unknown executor kind", [](Json& j) { j["executors"][1]["kind"] = "pass-thru"; },
        "/executors/1/kind: unknown kind 'pass-thru'; expected one of pass-through, transform, "
        "effect, "
-       "request-port, fail-once, counter"},
+       "request-port, fail-once, counter, clear"},
       {"edge to an unknown executor", [](Json& j) { j["edges"][0]["to"] = "x"; },
        "/edges/0/to: unknown executor 'x'"},
       {"edge from an unknown executor", [](Json& j) { j["edges"][0]["from"] = "y"; },
@@ -148,7 +148,17 @@ TEST(JsonScenarioTest, EveryMalformedDocumentIsRejectedWithItsPathAndReason) {
        "/name: 'my flow' may use only a-z, 0-9, '-', '_' and '.'"},
       {"misspelt top-level field", [](Json& j) { j["ouputs"] = Json::array(); },
        "/ouputs: unknown field; expected one of name, description, input, start, executors, edges, "
-       "outputs, expect, max_steps"},
+       "outputs, expect, max_steps, full_every, live_restore"},
+      {"a full-snapshot interval of 0", [](Json& j) { j["full_every"] = 0; },
+       "/full_every: must be 1..100000 (1: every checkpoint full)"},
+      {"a live restore without its step", [](Json& j) { j["live_restore"] = Json::object(); },
+       "/live_restore/to_step: missing; expected a step number (0, 1, ...)"},
+      {"a live restore to a step no life reaches",
+       [](Json& j) {
+         j["max_steps"] = 10;
+         j["live_restore"] = {{"to_step", 10}};
+       },
+       "/live_restore/to_step: step 10 is never reached: a life runs at most max_steps (10) steps"},
       {"input body not an object", [](Json& j) { j["input"]["body"] = Json::array(); },
        "/input/body: expected an object, got array"},
       {"unknown start", [](Json& j) { j["start"] = "zz"; }, "/start: unknown executor 'zz'"},

@@ -98,6 +98,13 @@ Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
       for (const properties::Mutant& m : properties::AllMutants()) names += "\n  " + m.name;
       return Status::InvalidArgument("unknown hazard '" + h + "'; the hazards are:" + names);
     }
+    if (!found->crash_model_hazard.empty()) {  // the crash model's, not a run's (no apply)
+      return Status::InvalidArgument("hazard '" + h +
+                                     "' is a mutant of the black-box crash model, "
+                                     "which no run carries; check it with `stepfault blackbox "
+                                     "conformance --hazard " +
+                                     found->crash_model_hazard + "`");
+    }
     found->apply(&config);
   }
   return config;

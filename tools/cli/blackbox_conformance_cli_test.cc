@@ -89,6 +89,9 @@ TEST(BlackboxConformanceCli, MutantsKillEveryCrashModelMutantAndItsReplayReprodu
     EXPECT_NE(line.find(" killed-as-expected "), std::string::npos) << line;
     EXPECT_NE(line.find(" INV-BB-MODEL "), std::string::npos) << line;
   }
+  EXPECT_NE(r.out.find("mutants killed: 3/3 (hunted on the crash-state catalogue)"),
+            std::string::npos)
+      << r.out;
   const auto doc = nlohmann::json::parse(*PosixEnv()->ReadFile(out + "/report.json"));
   ASSERT_EQ(doc["mutants"].size(), 3u);
   for (const auto& m : doc["mutants"]) {

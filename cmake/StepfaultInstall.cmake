@@ -9,6 +9,7 @@ set(stepfault_exported
     stepfault_engine:engine
     stepfault_stores:stores
     stepfault_faults:faults
+    stepfault_blackbox_faults:blackbox_faults
     stepfault_scenarios:scenarios
     stepfault_reports:reports
     stepfault_properties:properties

@@ -185,14 +185,13 @@ Result<CheckpointInfo> StoreCheckpointManager::CommitShared(
 Result<std::shared_ptr<const Checkpoint>> StoreCheckpointManager::Lookup(
     const CheckpointInfo& info) {
   SF_ASSIGN_OR_RETURN(std::string bytes, store_->Retrieve(info));
-  Result<Checkpoint> decoded =
-      ResolveCheckpoint(
-          bytes,
-          [&](const std::string& id) -> Result<std::string> {
-            return store_->Retrieve(CheckpointInfo{info.session_id, id});
-          },
-          options_.delta_chain_newest_first ? ChainOrder::kNewestFirstMutant
-                                            : ChainOrder::kOldestFirst);
+  Result<Checkpoint> decoded = ResolveCheckpoint(
+      bytes,
+      [&](const std::string& id) -> Result<std::string> {
+        return store_->Retrieve(CheckpointInfo{info.session_id, id});
+      },
+      options_.delta_chain_newest_first ? ChainOrder::kNewestFirstMutant
+                                        : ChainOrder::kOldestFirst);
   if (!decoded.ok()) return decoded.status().WithContext("checkpoint " + info.ToString());
   if (decoded->session_id != info.session_id) {
     return Status::Corruption("checkpoint " + info.ToString() + " belongs to session '" +

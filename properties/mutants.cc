@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "faults/blackbox/crash_catalogue.h"
 #include "faults/plan.h"
 #include "properties/explore_flow.h"
 #include "properties/life_runner.h"
@@ -56,6 +57,10 @@ std::vector<std::string> ExpectedFor(const std::string& mutant) {
       {"host:decision-sent-before-persisted", {kInvDecision}},
       {"host:duplicate-response-resumes-twice", {kInvReqid}},
       {"host:boundary-checkpoint-too-early", {kInvNoreplay}},
+      // The black-box crash model's own hazards: the catalogue of crash states disagrees.
+      {"blackbox:rename-durable-without-dir-fsync", {kInvBbModel}},
+      {"blackbox:unlink-durable-without-dir-fsync", {kInvBbModel}},
+      {"blackbox:create-durable-without-dir-fsync", {kInvBbModel}},
   };
   auto it = table.find(mutant);
   if (it != table.end()) return it->second;
@@ -88,6 +93,12 @@ const std::vector<Mutant>& AllMutants() {
                   "fsync, no rename",
                   [](RunConfig* c) { c->store.in_place_write = true; },
                   ExpectedFor("store:in-place-checkpoint-write")});
+    // The crash model of black-box mode: its builder's hazards, hunted by its catalogue.
+    for (const faults::blackbox::CrashModelHazard& h : faults::blackbox::CrashModelHazards()) {
+      Mutant m{"blackbox:" + h.name, h.meaning, nullptr, ExpectedFor("blackbox:" + h.name)};
+      m.crash_model_hazard = h.name;
+      v->push_back(std::move(m));
+    }
     // The host mistakes: each scenario declares its own (Scenario::host_hazards()); one mutant per
     // name, in registry order, the first declaration's meaning.
     std::set<std::string> seen;
@@ -109,6 +120,7 @@ std::vector<std::string> ActiveHazardNames(const RunConfig& config) {
   // A mutant is active when switching it on changes nothing: every switch it sets is already set.
   std::vector<std::string> names;
   for (const Mutant& m : AllMutants()) {
+    if (!m.crash_model_hazard.empty()) continue;  // no run config carries it
     RunConfig applied = config;
     m.apply(&applied);
     if (applied.profile == config.profile && applied.hazards == config.hazards &&
@@ -155,6 +167,39 @@ void KeepOwnKills(const Mutant& m, const scenarios::Scenario& s, const RunConfig
   *violations = std::move(own);
 }
 
+void SetVerdict(const Mutant& m, reports::MutantResult* r) {
+  r->expected = m.expected;
+  const bool as_expected =
+      std::find(m.expected.begin(), m.expected.end(), r->invariant) != m.expected.end();
+  r->verdict = !r->killed ? "survived" : as_expected ? "killed-as-expected" : "killed-by-another";
+}
+
+// A crash-model mutant's hunt: the embedded crash-state catalogue with the hazard on. Both the
+// hazard name and the catalogue are the library's own (tested), so a failure is a harness bug.
+reports::MutantResult HuntByCatalogue(const Mutant& m) {
+  namespace bb = faults::blackbox;
+  reports::MutantResult r;
+  r.name = m.name;
+  r.description = m.description;
+  bb::CrashModelOptions options;
+  SF_CHECK(options.Enable(m.crash_model_hazard).ok());
+  Result<std::vector<bb::CatalogueEntry>> entries = bb::ParseCatalogue(bb::CrashCatalogueText());
+  SF_CHECK(entries.ok() && "the embedded crash-state catalogue does not parse");
+  Result<bb::CatalogueRun> run = bb::RunCatalogue(*entries, bb::BuilderWith(options));
+  SF_CHECK(run.ok() && "an entry of the embedded crash-state catalogue does not parse");
+  if (!run->disagreements.empty()) {
+    const bb::CatalogueDisagreement& first = run->disagreements.front();
+    r.killed = true;
+    r.scenario = "crash-catalogue";
+    r.invariant = scenarios::kInvBbModel;
+    r.plan = first.entry;
+    r.replay = "stepfault blackbox conformance --hazard " + m.crash_model_hazard + " --entry " +
+               first.entry;
+  }
+  SetVerdict(m, &r);
+  return r;
+}
+
 // One mutant's hunt: depth 1 stopping at the first violation (a refinement explores the whole
 // scenario, since its first violations may be its base's), then depth 2, over every built-in
 // scenario; in one process (jobs = 1: the parallelism is across mutants).
@@ -164,6 +209,7 @@ reports::MutantResult HuntMutant(const Mutant& m, const ExploreOptions& base) {
     return HuntFlowMutant(m.name, m.description, m.expected[0], base.config.seed,
                           kFlowMutantSchedules);
   }
+  if (!m.crash_model_hazard.empty()) return HuntByCatalogue(m);
   reports::MutantResult r;
   r.name = m.name;
   r.description = m.description;
@@ -202,10 +248,7 @@ reports::MutantResult HuntMutant(const Mutant& m, const ExploreOptions& base) {
       break;
     }
   }
-  r.expected = m.expected;
-  const bool as_expected =
-      std::find(m.expected.begin(), m.expected.end(), r.invariant) != m.expected.end();
-  r.verdict = !r.killed ? "survived" : as_expected ? "killed-as-expected" : "killed-by-another";
+  SetVerdict(m, &r);
   return r;
 }
 

@@ -5,8 +5,11 @@
 // harness. A second pass at depth 2 runs only for mutants depth 1 did not kill. The mutants of a
 // scenario with several actors (interactive-flow's host:flow-*) are hunted by schedules instead:
 // PCT from the root seed until the expected invariant breaks, at most kFlowMutantSchedules runs;
-// the plan is the shrunk fault and the replay command carries the schedule. Thread-safety: as
-// Explore.
+// the plan is the shrunk fault and the replay command carries the schedule. The mutants of the
+// black-box crash model (blackbox:*, the hazards of faults/blackbox/crash_state.h) are hunted by
+// its self-check instead: the crash-state catalogue run with the hazard on; the first
+// disagreement is the kill (INV-BB-MODEL), its entry the plan, and the replay command is
+// `stepfault blackbox conformance --hazard NAME --entry ENTRY`. Thread-safety: as Explore.
 #pragma once
 
 #include <functional>
@@ -21,8 +24,8 @@ namespace stepfault::properties {
 struct Mutant {
   std::string name;
   std::string description;
-  std::function<void(RunConfig*)> apply;
-  std::vector<std::string> expected;  // the invariant ids expected to kill it
+  std::function<void(RunConfig*)> apply;  // empty for a crash-model mutant (no run carries it)
+  std::vector<std::string> expected;      // the invariant ids expected to kill it
   // A refinement of another mutant (its name; "" when none): a violation kills this mutant only
   // when the same plan does not break the same invariant with the base mutant alone, so the kill
   // is this mutant's own bug, not the one it builds on.
@@ -30,6 +33,9 @@ struct Mutant {
   // A mistake of a scenario with several actors (scenarios::ScheduleScenarios()): hunted by
   // schedule exploration (properties/explore_flow.h HuntFlowMutant), not by plans.
   bool by_schedules = false;
+  // A hazard of the black-box crash-state builder (faults::blackbox::CrashModelOptions, by name):
+  // hunted by the crash-state catalogue (faults/blackbox/crash_catalogue.h), not by plans.
+  std::string crash_model_hazard;
 };
 
 const std::vector<Mutant>& AllMutants();

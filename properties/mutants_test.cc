@@ -31,11 +31,43 @@ namespace {
 // The replay command of a mutant's kill must switch the same mutant on again.
 TEST(MutantsTest, ActiveHazardNamesNameExactlyTheMutantThatIsOn) {
   for (const Mutant& m : AllMutants()) {
+    if (!m.crash_model_hazard.empty()) continue;  // no run config carries it (below)
     RunConfig config;
     m.apply(&config);
     EXPECT_EQ(ActiveHazardNames(config), std::vector<std::string>{m.name});
   }
   EXPECT_TRUE(ActiveHazardNames(RunConfig{}).empty());
+}
+
+// The black-box crash model's mutants are its builder's hazards, one each, hunted by the
+// crash-state catalogue: killed by INV-BB-MODEL, the plan the entry that disagrees first, the
+// replay the conformance command with that hazard and entry. No run config carries them.
+TEST(MutantsTest, CrashModelMutantsAreKilledByTheCatalogueWithTheirReplayCommand) {
+  std::vector<std::string> names;
+  for (const Mutant& m : AllMutants()) {
+    if (m.crash_model_hazard.empty()) continue;
+    EXPECT_EQ(m.name, "blackbox:" + m.crash_model_hazard);
+    EXPECT_FALSE(m.apply) << m.name;
+    EXPECT_EQ(m.expected, std::vector<std::string>{"INV-BB-MODEL"}) << m.name;
+    names.push_back(m.name);
+  }
+  ASSERT_EQ(names, (std::vector<std::string>{"blackbox:rename-durable-without-dir-fsync",
+                                             "blackbox:unlink-durable-without-dir-fsync",
+                                             "blackbox:create-durable-without-dir-fsync"}));
+  auto results = RunMutants(ExploreOptions{}, names, nullptr);
+  ASSERT_EQ(results.size(), names.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    const reports::MutantResult& r = results[i];
+    EXPECT_EQ(r.verdict, "killed-as-expected") << r.name;
+    EXPECT_EQ(r.invariant, "INV-BB-MODEL") << r.name;
+    EXPECT_EQ(r.scenario, "crash-catalogue") << r.name;
+    EXPECT_FALSE(r.plan.empty()) << r.name;
+    EXPECT_EQ(r.replay, "stepfault blackbox conformance --hazard " +
+                            names[i].substr(std::string("blackbox:").size()) + " --entry " +
+                            r.plan);
+    std::printf("%-45s killed by %s at entry %s\n", r.name.c_str(), r.invariant.c_str(),
+                r.plan.c_str());
+  }
 }
 
 // The refinement is killed by its own bug: the mutant switches on non-bijective matching alone

@@ -180,16 +180,16 @@ rc::Gen<Json> GenCheckpointShape() {
 
 rc::Gen<Json> GenScenarioParams(const scenarios::Scenario& scenario) {
   if (scenario.name() == "fan-in") {
-    return rc::gen::map(
-        rc::gen::tuple(rc::gen::inRange(1, 9),
-                       rc::gen::oneOf(rc::gen::inRange(0, 2049), rc::gen::element(0, 1, 2047, 2048)),
-                       GenCheckpointShape()),
-        [](const std::tuple<int, int, Json>& t) {
-          Json params = std::get<2>(t);
-          params["width"] = std::get<0>(t);
-          params["payload_bytes"] = std::get<1>(t);
-          return params;
-        });
+    return rc::gen::map(rc::gen::tuple(rc::gen::inRange(1, 9),
+                                       rc::gen::oneOf(rc::gen::inRange(0, 2049),
+                                                      rc::gen::element(0, 1, 2047, 2048)),
+                                       GenCheckpointShape()),
+                        [](const std::tuple<int, int, Json>& t) {
+                          Json params = std::get<2>(t);
+                          params["width"] = std::get<0>(t);
+                          params["payload_bytes"] = std::get<1>(t);
+                          return params;
+                        });
   }
   if (scenario.name() == "approval") {
     return rc::gen::map(

@@ -92,9 +92,8 @@ Json ExportedFingerprints(const std::vector<LifeReport>& lives) {
   return out;
 }
 
-HostCheckpointManager::HostCheckpointManager(CheckpointStore* store,
-                                             StoreCheckpointOptions options, const HostEnv& env,
-                                             LifeReport* report)
+HostCheckpointManager::HostCheckpointManager(CheckpointStore* store, StoreCheckpointOptions options,
+                                             const HostEnv& env, LifeReport* report)
     : inner_(store, options), env_(env), report_(report) {}
 
 Result<CheckpointInfo> HostCheckpointManager::Recorded(Result<CheckpointInfo> info,

@@ -132,12 +132,10 @@ TEST(CheckpointReferenceTest, FingerprintDifferencesNameEachFieldThatDiffers) {
   b.queued.Mutable()["x"].push_back(Envelope{Message{"T", Json::object()}, "a", "x", ""});
   const std::vector<std::string> d =
       FingerprintDifferences(CheckpointFingerprint(a), CheckpointFingerprint(b));
-  const std::vector<std::string> expected = {"the step number (4, exported 3)",
-                                             "the parent (\"q\", exported \"p\")",
-                                             "state scope 'cart' (missing)",
-                                             "state scope 'ledger'",
-                                             "state scope 'extra' (not exported)",
-                                             "the queued messages"};
+  const std::vector<std::string> expected = {
+      "the step number (4, exported 3)",    "the parent (\"q\", exported \"p\")",
+      "state scope 'cart' (missing)",       "state scope 'ledger'",
+      "state scope 'extra' (not exported)", "the queued messages"};
   EXPECT_EQ(d, expected);
 }
 

@@ -220,7 +220,8 @@ void CheckAgainstExports(const DurableCheckpoints& stored, const std::string& se
     auto it = lives[i].facts.find("restored_differs");
     if (it == lives[i].facts.end()) continue;
     for (const Json& line : *it) {
-      out->push_back({kInvAncestry, "life " + std::to_string(i + 1) + ": " + line.get<std::string>()});
+      out->push_back(
+          {kInvAncestry, "life " + std::to_string(i + 1) + ": " + line.get<std::string>()});
     }
   }
 }

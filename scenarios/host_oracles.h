@@ -17,11 +17,12 @@ namespace stepfault::scenarios {
 // names a parent; a child's step is its parent's step + 1; a stored checkpoint never changes
 // (checked against the memo across lives); every stored checkpoint the store resolves to, and
 // every checkpoint a restore loaded, equals field by field what the engine exported at its step
-// (the fingerprints HostCheckpointManager recorded, checkpoint_reference.h). With `check_deletions`: a checkpoint seen at an earlier
-// check may disappear only when a life since then resumed successfully from a checkpoint of which
-// it is an obsolete ancestor (ExpectedPruned), or when a power loss took a checkpoint no life ever
-// observed as committed; a checkpoint a life observed as committed (reported written by a
-// SuperStepCompleted, or resumed from) that is gone otherwise is a durability violation.
+// (the fingerprints HostCheckpointManager recorded, checkpoint_reference.h). With
+// `check_deletions`: a checkpoint seen at an earlier check may disappear only when a life since
+// then resumed successfully from a checkpoint of which it is an obsolete ancestor (ExpectedPruned),
+// or when a power loss took a checkpoint no life ever observed as committed; a checkpoint a life
+// observed as committed (reported written by a SuperStepCompleted, or resumed from) that is gone
+// otherwise is a durability violation.
 void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& session_id,
                    const std::vector<LifeReport>& lives, bool check_deletions,
                    std::vector<Violation>* out);

@@ -45,6 +45,10 @@ const std::vector<InvariantInfo>& AllInvariants() {
        "integrity_check"},
       {kInvBbStray,
        "black box (opt-in): after recovery, no file is left that the fault-free run never leaves"},
+      {kInvBbModel,
+       "black box: the crash states built from a recording are exactly those the crash model's "
+       "rules give (the crash-state catalogue: at every window of every entry, every catalogued "
+       "state of a crash, a power loss over every tearing and a reorder is built, and no other)"},
       {kInvHarness,
        "no run throws an exception, fails an assertion or dies of a signal: whatever a plan does, "
        "the code under test and its oracles end every life normally"},

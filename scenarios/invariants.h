@@ -29,6 +29,8 @@ inline constexpr char kInvBbCheck[] = "INV-BB-CHECK";
 inline constexpr char kInvBbSql[] = "INV-BB-SQL";
 inline constexpr char kInvBbIntegrity[] = "INV-BB-INTEGRITY";
 inline constexpr char kInvBbStray[] = "INV-BB-STRAY";
+// The crash model's self-check (faults/blackbox/crash_catalogue.h), not a check of a program.
+inline constexpr char kInvBbModel[] = "INV-BB-MODEL";
 inline constexpr char kInvHarness[] = "INV-HARNESS";
 // Interactive flow (ADR-0054; scenarios/interactive_flow/): several actors in one world.
 inline constexpr char kInvFlowOneRequest[] = "INV-FLOW-ONE-REQUEST";

@@ -5,11 +5,8 @@ namespace stepfault::scenarios {
 
 const std::vector<std::shared_ptr<const Scenario>>& BuiltinScenarios() {
   static const auto* list = new std::vector<std::shared_ptr<const Scenario>>{
-      MakeApprovalScenario(),
-      MakeArtifactBoundaryScenario(),
-      MakeFanInScenario(),
-      MakeRestorePruningScenario(),
-      MakeJsonStateShapesScenario(),
+      MakeApprovalScenario(),       MakeArtifactBoundaryScenario(), MakeFanInScenario(),
+      MakeRestorePruningScenario(), MakeJsonStateShapesScenario(),
   };
   return *list;
 }

@@ -24,7 +24,7 @@ std::shared_ptr<const Scenario> MakeRestorePruningScenario();    // restore_prun
 // json/examples/state-shapes.json, compiled in (json/json_builtin.cc): the JSON scenario whose
 // state changes in every shape across short delta chains and a live restore (issue 29).
 std::shared_ptr<const Scenario> MakeJsonStateShapesScenario();
-std::shared_ptr<const Scenario> MakeInteractiveFlowScenario();   // interactive_flow/ (schedules)
+std::shared_ptr<const Scenario> MakeInteractiveFlowScenario();  // interactive_flow/ (schedules)
 
 // The built-in one-host-per-life scenarios, in a fixed order; and one by name (nullptr when there
 // is none).

@@ -56,7 +56,7 @@ bool IsVolatile(const std::string& path) {
 
 class Model {
  public:
-  explicit Model(const CrashState& initial) {
+  Model(const CrashState& initial, const CrashModelOptions& options) : options_(options) {
     dirs_[kRootDir];
     for (const auto& [path, node] : initial.nodes) {  // map order: parents before children
       auto [parent, name] = Split(path);
@@ -81,7 +81,8 @@ class Model {
     if (op == "fsync") return Sync(r);
     if (op == "syncfs") return SyncAll();
     if (op == "rename") return Rename(r.Get("path"), r.Get("path2"));
-    if (op == "unlink" || op == "rmdir") return Remove(r.Get("path"));
+    if (op == "unlink" || op == "rmdir")
+      return Remove(r.Get("path"), op == "unlink" && options_.unlink_durable_without_dir_fsync);
     if (op == "mkdir") return AddEntry(r.Get("path"), Entry{StateNode::kDir, NewDir(), ""});
     if (op == "truncate") return Truncate(r);
     if (op == "fallocate") return Fallocate(r);
@@ -154,14 +155,17 @@ class Model {
     dirs_[id];
     return id;
   }
-  void AddEntry(const std::string& path, Entry e) {
+  // `durable`: the entry is durable at once (a hazard: only a directory fsync makes it so).
+  void AddEntry(const std::string& path, Entry e, bool durable = false) {
     auto [parent, name] = Split(path);
     if (parent < 0) return Note("no parent directory for " + path);
+    if (durable) dirs_[parent].dur[name] = e;
     dirs_[parent].cur[name] = std::move(e);
   }
-  void Remove(const std::string& path) {
+  void Remove(const std::string& path, bool durable) {
     auto [parent, name] = Split(path);
-    if (parent < 0 || dirs_[parent].cur.erase(name) == 0) Note("removed unknown " + path);
+    if (parent < 0 || dirs_[parent].cur.erase(name) == 0) return Note("removed unknown " + path);
+    if (durable) dirs_[parent].dur.erase(name);
   }
   void Note(const std::string& what) {
     if (std::find(notes_.begin(), notes_.end(), what) == notes_.end()) notes_.push_back(what);
@@ -186,7 +190,8 @@ class Model {
     } else {
       id = next_id_++;
       files_[id];
-      AddEntry(path, Entry{StateNode::kFile, id, ""});
+      AddEntry(path, Entry{StateNode::kFile, id, ""},
+               r.Int("created") && options_.create_durable_without_dir_fsync);
     }
     ino_[r.Int("ino", -1)] = id;
     if (r.Int("trunc")) files_[id].cur.clear();
@@ -235,6 +240,10 @@ class Model {
       return;
     dirs_[fp].cur.erase(fname);
     dirs_[tp].cur[tname] = e;
+    if (options_.rename_durable_without_dir_fsync) {  // a hazard: both names durable at once
+      dirs_[fp].dur.erase(fname);
+      dirs_[tp].dur[tname] = e;
+    }
   }
   void Link(const std::string& from, const std::string& to) {
     const Entry* e = Lookup(from);
@@ -284,6 +293,7 @@ class Model {
     }
   }
 
+  const CrashModelOptions options_;
   std::map<int64_t, Dir> dirs_;
   std::map<int64_t, File> files_;
   std::map<int64_t, int64_t> ino_;
@@ -291,7 +301,47 @@ class Model {
   int64_t next_id_ = 1;
 };
 
+struct HazardSwitch {
+  const char* name;
+  const char* meaning;
+  bool CrashModelOptions::*field;
+};
+constexpr HazardSwitch kHazards[] = {
+    {"rename-durable-without-dir-fsync",
+     "the crash-state builder keeps a rename through a power loss without a directory fsync",
+     &CrashModelOptions::rename_durable_without_dir_fsync},
+    {"unlink-durable-without-dir-fsync",
+     "the crash-state builder keeps an unlink through a power loss without a directory fsync",
+     &CrashModelOptions::unlink_durable_without_dir_fsync},
+    {"create-durable-without-dir-fsync",
+     "the crash-state builder keeps a created file's name through a power loss without a "
+     "directory fsync",
+     &CrashModelOptions::create_durable_without_dir_fsync},
+};
+
 }  // namespace
+
+Status CrashModelOptions::Enable(std::string_view name) {
+  std::string names;
+  for (const HazardSwitch& h : kHazards) {
+    if (name == h.name) {
+      this->*(h.field) = true;
+      return Status::Ok();
+    }
+    names += std::string(names.empty() ? "" : ", ") + h.name;
+  }
+  return Status::InvalidArgument("unknown crash-model hazard '" + std::string(name) +
+                                 "'; the hazards are: " + names);
+}
+
+const std::vector<CrashModelHazard>& CrashModelHazards() {
+  static const std::vector<CrashModelHazard>* list = [] {
+    auto* v = new std::vector<CrashModelHazard>();
+    for (const HazardSwitch& h : kHazards) v->push_back({h.name, h.meaning});
+    return v;
+  }();
+  return *list;
+}
 
 uint64_t CrashState::Digest() const {
   uint64_t h = 1469598103934665603ull;
@@ -332,8 +382,9 @@ Result<CrashState> LoadDirectory(const std::string& dir) {
 }
 
 CrashState BuildCrashState(const CrashState& initial, const Trace& trace, size_t upto_record,
-                           CrashKind kind, uint64_t seed, int64_t kept_sectors) {
-  Model model(initial);
+                           CrashKind kind, uint64_t seed, int64_t kept_sectors,
+                           const CrashModelOptions& options) {
+  Model model(initial, options);
   size_t end = std::min(upto_record, trace.records.size());
   for (size_t i = 0; i < end; ++i) model.Apply(trace.records[i], static_cast<int64_t>(i));
   return kind == CrashKind::kCrash ? model.Current() : model.Durable(kind, seed, kept_sectors);

@@ -24,15 +24,18 @@
 // A rename between two hard links of one file changes nothing (rename(2)); a write of no bytes is
 // no write (it neither extends the file nor becomes the last unsynced write), as in SimFs.
 // testdata/crash_catalogue.txt lists, by hand, the states these rules give for small traces
-// (crash_state_conformance_test.cc); crash_state_simfs_differential_test.cc compares with SimFs.
-// Files named "*-shm" (SQLite's shared-memory index, rebuilt from the WAL on open) are left out of
-// every state; the report names them. A state is deterministic in (snapshot, trace, N, kind, seed).
-// Thread-safety: pure functions over values.
+// (crash_catalogue.h runs it; `stepfault blackbox conformance`);
+// crash_state_simfs_differential_test.cc compares with SimFs. CrashModelOptions switches
+// deliberately wrong rules on (the crash model's mutants): off by default, they exist only for the
+// catalogue to kill. Files named "*-shm" (SQLite's shared-memory index, rebuilt from the WAL on
+// open) are left out of every state; the report names them. A state is deterministic in (snapshot,
+// trace, N, kind, seed). Thread-safety: pure functions over values.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/status.h"
@@ -55,6 +58,27 @@ struct CrashState {
   uint64_t Digest() const;                 // FNV-1a over paths, types and bytes
 };
 
+// The crash model's hazards: each a rule the model could get wrong, off unless switched on by name
+// (`stepfault blackbox conformance --hazard NAME`, the mutants blackbox:NAME). Every exploration
+// and replay builds with the defaults; nothing but the self-check switches one on.
+struct CrashModelOptions {
+  bool rename_durable_without_dir_fsync = false;  // a rename survives a power loss at once
+  bool unlink_durable_without_dir_fsync = false;  // an unlink survives a power loss at once
+  bool create_durable_without_dir_fsync = false;  // a created file's name survives at once
+
+  // Turns on the hazard named `name` (kebab-case, as CrashModelHazards() lists them);
+  // kInvalidArgument naming every hazard when there is none of that name.
+  Status Enable(std::string_view name);
+  friend bool operator==(const CrashModelOptions&, const CrashModelOptions&) = default;
+};
+
+struct CrashModelHazard {
+  std::string name;     // "rename-durable-without-dir-fsync"
+  std::string meaning;  // one line
+};
+// Every hazard of CrashModelOptions, in a fixed order.
+const std::vector<CrashModelHazard>& CrashModelHazards();
+
 // Reads a real directory (files, directories, symlinks) into a state. kInvalidArgument for other
 // file types.
 Result<CrashState> LoadDirectory(const std::string& dir);
@@ -62,8 +86,10 @@ Result<CrashState> LoadDirectory(const std::string& dir);
 // The state at window `upto_record` (the index of the window's record: every record before it is
 // applied) of `trace` over `initial`. upto_record == trace.records.size() is the end of the run.
 // kept_sectors >= 0 fixes k (clamped to the write's sectors) instead of the seed's choice.
+// `options` switches hazards on (the self-check only; the defaults are the model above).
 CrashState BuildCrashState(const CrashState& initial, const Trace& trace, size_t upto_record,
-                           CrashKind kind, uint64_t seed, int64_t kept_sectors = -1);
+                           CrashKind kind, uint64_t seed, int64_t kept_sectors = -1,
+                           const CrashModelOptions& options = {});
 
 // Writes `state` into `dir`, which must not exist yet (it is created).
 Status Materialise(const CrashState& state, const std::string& dir);

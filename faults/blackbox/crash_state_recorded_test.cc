@@ -54,7 +54,7 @@ class CrashStateRecordedTest : public ::testing::Test {
 TEST_F(CrashStateRecordedTest, RecordedProgramsGiveTheCataloguedStates) {
   ASSERT_TRUE(fs::exists(STEPFAULT_PRELOAD_PATH)) << STEPFAULT_PRELOAD_PATH;
   int programs = 0;
-  for (const testing::CatalogueEntry& e : testing::ParseCatalogue(testing::CatalogueText())) {
+  for (const CatalogueEntry& e : testing::Catalogue()) {
     if (!e.program) continue;
     ++programs;
     SCOPED_TRACE(e.name);
@@ -70,16 +70,14 @@ TEST_F(CrashStateRecordedTest, RecordedProgramsGiveTheCataloguedStates) {
     Result<Trace> trace = ReadTraceFile(trace_path.string());
     ASSERT_TRUE(trace.ok()) << trace.status().ToString();
 
-    std::vector<std::string> d = testing::Disagreements(e, *initial, *trace, testing::RealBuilder);
-    std::string all;
-    for (const std::string& line : d) all += line + "\n";
-    EXPECT_TRUE(d.empty()) << all;
+    std::vector<CatalogueDisagreement> d = Disagreements(e, *initial, *trace, BuilderWith({}));
+    EXPECT_TRUE(d.empty()) << testing::Join(d);
 
     Result<CrashState> left = LoadDirectory(work.string());
     ASSERT_TRUE(left.ok());
     CrashState replay =
         BuildCrashState(*initial, *trace, trace->records.size(), CrashKind::kCrash, 0);
-    EXPECT_EQ(testing::RenderState(replay), testing::RenderState(*left))
+    EXPECT_EQ(RenderState(replay), RenderState(*left))
         << "replaying the trace does not give the directory the program left";
   }
   EXPECT_GE(programs, 10);

@@ -51,7 +51,7 @@ std::string Describe(const std::vector<Op>& ops) {
     out += std::string("  ") + kNames[op.kind] + " " + op.path;
     if (op.kind == Op::kRename) out += " " + op.path2;
     if (op.kind == Op::kWrite || op.kind == Op::kWriteHeld)
-      out += " @" + std::to_string(op.off) + " " + testing::RenderValue(op.data);
+      out += " @" + std::to_string(op.off) + " " + RenderValue(op.data);
     if (op.kind == Op::kTruncate) out += " " + std::to_string(op.size);
     out += "\n";
   }
@@ -163,10 +163,10 @@ std::vector<Worlds> SimWorlds(const std::vector<Op>& ops) {
   for (size_t i = 0; i <= ops.size(); ++i) {
     Worlds w;
     CrashState c = WorldOf(*fs.CrashClone(DeathKind::kCrash, 0));
-    w.crash[testing::StateKey(c)] = testing::RenderState(c);
+    w.crash[StateKey(c)] = RenderState(c);
     for (uint64_t seed = 0; seed < kSimSeeds; ++seed) {
       CrashState p = WorldOf(*fs.CrashClone(DeathKind::kPowerLoss, seed));
-      w.powerloss[testing::StateKey(p)] = testing::RenderState(p);
+      w.powerloss[StateKey(p)] = RenderState(p);
     }
     out.push_back(std::move(w));
     if (i < ops.size()) Apply(fs, ops[i], &held);
@@ -293,10 +293,10 @@ std::vector<Worlds> BlackboxWorlds(const std::vector<Op>& ops) {
   for (size_t upto : syn.op_start) {
     Worlds w;
     CrashState c = BuildCrashState(Initial(), syn.trace, upto, CrashKind::kCrash, 0);
-    w.crash[testing::StateKey(c)] = testing::RenderState(c);
-    for (int64_t k = 0; k <= testing::kMaxKeptSectors; ++k) {
+    w.crash[StateKey(c)] = RenderState(c);
+    for (int64_t k = 0; k <= kMaxKeptSectors; ++k) {
       CrashState p = BuildCrashState(Initial(), syn.trace, upto, CrashKind::kPowerLoss, 0, k);
-      w.powerloss[testing::StateKey(p)] = testing::RenderState(p);
+      w.powerloss[StateKey(p)] = RenderState(p);
     }
     out.push_back(std::move(w));
   }
@@ -492,7 +492,7 @@ TEST(CrashStateSimFsDifferentialTest, ByDesignSharedMemoryFilesExistOnlyInSimFs)
   SimFs fs;
   auto f = fs.OpenFile("/db-shm", true, true);
   ASSERT_TRUE(f.ok() && (*f)->WriteAt(0, "m").ok());
-  EXPECT_EQ(testing::RenderState(WorldOf(*fs.CrashClone(DeathKind::kCrash, 0))), "{db-shm=m}");
+  EXPECT_EQ(RenderState(WorldOf(*fs.CrashClone(DeathKind::kCrash, 0))), "{db-shm=m}");
   std::string text =
       std::string(kTraceHeader) +
       FrameRecord("open", 1,
@@ -500,7 +500,7 @@ TEST(CrashStateSimFsDifferentialTest, ByDesignSharedMemoryFilesExistOnlyInSimFs)
                   "") +
       FrameRecord("write", 1, {{"path", "db-shm"}, {"w", "fs.write[db-shm]"}, {"ino", "9"}}, "m");
   Trace t = testing::ParseOrFail(text);
-  EXPECT_EQ(testing::RenderState(BuildCrashState({}, t, 2, CrashKind::kCrash, 0)), "{}");
+  EXPECT_EQ(RenderState(BuildCrashState({}, t, 2, CrashKind::kCrash, 0)), "{}");
 }
 
 TEST(CrashStateSimFsDifferentialTest, ByDesignReorderExistsOnlyInTheBlackBoxBuilder) {
@@ -513,8 +513,8 @@ TEST(CrashStateSimFsDifferentialTest, ByDesignReorderExistsOnlyInTheBlackBoxBuil
   Synthesis syn = Synthesize(ops);
   CrashState reorder =
       BuildCrashState(Initial(), syn.trace, syn.trace.records.size(), CrashKind::kReorder, 0);
-  EXPECT_EQ(testing::RenderState(reorder), "{a=iYZt d/}");
-  EXPECT_EQ(sim.back().powerloss.count(testing::StateKey(reorder)), 0u);
+  EXPECT_EQ(RenderState(reorder), "{a=iYZt d/}");
+  EXPECT_EQ(sim.back().powerloss.count(StateKey(reorder)), 0u);
   std::string sim_worlds;
   for (const auto& [key, shown] : sim.back().powerloss) sim_worlds += shown + " ";
   EXPECT_EQ(sim_worlds, "{a=inZt d/} {a=init d/} ");  // in StateKey order

@@ -66,7 +66,8 @@ class ApprovalScenario final : public Scenario {
              "External business decision.",
              "the decision's comment: 1 to 500 characters, not blank",
              [](const Json& v) { return ValidateDecision("approve", v.get<std::string>()); }},
-            CheckpointModeParam(), FullEveryParam()};
+            CheckpointModeParam(),
+            FullEveryParam()};
   }
   // Both decisions: an approval creates the effect, a rejection must create none. The approval
   // again with every checkpoint full (MAF's mode), so the stores' pruning after a restore deletes

@@ -10,8 +10,8 @@
 #include "engine/probe_points.h"
 #include "engine/random.h"
 #include "scenarios/artifact_boundary/artifact_boundary_workflow.h"
-#include "scenarios/host_drive.h"
 #include "scenarios/checkpoint_reference.h"
+#include "scenarios/host_drive.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -321,7 +321,7 @@ class HostLife {
   const std::string job_;
   InMemoryCheckpointManager manager_;
   std::unique_ptr<CheckpointStore> recovery_store_;  // the recovery run's durable store
-  std::unique_ptr<HostCheckpointManager> durable_;  // over recovery_store_
+  std::unique_ptr<HostCheckpointManager> durable_;   // over recovery_store_
   CheckpointManager* active_ = &manager_;            // where the watched run commits
   std::unique_ptr<ArtifactLedger> ledger_;
   std::string segment_name_;

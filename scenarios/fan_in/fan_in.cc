@@ -17,12 +17,12 @@
 #include "engine/checkpoint_manager.h"
 #include "engine/random.h"
 #include "scenarios/business_look.h"
+#include "scenarios/checkpoint_reference.h"
 #include "scenarios/effect_store.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
-#include "scenarios/checkpoint_reference.h"
 
 namespace stepfault::scenarios {
 namespace {
@@ -139,7 +139,8 @@ class FanInScenario final : public Scenario {
   std::vector<ParamDecl> params() const override {
     return {{"width", ParamType::kInt, 1, 64, {}, 3, "workers the fan-out feeds (fan-in sources)"},
             {"payload_bytes", ParamType::kInt, 0, 65536, {}, 16, "bytes of payload per worker"},
-            CheckpointModeParam(), FullEveryParam()};
+            CheckpointModeParam(),
+            FullEveryParam()};
   }
   // The default width first, then a single branch and a wide fan-in; the default width again with
   // every checkpoint full (MAF's mode; the default is incremental).

@@ -11,13 +11,13 @@
 #include "engine/random.h"
 #include "faults/topology_mutator.h"
 #include "scenarios/business_look.h"
+#include "scenarios/checkpoint_reference.h"
 #include "scenarios/durable_checkpoints.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
 #include "scenarios/invariants.h"
 #include "scenarios/json/json_responses.h"
 #include "scenarios/json/json_scenario_internal.h"
-#include "scenarios/checkpoint_reference.h"
 
 namespace stepfault::scenarios {
 namespace {

@@ -382,8 +382,9 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
   }
   if (const Json* restore = p.Object(root, "", "live_restore", false)) {
     p.OnlyKeys(*restore, "/live_restore", {"to_step"});
-    if (const Json* to = p.Member(*restore, "/live_restore", "to_step",
-                                  Json::value_t::number_unsigned, "a step number (0, 1, ...)", true)) {
+    if (const Json* to =
+            p.Member(*restore, "/live_restore", "to_step", Json::value_t::number_unsigned,
+                     "a step number (0, 1, ...)", true)) {
       const uint64_t step = to->get<uint64_t>();
       if (step >= static_cast<uint64_t>(def.max_steps)) {
         p.Fail("/live_restore/to_step", "step " + std::to_string(step) +

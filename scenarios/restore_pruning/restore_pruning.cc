@@ -4,12 +4,12 @@
 #include <set>
 
 #include "engine/random.h"
+#include "scenarios/checkpoint_reference.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
 #include "scenarios/restore_pruning/restore_pruning_host.h"
-#include "scenarios/checkpoint_reference.h"
 
 namespace stepfault::scenarios {
 namespace {

@@ -98,6 +98,13 @@ Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
       for (const properties::Mutant& m : properties::AllMutants()) names += "\n  " + m.name;
       return Status::InvalidArgument("unknown hazard '" + h + "'; the hazards are:" + names);
     }
+    if (!found->crash_model_hazard.empty()) {  // the crash model's, not a run's (no apply)
+      return Status::InvalidArgument("hazard '" + h +
+                                     "' is a mutant of the black-box crash model, "
+                                     "which no run carries; check it with `stepfault blackbox "
+                                     "conformance --hazard " +
+                                     found->crash_model_hazard + "`");
+    }
     found->apply(&config);
   }
   return config;
@@ -339,11 +346,20 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
   }
   if (!report.mutants.empty()) {
     int killed = 0;
-    for (const auto& m : report.mutants) killed += m.killed ? 1 : 0;
+    size_t by_catalogue = 0;
+    for (const auto& m : report.mutants) {
+      killed += m.killed ? 1 : 0;
+      by_catalogue += m.name.starts_with("blackbox:") ? 1 : 0;
+    }
     // The mutants are defects of the built-in hosts and stores: they are hunted there, whatever
-    // scenarios the exploration itself ran (issue 16, item 6).
-    std::fprintf(out, "mutants killed: %d/%zu (hunted on the built-in scenarios)\n", killed,
-                 report.mutants.size());
+    // scenarios the exploration itself ran (issue 16, item 6); the black-box crash model's own
+    // (blackbox:*) by its crash-state catalogue.
+    const char* where = by_catalogue == 0 ? "the built-in scenarios"
+                        : by_catalogue == report.mutants.size()
+                            ? "the crash-state catalogue"
+                            : "the built-in scenarios; blackbox:* on the crash-state catalogue";
+    std::fprintf(out, "mutants killed: %d/%zu (hunted on %s)\n", killed, report.mutants.size(),
+                 where);
   }
   // Every failure names its seed and the command that replays it.
   for (size_t i = 0; i < report.violations.size() && i < 5; ++i) {

@@ -1,19 +1,23 @@
-// `stepfault blackbox record|explore|replay`: black-box mode (docs/blackbox.md) from the command
-// line. Exit codes as every command: 0 every invariant held, 1 a violation, 2 bad usage or input
-// (nothing outside --out/--keep and the scratch directory changes), 3 coverage below
+// `stepfault blackbox record|init|explore|replay|conformance`: black-box mode (docs/blackbox.md)
+// from the command line. Exit codes as every command: 0 every invariant held, 1 a violation, 2 bad
+// usage or input (nothing outside --out/--keep and the scratch directory changes), 3 coverage below
 // --min-coverage.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "engine/env.h"
+#include "faults/blackbox/crash_catalogue.h"
 #include "faults/blackbox/trace.h"
 #include "properties/blackbox/bb_plan.h"
 #include "properties/blackbox/explore.h"
 #include "properties/blackbox/process_guard.h"
 #include "properties/blackbox/session.h"
+#include "scenarios/invariants.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/progress.h"
@@ -30,6 +34,7 @@ struct BlackboxArgs {
   std::string name, dir;                                // init
   std::vector<std::string> setup, run, recover, check;  // init
   std::vector<std::string> actions;
+  std::vector<std::string> hazards, entries;  // conformance
   int depth = 1, jobs = 1;
   uint64_t seed = 0;
   double min_coverage = 0;
@@ -255,6 +260,62 @@ int RunBbReplay(const BlackboxArgs& a) {
   return r->failures.empty() ? kExitOk : kExitViolation;
 }
 
+// `blackbox conformance`: the crash model's self-check. The crash-state catalogue the binary embeds
+// is run against the builder, with the named hazards on (the mutants blackbox:NAME): every
+// catalogued state must be built at every window, and no other (INV-BB-MODEL).
+int RunBbConformance(const BlackboxArgs& a) {
+  namespace fb = faults::blackbox;
+  fb::CrashModelOptions options;
+  std::string on;
+  for (const std::string& h : a.hazards) {
+    const std::string bare = h.starts_with("blackbox:") ? h.substr(9) : h;
+    if (Status s = options.Enable(bare); !s.ok()) return UsageError(s.message());
+    on += (on.empty() ? "" : ", ") + bare;
+  }
+  Result<std::vector<fb::CatalogueEntry>> all = fb::ParseCatalogue(fb::CrashCatalogueText());
+  if (!all.ok()) {
+    std::fprintf(stderr, "blackbox conformance: the embedded catalogue: %s\n",
+                 all.status().message().c_str());
+    return kExitInternal;
+  }
+  std::vector<fb::CatalogueEntry> chosen;
+  for (const std::string& name : a.entries) {
+    auto it = std::find_if(all->begin(), all->end(),
+                           [&](const fb::CatalogueEntry& e) { return e.name == name; });
+    if (it == all->end()) {
+      std::string names;
+      for (const fb::CatalogueEntry& e : *all) names += "\n  " + e.name;
+      return UsageError("unknown catalogue entry '" + name + "'; the entries are:" + names);
+    }
+    chosen.push_back(*it);
+  }
+  if (a.entries.empty()) chosen = *all;
+  Result<fb::CatalogueRun> run = fb::RunCatalogue(chosen, fb::BuilderWith(options));
+  if (!run.ok()) {
+    std::fprintf(stderr, "blackbox conformance: %s\n", run.status().message().c_str());
+    return kExitInternal;
+  }
+  std::printf(
+      "crash model conformance (hazards: %s): %lld entries, %lld windows, %lld catalogued "
+      "states\n",
+      on.empty() ? "none" : on.c_str(), static_cast<long long>(run->entries),
+      static_cast<long long>(run->windows), static_cast<long long>(run->states));
+  std::set<std::string> failed;
+  for (const fb::CatalogueDisagreement& d : run->disagreements) {
+    std::printf("VIOLATION %s: %s\n", scenarios::kInvBbModel, d.message.c_str());
+    failed.insert(d.entry);
+  }
+  if (run->disagreements.empty()) {
+    std::printf("%s holds: every catalogued state is built, and no other\n",
+                scenarios::kInvBbModel);
+    return kExitOk;
+  }
+  std::printf("%s violated: %zu disagreements in %zu of %lld entries (first: %s)\n",
+              scenarios::kInvBbModel, run->disagreements.size(), failed.size(),
+              static_cast<long long>(run->entries), run->disagreements.front().entry.c_str());
+  return kExitViolation;
+}
+
 }  // namespace
 
 void AddBlackboxCommand(CLI::App& app, CommandState& state) {
@@ -315,6 +376,15 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
       return RunBbReplay(*args);
     };
   });
+  auto* cf = bbc->add_subcommand(
+      "conformance", "the crash model's self-check: its catalogue of crash states, built exactly");
+  std::string hazard_names;
+  for (const auto& h : faults::blackbox::CrashModelHazards())
+    hazard_names += (hazard_names.empty() ? "" : ", ") + h.name;
+  cf->add_option("--hazard", args->hazards,
+                 "switch a crash-model hazard on (repeatable): " + hazard_names);
+  cf->add_option("--entry", args->entries, "only this catalogue entry (repeatable)");
+  cf->callback([&state, args] { state.run = [args] { return RunBbConformance(*args); }; });
 }
 
 }  // namespace stepfault::cli

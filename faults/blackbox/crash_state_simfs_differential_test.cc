@@ -339,7 +339,7 @@ std::vector<Op> Generate(std::mt19937_64& rng) {
   bool holding = false;
   size_t n = 1 + pick(12);
   for (size_t guard = 0; ops.size() < n && guard < 200; ++guard) {
-    const std::string p = kFiles[pick(kFiles.size())];
+    const std::string& p = kFiles[pick(kFiles.size())];
     const bool exists = files.count(p) > 0, parent_ok = dirs.count(parent(p)) > 0;
     switch (pick(12)) {
       case Op::kCreate:
@@ -375,7 +375,7 @@ std::vector<Op> Generate(std::mt19937_64& rng) {
         ops.push_back({Op::kFsync, p});
         break;
       case Op::kRename: {
-        const std::string to = kFiles[pick(kFiles.size())];
+        const std::string& to = kFiles[pick(kFiles.size())];
         if (!exists || !dirs.count(parent(to))) continue;
         ops.push_back({Op::kRename, p, to});
         size_t sz = files[p];

@@ -10,24 +10,10 @@
 #include "engine/checkpoint_manager.h"
 #include "engine/state_map.h"
 #include "engine/stores/memory_store.h"
+#include "engine/testing/delta_chain.h"
 
 namespace stepfault {
 namespace {
-
-Checkpoint Step(int64_t step, const std::optional<CheckpointInfo>& parent, StateMap state) {
-  Checkpoint c;
-  c.session_id = "s";
-  c.step_number = step;
-  c.workflow = SharedJson(Json{{"start", "a"},
-                               {"executors", {{"a", {{"type", "A"}}}}},
-                               {"edges", Json::array()},
-                               {"ports", Json::array()},
-                               {"outputs", Json::array()}});
-  c.instantiated = std::vector<std::string>{"a"};
-  c.parent = parent;
-  c.state = std::move(state);
-  return c;
-}
 
 // Commits the states as one chain (full_every 3: a full snapshot, then two deltas) and returns what
 // a fresh manager resolves the last one to.
@@ -37,7 +23,7 @@ StateMap ResolvedLast(const std::vector<StateMap>& states, StoreCheckpointOption
   StoreCheckpointManager writer(&store, options);
   std::optional<CheckpointInfo> parent;
   for (size_t i = 0; i < states.size(); ++i) {
-    auto info = writer.Commit(Step(static_cast<int64_t>(i), parent, states[i]));
+    auto info = writer.Commit(testing::StateChainStep(static_cast<int64_t>(i), parent, states[i]));
     EXPECT_TRUE(info.ok()) << info.status().ToString();
     parent = *info;
   }

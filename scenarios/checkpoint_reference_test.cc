@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/testing/delta_chain.h"
 #include "faults/sim_fs.h"
 #include "scenarios/host_drive.h"
 #include "scenarios/host_oracles.h"
@@ -24,18 +25,9 @@ namespace {
 
 Checkpoint Step(int64_t step, const std::optional<CheckpointInfo>& parent,
                 std::initializer_list<std::tuple<const char*, const char*, int>> values) {
-  Checkpoint c;
-  c.session_id = "s";
-  c.step_number = step;
-  c.workflow = SharedJson(Json{{"start", "a"},
-                               {"executors", {{"a", {{"type", "A"}}}}},
-                               {"edges", Json::array()},
-                               {"ports", Json::array()},
-                               {"outputs", Json::array()}});
-  c.instantiated = std::vector<std::string>{"a"};
-  c.parent = parent;
-  for (const auto& [scope, key, v] : values) c.state.Set(scope, key, SharedJson(Json(v)));
-  return c;
+  StateMap state;
+  for (const auto& [scope, key, v] : values) state.Set(scope, key, SharedJson(Json(v)));
+  return testing::StateChainStep(step, parent, std::move(state));
 }
 
 struct Outcome {

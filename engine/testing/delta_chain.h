@@ -7,6 +7,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/checkpoint.h"
@@ -14,6 +16,23 @@
 #include "engine/status.h"
 
 namespace stepfault::testing {
+
+// A checkpoint of session "s" at `step`, child of `parent`, holding `state`, of a one-executor
+// workflow ("a", instantiated): the smallest chain link a manager commits (the mutant and
+// reference-oracle tests build their chains from it).
+// Inline: a test that links no conformance suite uses it too.
+inline Checkpoint StateChainStep(int64_t step, const std::optional<CheckpointInfo>& parent,
+                                 StateMap state) {
+  Checkpoint c;
+  c.session_id = "s";
+  c.step_number = step;
+  c.workflow = Json::parse(
+      R"({"start":"a","executors":{"a":{"type":"A"}},"edges":[],"ports":[],"outputs":[]})");
+  c.instantiated = std::vector<std::string>{"a"};
+  c.parent = parent;
+  c.state = std::move(state);
+  return c;
+}
 
 // Step `step` of the chain (session "s"), child of `parent`.
 Checkpoint DeltaChainStep(int step, const std::optional<CheckpointInfo>& parent);

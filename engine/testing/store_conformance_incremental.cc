@@ -16,11 +16,8 @@
 namespace stepfault::testing {
 
 Checkpoint DeltaChainStep(int step, const std::optional<CheckpointInfo>& parent) {
-  Checkpoint c;
-  c.session_id = "s";
-  c.step_number = step;
-  c.workflow = Json::parse(
-      R"({"start":"a","executors":{"a":{"type":"A"}},"edges":[],"ports":[],"outputs":[]})");
+  Checkpoint c = StateChainStep(step, parent, StateMap());
+  c.instantiated = std::vector<std::string>();  // as this chain always had
   c.state["executor:a"]["big"] = std::string(20000, 'k');
   c.state["executor:a"]["step"] = step;
   if (step % 2 == 0) c.state["shared:even"]["seen"] = step;  // a key that comes and goes

@@ -65,44 +65,35 @@ HandlerFn Handler(const JsonExecutorDef& def, const JsonRuntime* runtime) {
             "fail-once '" + id + "' fails its first invocation of the scenario run (by design)");
       };
     case JsonExecutorKind::kCounter:
-      return [id, key = def.state_key, scope = def.scope](const Message& m, WorkflowContext& ctx) {
-        if (!m.body.is_object()) {
-          return Status::HandlerFailed("counter '" + id + "' needs an object body, got " +
-                                       m.body.dump());
-        }
-        // Absent counts as 0. The read sees this executor's own write queued earlier in the step;
-        // the update is published at the end of the step, where a second writer of the same
-        // shared key is a state conflict (docs/engine-semantics.md 1.5).
-        const std::optional<Json> seen = ctx.ReadState(key, scope);
-        if (seen && !seen->is_number_integer()) {
-          return Status::HandlerFailed("counter '" + id + "': state key '" + key +
-                                       "' holds a non-integer " + seen->dump());
-        }
-        const int64_t n = (seen ? seen->get<int64_t>() : 0) + 1;
-        ctx.QueueStateUpdate(key, Json(n), scope);
-        Json body = m.body;
-        body["count_" + id] = n;
-        return Emit(ctx, Message{m.type, std::move(body)});
-      };
     case JsonExecutorKind::kClear:
-      return [id, key = def.state_key, scope = def.scope](const Message& m, WorkflowContext& ctx) {
-        if (!m.body.is_object()) {
-          return Status::HandlerFailed("clear '" + id + "' needs an object body, got " +
-                                       m.body.dump());
-        }
-        // Removes the key (the scope goes with its last key, engine/state_map.h), queued as any
-        // update; forwards the message with the count it removed (absent: 0), so an output shows
-        // what the state held.
-        const std::optional<Json> seen = ctx.ReadState(key, scope);
-        if (seen && !seen->is_number_integer()) {
-          return Status::HandlerFailed("clear '" + id + "': state key '" + key +
-                                       "' holds a non-integer " + seen->dump());
-        }
-        ctx.QueueStateUpdate(key, std::nullopt, scope);
-        Json body = m.body;
-        body["cleared_" + id] = seen ? seen->get<int64_t>() : 0;
-        return Emit(ctx, Message{m.type, std::move(body)});
-      };
+      return
+          [id, key = def.state_key, scope = def.scope,
+           clear = def.kind == JsonExecutorKind::kClear](const Message& m, WorkflowContext& ctx) {
+            const std::string what = std::string(clear ? "clear '" : "counter '") + id + "'";
+            if (!m.body.is_object()) {
+              return Status::HandlerFailed(what + " needs an object body, got " + m.body.dump());
+            }
+            // Absent counts as 0. The read sees this executor's own write queued earlier in the
+            // step; the update is published at the end of the step, where a second writer of the
+            // same shared key is a state conflict (docs/engine-semantics.md 1.5).
+            const std::optional<Json> seen = ctx.ReadState(key, scope);
+            if (seen && !seen->is_number_integer()) {
+              return Status::HandlerFailed(what + ": state key '" + key + "' holds a non-integer " +
+                                           seen->dump());
+            }
+            const int64_t n = seen ? seen->get<int64_t>() : 0;
+            Json body = m.body;
+            if (clear) {
+              // A removal (the scope goes with its last key, engine/state_map.h), queued as any
+              // update; the message carries the count it removed, so an output shows what was held.
+              ctx.QueueStateUpdate(key, std::nullopt, scope);
+              body["cleared_" + id] = n;
+            } else {
+              ctx.QueueStateUpdate(key, Json(n + 1), scope);
+              body["count_" + id] = n + 1;
+            }
+            return Emit(ctx, Message{m.type, std::move(body)});
+          };
     case JsonExecutorKind::kRequestPort:
       break;
   }

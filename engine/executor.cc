@@ -18,6 +18,7 @@ class FunctionExecutorImpl final : public Executor {
   Status Handle(const Message& message, WorkflowContext& context) override {
     return handler_(message, context);
   }
+  bool HasCheckpointingHook() const override { return false; }
 
  private:
   HandlerFn handler_;

@@ -59,6 +59,10 @@ class Executor {
 
   // REQUIRES: Accepts(message.type).
   virtual Status Handle(const Message& message, WorkflowContext& context) = 0;
+  // Whether OnCheckpointing does anything: false lets a run skip the call (and building its
+  // context) at every checkpoint, which for an N-executor run is N calls per step. Default true;
+  // an executor that overrides neither may say false (function executors do).
+  virtual bool HasCheckpointingHook() const { return true; }
   // Before each checkpoint, on instantiated executors only.
   virtual Status OnCheckpointing(WorkflowContext& context) {
     (void)context;

@@ -206,8 +206,8 @@ class StreamingRun {
   std::map<int, std::shared_ptr<FanInState>> fan_in_;
   std::set<std::string> instantiated_ids_;
   // instantiated_ids_ as the sorted list a checkpoint holds, shared with every checkpoint taken
-  // since it last changed. Reset whenever instantiated_ids_ changes; ExportCheckpoint rebuilds it
-  // when its size differs from the set's.
+  // since it last changed. Either in step with the set (Instantiate inserts each new id in order)
+  // or Reset (a restore replaced the set); ExportCheckpoint rebuilds it when its size differs.
   SharedValue<std::vector<std::string>> instantiated_list_;
   int64_t step_number_ = 0;
   std::optional<CheckpointInfo> last_checkpoint_;

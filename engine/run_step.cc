@@ -18,7 +18,17 @@ Executor* StreamingRun::Instantiate(const std::string& id) {
   SF_CHECK(ex != nullptr && ex->id() == id);
   Executor* raw = ex.get();
   executors_.emplace(id, std::move(ex));
-  if (instantiated_ids_.insert(id).second) instantiated_list_.Reset();
+  if (instantiated_ids_.insert(id).second) {
+    if (instantiated_list_.size() + 1 == instantiated_ids_.size()) {
+      // In step with the set before this id: insert it in order, not rebuild the list from the
+      // set at the next checkpoint (issue 27: that was a walk of every id at every step that
+      // instantiates one). A list a checkpoint shares is copied first (one contiguous copy).
+      std::vector<std::string>& list = instantiated_list_.Mutable();
+      list.insert(std::lower_bound(list.begin(), list.end(), id), id);
+    } else {
+      instantiated_list_.Reset();
+    }
+  }
   return raw;
 }
 
@@ -222,6 +232,7 @@ Checkpoint StreamingRun::ExportCheckpoint() {
 
 bool StreamingRun::CommitCheckpoint(int64_t step) {
   for (auto& [id, ex] : executors_) {
+    if (!ex->HasCheckpointingHook()) continue;  // nothing to call: no context to build
     StepContext ctx(this, id);
     Status s = ex->OnCheckpointing(ctx);
     if (!s.ok()) {

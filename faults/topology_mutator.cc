@@ -27,6 +27,7 @@ void RenameEverywhere(WorkflowSpec* spec, const std::string& from, const std::st
         Status Handle(const Message& m, WorkflowContext& c) override {
           return inner_->Handle(m, c);
         }
+        bool HasCheckpointingHook() const override { return inner_->HasCheckpointingHook(); }
         Status OnCheckpointing(WorkflowContext& c) override { return inner_->OnCheckpointing(c); }
         Status OnCheckpointRestored(WorkflowContext& c) override {
           return inner_->OnCheckpointRestored(c);

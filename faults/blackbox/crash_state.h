@@ -8,11 +8,12 @@
 // of a directory copies its current entries to durable, syncfs/sync does both for everything.
 // A write durable at return (synced=data: O_DSYNC or RWF_DSYNC; synced=all: O_SYNC or RWF_SYNC; the
 // recorder reads the descriptor's flags from the kernel) is the write followed by fdatasync/fsync
-// of its file; it makes no directory entry durable (a file created with O_SYNC still needs its
-// directory fsynced: POSIX does not make the name durable). sync_file_range with all of
-// WAIT_BEFORE|WRITE|WAIT_AFTER (flags 7) copies every unsynced write lying wholly inside [from,
-// from + len) (len 0: to the end) to durable, in order; without all three it changes nothing (it
-// is not a barrier).
+// of its file (file-wide: Linux syncs only the written range, so this is optimistic for an earlier
+// ordinary write elsewhere in the same file); it makes no directory entry durable (a file created
+// with O_SYNC still needs its directory fsynced: POSIX does not make the name durable).
+// sync_file_range with all of WAIT_BEFORE|WRITE|WAIT_AFTER (flags 7) copies every unsynced write
+// lying wholly inside [from, from + len) (len 0: to the end) to durable, in order; without all
+// three it changes nothing (it is not a barrier).
 // - crash at N (the process dies): every operation before N survives; the state is the current
 // tree.
 // - powerloss at N (the machine dies): starting from the root, the tree of durable entries; each

@@ -77,8 +77,9 @@ class Model {
   void Apply(const TraceRecord& r, int64_t seq) {
     const std::string& op = r.op;
     if (op == "open") return Open(r);
-    if (op == "write") return Write(r, seq);
+    if (op == "write") return r.Get("synced").empty() ? Write(r, seq) : SyncedWrite(r, seq);
     if (op == "fsync") return Sync(r);
+    if (op == "sync_file_range") return SyncRange(r);
     if (op == "syncfs") return SyncAll();
     if (op == "rename") return Rename(r.Get("path"), r.Get("path2"));
     if (op == "unlink" || op == "rmdir")
@@ -205,6 +206,38 @@ class Model {
     if (r.data.empty()) return;
     WriteAt(&f.cur, off, r.data);
     f.unsynced.push_back({seq, off, r.data});
+  }
+  // A write through an O_DSYNC/O_SYNC descriptor or with RWF_DSYNC/RWF_SYNC (synced=data|all) is
+  // durable when it returns: as the write followed by fdatasync (fsync) of its file. The file's
+  // entry in its directory is not made durable by it (that takes a directory fsync).
+  void SyncedWrite(const TraceRecord& r, int64_t seq) {
+    Write(r, seq);
+    File& f = files_[FileOf(r)];
+    f.dur = f.cur;
+    f.unsynced.clear();
+  }
+  // sync_file_range with SYNC_FILE_RANGE_WAIT_BEFORE|WRITE|WAIT_AFTER (flags 7) makes the data of
+  // [from, from + len) durable (len 0: to the end of the file): every unsynced write inside the
+  // range reaches the durable bytes, in order, and is no longer unsynced. A write only partly in
+  // the range, a truncation and the size a write outside it set stay as unsynced as before.
+  // Without all three flags it is not a barrier and changes nothing.
+  void SyncRange(const TraceRecord& r) {
+    constexpr int64_t kWaitWriteWait = 1 | 2 | 4;
+    if ((r.Int("flags") & kWaitWriteWait) != kWaitWriteWait) return;
+    File& f = files_[FileOf(r)];
+    const uint64_t from = static_cast<uint64_t>(std::max<int64_t>(0, r.Int("from")));
+    const int64_t len = r.Int("len");
+    std::vector<PendingWrite> still;
+    for (PendingWrite& w : f.unsynced) {
+      bool inside =
+          w.off >= from && (len <= 0 || w.off + w.data.size() <= from + static_cast<uint64_t>(len));
+      if (inside) {
+        WriteAt(&f.dur, w.off, w.data);
+      } else {
+        still.push_back(std::move(w));
+      }
+    }
+    f.unsynced = std::move(still);
   }
   void Sync(const TraceRecord& r) {
     if (r.Int("dir")) {

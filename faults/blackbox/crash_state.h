@@ -5,8 +5,15 @@
 // The initial snapshot is taken as fully durable. Every recorded operation before window N is
 // applied in trace order to a model with, per file, current and durable bytes and, per directory,
 // current and durable entries; fsync/fdatasync of a file copies its current bytes to durable, fsync
-// of a directory copies its current entries to durable, syncfs/sync does both for everything;
-// sync_file_range changes nothing (it is not a barrier).
+// of a directory copies its current entries to durable, syncfs/sync does both for everything.
+// A write durable at return (synced=data: O_DSYNC or RWF_DSYNC; synced=all: O_SYNC or RWF_SYNC; the
+// recorder reads the descriptor's flags from the kernel) is the write followed by fdatasync/fsync
+// of its file (file-wide: Linux syncs only the written range, so this is optimistic for an earlier
+// ordinary write elsewhere in the same file); it makes no directory entry durable (a file created
+// with O_SYNC still needs its directory fsynced: POSIX does not make the name durable).
+// sync_file_range with all of WAIT_BEFORE|WRITE|WAIT_AFTER (flags 7) copies every unsynced write
+// lying wholly inside [from, from + len) (len 0: to the end) to durable, in order; without all
+// three it changes nothing (it is not a barrier).
 // - crash at N (the process dies): every operation before N survives; the state is the current
 // tree.
 // - powerloss at N (the machine dies): starting from the root, the tree of durable entries; each

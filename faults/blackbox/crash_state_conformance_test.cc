@@ -4,11 +4,12 @@
 // power loss leaves over all its tearings, and the state a reorder leaves; nothing missing, nothing
 // extra. And the suite has teeth: run against builders broken in the ways a crash model goes wrong
 // (a rename, unlink or create kept without a directory fsync, no tearing, a crash that loses
-// unsynced data, ...), it fails for each, while it holds for the real builder (the control).
-// Method: the three namespace mutants are the builder's own hazards (CrashModelOptions, the
-// mutants blackbox:* of `stepfault mutants`); the others are the real builder over a rewritten
-// trace (say, a directory fsync inserted after every file fsync) or with its arguments bent.
-// The catalogue is the one the library embeds (crash_catalogue.h), run by RunCatalogue.
+// unsynced data, an O_DSYNC write taken as unsynced, sync_file_range's flags ignored, ...), it
+// fails for each, while it holds for the real builder (the control). Method: the three namespace
+// mutants are the builder's own hazards (CrashModelOptions, the mutants blackbox:* of `stepfault
+// mutants`); the others are the real builder over a rewritten or edited trace (say, a directory
+// fsync inserted after every file fsync, synced= erased) or with its arguments bent. The catalogue
+// is the one the library embeds (crash_catalogue.h), run by RunCatalogue.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -151,6 +152,30 @@ Builder Rewriting(std::function<std::vector<TraceRecord>(const TraceRecord&)> ex
   };
 }
 
+// The real builder over a copy of the trace that `edit` changes in place (records keep their
+// places, so the windows stay).
+Builder Editing(std::function<void(Trace*)> edit) {
+  return [edit](const CrashState& initial, const Trace& trace, size_t upto, CrashKind kind,
+                uint64_t seed, int64_t kept) {
+    Trace out = trace;
+    edit(&out);
+    return BuildCrashState(initial, out, upto, kind, seed, kept);
+  };
+}
+// Sets `key` to `value` on every record of `op` (erases it when value is empty).
+Builder SettingField(const std::string& op, const std::string& key, const std::string& value) {
+  return Editing([op, key, value](Trace* t) {
+    for (TraceRecord& r : t->records) {
+      if (r.op != op) continue;
+      if (value.empty()) {
+        r.fields.erase(key);
+      } else {
+        r.fields[key] = value;
+      }
+    }
+  });
+}
+
 std::string ParentOf(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
@@ -213,6 +238,26 @@ std::vector<Mutant> Mutants() {
          return BuildCrashState(i, t, u, k == CrashKind::kReorder ? CrashKind::kPowerLoss : k, s,
                                 k == CrashKind::kReorder ? 1 << 20 : kept);
        }},
+      {"a write durable at return (O_DSYNC, RWF_DSYNC) is taken as unsynced",
+       SettingField("write", "synced", "")},
+      {"durability follows the file, not the descriptor (every later write synced)",
+       Editing([](Trace* t) {
+         std::set<std::string> synced_inos;
+         for (TraceRecord& r : t->records) {
+           if (r.op != "write") continue;
+           if (!r.Get("synced").empty()) synced_inos.insert(r.Get("ino"));
+           if (synced_inos.count(r.Get("ino"))) r.fields["synced"] = "data";
+         }
+       })},
+      {"a write durable at return also makes its file's name durable",
+       Rewriting([](const TraceRecord& r) {
+         return r.op == "write" && !r.Get("synced").empty() ? DirSyncsAfter(r, "write")
+                                                            : std::vector<TraceRecord>{};
+       })},
+      {"sync_file_range is a barrier whatever its flags",
+       SettingField("sync_file_range", "flags", "7")},
+      {"sync_file_range with the wait flags is no barrier",
+       SettingField("sync_file_range", "flags", "0")},
       {"the model sees the window's own call (off by one)",
        [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t kept) {
          return BuildCrashState(i, t, u + 1, k, s, kept);

@@ -7,7 +7,9 @@
 // Method: seeded generated sequences (creates, writes of 0..1100 bytes at the end, inside or past
 // the end, ftruncate, O_TRUNC, fsync, rename, unlink, mkdir, directory fsync) over a small
 // namespace, plus the catalogue's own shapes; SimFs's power-loss worlds are collected over many
-// seeds (it chooses the tearing from its seed), the builder's over every kept_sectors.
+// seeds (it chooses the tearing from its seed), the builder's over every kept_sectors. Writes
+// durable at return (O_DSYNC, O_SYNC, RWF_DSYNC: synced= records) are never generated: SimFs has
+// no open flags, so those rules are held by the catalogue only (docs/blackbox.md).
 #include <gtest/gtest.h>
 
 #include <map>

@@ -8,12 +8,15 @@
 // '%', '=' and >= 0x7f), ending with "n=<data length>\n", followed by exactly that many data
 // bytes (the bytes a write returned as written). Every body starts with op=, pid= and tid=.
 // Ops: hello (a process started), open, write, fsync, rename, unlink, mkdir, rmdir, truncate,
-// fallocate, link, symlink, syncfs, sync_file_range, close, stdout (bytes the program wrote to
-// fd 1 with write(2): its acknowledgements), exit (written by the harness when a command ends; its
-// window is proc.exit[cmdI]), failed (the call returned an error and
-// changed nothing), fault (the harness failed the call: the ioerror run), incomplete (the recorder
-// saw I/O it cannot model), volatile (a MAP_SHARED -shm file). A record with a `w` field, other
-// than failed and fault, is a window: the point "fs.<op>[<path role>]" the call was at.
+// fallocate, link, symlink, syncfs, sync_file_range (from=, len=, flags=; a window
+// fs.sync_file_range[path] only with all three wait flags), close, stdout (bytes the program wrote
+// to fd 1 with write(2): its acknowledgements), exit (written by the harness when a command ends;
+// its window is proc.exit[cmdI]), failed (the call returned an error and changed nothing), fault
+// (the harness failed the call: the ioerror run), incomplete (the recorder saw I/O it cannot
+// model), volatile (a MAP_SHARED -shm file). A record with a `w` field, other than failed and
+// fault, is a window: the point "fs.<op>[<path role>]" the call was at. A write with synced=data
+// (O_DSYNC, RWF_DSYNC) or synced=all (O_SYNC, RWF_SYNC) was durable when it returned (crash_state.h
+// says what the model makes of it).
 //
 // Fields off= and size= are byte counts of 0..kMaxTraceFileBytes, and off + size + n stays within
 // it. The reader rejects anything else with kCorruption naming the record index, the byte offset

@@ -33,7 +33,8 @@ typedef struct {
   char* role;  // path relative to the root ("." for the root itself); NULL: not tracked
   unsigned long long ino;
   int is_dir;
-  int is_stdio;
+  int is_stdio;  // a writable stdio stream (fopen "w"/"a"/"r+", fdopen): snapshotted at flush
+  int oflags;    // the open file description's flags as the kernel has them (F_GETFL)
 } FdEntry;
 
 typedef struct {
@@ -111,6 +112,7 @@ extern __thread int t_guard;
   X(ssize_t, sendfile64, int, int, off64_t*, size_t)                              \
   X(FILE*, fopen, const char*, const char*)                                       \
   X(FILE*, fopen64, const char*, const char*)                                     \
+  X(FILE*, fdopen, int, const char*)                                              \
   X(int, fflush, FILE*)                                                           \
   X(int, fclose, FILE*)                                                           \
   X(int, execve, const char*, char* const[], char* const[])
@@ -138,5 +140,7 @@ int inject(const char* point, int err);
 void emit_failure(const char* op, const char* point, int err);
 void emit_incomplete(const char* reason, const char* detail);
 void track_fd(int fd, const char* role, int is_stdio);
+// Re-reads the open flags of a tracked fd (after open and fcntl F_SETFL).
+void refresh_oflags(int fd);
 void snapshot_stdio(FdEntry* e, int fd);
 int dup_to(int old, int nfd);

@@ -14,6 +14,21 @@ void track_fd(int fd, const char* role, int is_stdio) {
   g_fds[fd].ino = (unsigned long long)st.st_ino;
   g_fds[fd].is_dir = S_ISDIR(st.st_mode);
   g_fds[fd].is_stdio = is_stdio;
+  refresh_oflags(fd);
+}
+
+void refresh_oflags(int fd) {
+  resolve_fcntl();
+  int fl = real_fcntl(fd, F_GETFL);
+  g_fds[fd].oflags = fl < 0 ? 0 : fl;
+}
+
+// What a write on `e` with pwritev2 flags `rwf` makes durable when it returns: "all" (O_SYNC,
+// RWF_SYNC: bytes and metadata, as fsync), "data" (O_DSYNC, RWF_DSYNC: as fdatasync), NULL (none).
+static const char* durable_at_return(const FdEntry* e, int rwf) {
+  if ((e->oflags & O_SYNC) == O_SYNC || (rwf & RWF_SYNC)) return "all";
+  if ((e->oflags & O_DSYNC) || (rwf & RWF_DSYNC)) return "data";
+  return NULL;
 }
 
 typedef int (*OpenFn)(void* ctx);
@@ -155,12 +170,15 @@ SF_EXPORT int creat64(const char* path, mode_t mode) {
 
 // ---- writes ----
 // Records a successful write of `data` (len bytes) at `off` on the tracked fd.
-static void emit_write(FdEntry* e, const char* point, long long off, const void* data, size_t len) {
+// `synced` (durable_at_return) is recorded as the field synced=data|all.
+static void emit_write(FdEntry* e, const char* point, long long off, const void* data, size_t len,
+                       const char* synced) {
   Buf f = {0};
   buf_kv(&f, "path", e->role);
   buf_kv(&f, "w", point);
   buf_ki(&f, "ino", (long long)e->ino);
   buf_ki(&f, "off", off);
+  if (synced) buf_kv(&f, "synced", synced);
   emit("write", &f, data, len);
 }
 
@@ -230,12 +248,13 @@ static ssize_t do_write(WriteCtx c) {
   if (r > 0) {
     int positioned = c.kind != 0 && c.kind != 3 && c.off >= 0;
     long long off = positioned ? c.off : (long long)lseek(c.fd, 0, SEEK_CUR) - r;
+    const char* synced = durable_at_return(e, c.kind >= 6 ? c.flags : 0);
     if (c.iov) {
       char* d = gather(c.iov, c.cnt, (size_t)r);
-      emit_write(e, point, off, d, (size_t)r);
+      emit_write(e, point, off, d, (size_t)r, synced);
       free(d);
     } else {
-      emit_write(e, point, off, c.buf, (size_t)r);
+      emit_write(e, point, off, c.buf, (size_t)r, synced);
     }
   } else if (r < 0) {
     emit_failure("write", point, saved);
@@ -313,6 +332,9 @@ void snapshot_stdio(FdEntry* e, int fd) {
   buf_ki(&f, "ino", (long long)e->ino);
   buf_ki(&f, "off", 0);
   buf_ki(&f, "whole", 1);
+  // glibc wrote the stream's bytes through this descriptor: O_DSYNC/O_SYNC made them durable.
+  const char* synced = durable_at_return(e, 0);
+  if (synced) buf_kv(&f, "synced", synced);
   emit("write", &f, d.p, d.n);
   free(d.p);
 }
@@ -332,7 +354,9 @@ static FILE* do_fopen(FILE* (*real)(const char*, const char*), const char* path,
   FILE* fp = real(path, mode);
   if (fp) {
     int fd = fileno(fp);
-    track_fd(fd, role, 1);
+    // A read-only stream ("r", "rb") writes nothing: tracked (its fd may be fsynced) but never
+    // snapshotted, so it records no write window.
+    track_fd(fd, role, mode[0] != 'r' || strchr(mode, '+') != NULL);
     Buf f = {0};
     buf_kv(&f, "path", role);
     char point[PATH_MAX + 32] = "";
@@ -359,6 +383,19 @@ SF_EXPORT FILE* fopen64(const char* path, const char* mode) {
   resolve_fopen64();
   return do_fopen(real_fopen64, path, mode);
 }
+// A stream on a descriptor the program opened: a writable one is snapshotted like fopen's (its
+// bytes reach the file through glibc-internal writes the recorder does not see).
+SF_EXPORT FILE* fdopen(int fd, const char* mode) {
+  resolve_fdopen();
+  FILE* fp = real_fdopen(fd, mode);
+  FdEntry* e = fp ? tracked(fd) : NULL;
+  if (e && !e->is_dir && (mode[0] != 'r' || strchr(mode, '+'))) {
+    lock_all();
+    e->is_stdio = 1;
+    unlock_all();
+  }
+  return fp;
+}
 SF_EXPORT int fflush(FILE* fp) {
   resolve_fflush();
   int r = real_fflush(fp);
@@ -375,10 +412,10 @@ SF_EXPORT int fclose(FILE* fp) {
   resolve_fflush();
   int fd = fp ? fileno(fp) : -1;
   FdEntry* e = tracked(fd);
-  if (e && e->is_stdio) {
-    real_fflush(fp);
+  if (e) {  // every tracked stream's fd is closed (a stale entry would misname a reused fd)
+    if (e->is_stdio) real_fflush(fp);
     lock_all();
-    snapshot_stdio(e, fd);
+    if (e->is_stdio) snapshot_stdio(e, fd);
     Buf f = {0};
     buf_kv(&f, "path", e->role);
     buf_ki(&f, "fd", fd);
@@ -430,19 +467,42 @@ SF_EXPORT int fdatasync(int fd) {
   resolve_fdatasync();
   return do_sync(fd, 1, real_fdatasync);
 }
+// Recorded with its range (from=, len=; len=0: to the end of the file) and flags=. With all of
+// SYNC_FILE_RANGE_WAIT_BEFORE|WRITE|WAIT_AFTER the range's data is on disk when it returns: a
+// window fs.sync_file_range[path] (a live fault can fail it); without them it is not a barrier
+// (sync_file_range(2)) and changes no durability.
 SF_EXPORT int sync_file_range(int fd, off64_t off, off64_t n, unsigned int flags) {
   resolve_sync_file_range();
   FdEntry* e = tracked(fd);
+  if (!e) return real_sync_file_range(fd, off, n, flags);
+  const unsigned int wait =
+      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+  char point[PATH_MAX + 32] = "";
+  if ((flags & wait) == wait) snprintf(point, sizeof point, "fs.sync_file_range[%s]", e->role);
+  lock_all();
+  int err = point[0] ? fault_here(point) : 0;
+  if (err) {
+    int r = inject(point, err);
+    unlock_all();
+    errno = err;
+    return r;
+  }
   int r = real_sync_file_range(fd, off, n, flags);
-  if (e && r == 0) {
-    // Not a barrier (man 2 sync_file_range): recorded for the reader, changes no durability.
-    lock_all();
+  int saved = errno;
+  if (r == 0) {
     Buf f = {0};
     buf_kv(&f, "path", e->role);
+    if (point[0]) buf_kv(&f, "w", point);
     buf_ki(&f, "ino", (long long)e->ino);
+    buf_ki(&f, "from", (long long)off);
+    buf_ki(&f, "len", (long long)n);
+    buf_ki(&f, "flags", (long long)flags);
     emit("sync_file_range", &f, NULL, 0);
-    unlock_all();
+  } else if (point[0]) {
+    emit_failure("sync_file_range", point, saved);
   }
+  unlock_all();
+  errno = saved;
   return r;
 }
 static void emit_syncfs(void) {

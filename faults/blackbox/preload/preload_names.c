@@ -312,11 +312,15 @@ SF_EXPORT int dup3(int fd, int nfd, int flags) {
   return r >= 0 ? dup_to(fd, r) : r;
 }
 
-// fcntl(F_DUPFD*) duplicates a descriptor like dup(); every other command passes through (the one
-// argument, an int or a pointer, is forwarded as a pointer-sized value, as the ABI passes both).
+// fcntl(F_DUPFD*) duplicates a descriptor like dup(), F_SETFL re-reads the open flags; every other
+// command passes through (the one argument, an int or a pointer, is forwarded as a pointer-sized
+// value, as the ABI passes both).
 static int do_fcntl(int (*real)(int, int, ...), int fd, int cmd, void* arg) {
   int r = real(fd, cmd, arg);
   if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) && r != fd) dup_to(fd, r);
+  // F_SETFL may change what the write path honours; the kernel's flags are read back, not the
+  // request (Linux ignores O_DSYNC and O_SYNC in F_SETFL: man 2 fcntl, BUGS).
+  if (r >= 0 && cmd == F_SETFL && tracked(fd)) refresh_oflags(fd);
   return r;
 }
 SF_EXPORT int fcntl(int fd, int cmd, ...) {

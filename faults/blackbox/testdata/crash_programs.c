@@ -2,11 +2,16 @@
 // crash_catalogue.txt (faults/blackbox/crash_state_recorded_test.cc runs each under the recorder).
 // `crash-programs MODE DIR` does, with plain system calls on DIR, what entry MODE's trace records;
 // exit status 0 when every call succeeded, 1 when one failed, 2 for an unknown mode.
+// Two modes are not catalogue entries but black-box workloads (properties/blackbox/
+// durable_at_return_test.cc): `commit-dsync DIR` and `commit-plain DIR` append "commit 1" and
+// "commit 2" to the existing DIR/log, through an O_DSYNC descriptor or an ordinary one, and
+// acknowledge each with "committed N" on stdout once its write returned (no fsync in either).
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 static const char* g_dir;
@@ -40,8 +45,34 @@ static void Save(const char* data, int fsync_file) {
   Check(rename(At("tmp"), At("state")) == 0);
 }
 
+// Appends `n` copies of `c` to `name` through a descriptor opened with `extra` flags.
+static void AppendRun(const char* name, int extra, char c, size_t n) {
+  char data[4096];
+  memset(data, c, n);
+  int fd = Open(name, O_WRONLY | O_APPEND | extra);
+  Check(fd >= 0 && write(fd, data, n) == (ssize_t)n);
+  close(fd);
+}
+
+static int Commit(int extra) {
+  int fd = Open("log", O_WRONLY | O_APPEND | extra);
+  Check(fd >= 0);
+  for (int i = 1; i <= 2 && !g_failed; ++i) {
+    char line[32], ack[32];
+    int n = snprintf(line, sizeof line, "commit %d\n", i);
+    Check(write(fd, line, (size_t)n) == n);
+    if (g_failed) break;
+    int a = snprintf(ack, sizeof ack, "committed %d\n", i);
+    Check(write(1, ack, (size_t)a) == a);
+  }
+  close(fd);
+  return g_failed;
+}
+
 static int Run(const char* mode) {
   int fd;
+  if (strcmp(mode, "commit-dsync") == 0) return Commit(O_DSYNC);
+  if (strcmp(mode, "commit-plain") == 0) return Commit(0);
   if (strcmp(mode, "append-unsynced") == 0) {
     fd = Open("log", O_WRONLY | O_APPEND);
     Write(fd, "B");
@@ -95,6 +126,54 @@ static int Run(const char* mode) {
     FILE* fp = fopen(At("b"), "w");
     Check(fp != NULL);
     if (fp) fclose(fp);
+  } else if (strcmp(mode, "odsync-append-kept-whole") == 0) {
+    AppendRun("log", O_DSYNC, 'B', 600);
+  } else if (strcmp(mode, "odsync-then-ordinary-write-unsynced") == 0) {
+    AppendRun("log", O_DSYNC, 'B', 1);
+    AppendRun("log", 0, 'C', 1);
+  } else if (strcmp(mode, "osync-create-name-needs-dirsync") == 0) {
+    fd = Open("n", O_CREAT | O_WRONLY | O_SYNC);
+    Write(fd, "x");
+    close(fd);
+  } else if (strcmp(mode, "fsetfl-odsync-is-ignored-by-linux") == 0) {
+    fd = Open("log", O_WRONLY | O_APPEND);
+    Check(fcntl(fd, F_SETFL, O_APPEND | O_DSYNC) == 0);
+    Write(fd, "B");
+    close(fd);
+  } else if (strcmp(mode, "pwritev2-rwf-dsync-kept") == 0) {
+    char data[700];
+    memset(data, 'n', sizeof data);
+    struct iovec iov = {data, sizeof data};
+    fd = Open("f", O_WRONLY);
+    Check(pwritev2(fd, &iov, 1, 100, RWF_DSYNC) == (ssize_t)sizeof data);
+    close(fd);
+  } else if (strcmp(mode, "sync-file-range-with-wait-flags-kept") == 0) {
+    char data[600];
+    memset(data, 'B', sizeof data);
+    fd = Open("log", O_WRONLY | O_APPEND);
+    Check(write(fd, data, sizeof data) == (ssize_t)sizeof data);
+    Check(sync_file_range(fd, 1, sizeof data,
+                          SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                              SYNC_FILE_RANGE_WAIT_AFTER) == 0);
+    close(fd);
+  } else if (strcmp(mode, "sync-file-range-is-not-a-barrier") == 0) {
+    fd = Open("f", O_WRONLY);
+    Write(fd, "x");
+    Check(sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE) == 0);
+    close(fd);
+  } else if (strcmp(mode, "fopen-read-is-not-a-write") == 0) {
+    char line[64];
+    FILE* fp = fopen(At("conf"), "r");
+    Check(fp != NULL && fgets(line, sizeof line, fp) != NULL);
+    if (fp) fclose(fp);
+    fd = Open("a", O_WRONLY);
+    Write(fd, "1");
+    close(fd);
+  } else if (strcmp(mode, "fdopen-logger-is-seen") == 0) {
+    fd = Open("log", O_WRONLY | O_APPEND);
+    FILE* fp = fd >= 0 ? fdopen(fd, "a") : NULL;
+    Check(fp != NULL && fputs("started", fp) >= 0);
+    if (fp) Check(fclose(fp) == 0);
   } else {
     return 2;
   }

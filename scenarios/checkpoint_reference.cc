@@ -6,6 +6,7 @@
 
 #include "engine/crc32c.h"
 #include "engine/message.h"
+#include "scenarios/invariants.h"
 #include "scenarios/params.h"
 
 namespace stepfault::scenarios {
@@ -82,6 +83,14 @@ std::vector<std::string> FingerprintDifferences(const Json& expected, const Json
   return out;
 }
 
+std::string DescribeDifferences(const Json& expected, const Json& actual) {
+  std::string what;
+  for (const std::string& d : FingerprintDifferences(expected, actual)) {
+    what += (what.empty() ? "" : ", ") + d;
+  }
+  return what;
+}
+
 Json ExportedFingerprints(const std::vector<LifeReport>& lives) {
   Json out = Json::object();
   for (const LifeReport& l : lives) {
@@ -98,17 +107,24 @@ HostCheckpointManager::HostCheckpointManager(CheckpointStore* store, StoreCheckp
 
 Result<CheckpointInfo> HostCheckpointManager::Recorded(Result<CheckpointInfo> info,
                                                        Json fingerprint) {
-  if (info.ok()) report_->facts[kExportedFact][info->checkpoint_id] = std::move(fingerprint);
+  if (info.ok() && fingerprint.is_object()) {
+    report_->facts[kExportedFact][info->checkpoint_id] = std::move(fingerprint);
+  }
   return info;
 }
 
+// Taken before the commit: the checkpoint as exported, before any delta is built from it.
+Json HostCheckpointManager::FingerprintIfExploring(const Checkpoint& checkpoint) const {
+  return env_.earlier_lives != nullptr ? CheckpointFingerprint(checkpoint) : Json();
+}
+
 Result<CheckpointInfo> HostCheckpointManager::Commit(const Checkpoint& checkpoint) {
-  Json fingerprint = CheckpointFingerprint(checkpoint);
+  Json fingerprint = FingerprintIfExploring(checkpoint);
   return Recorded(inner_.Commit(checkpoint), std::move(fingerprint));
 }
 
 Result<CheckpointInfo> HostCheckpointManager::CommitOwned(Checkpoint&& checkpoint) {
-  Json fingerprint = CheckpointFingerprint(checkpoint);
+  Json fingerprint = FingerprintIfExploring(checkpoint);
   return Recorded(inner_.CommitOwned(std::move(checkpoint)), std::move(fingerprint));
 }
 
@@ -131,11 +147,8 @@ Result<std::shared_ptr<const Checkpoint>> HostCheckpointManager::Lookup(
     }
   }
   if (expected == nullptr) return found;  // committed by no life that reported back
-  std::vector<std::string> differs =
-      FingerprintDifferences(*expected, CheckpointFingerprint(**found));
-  if (!differs.empty()) {
-    std::string what;
-    for (const std::string& d : differs) what += (what.empty() ? "" : ", ") + d;
+  const std::string what = DescribeDifferences(*expected, CheckpointFingerprint(**found));
+  if (!what.empty()) {
     const std::string line =
         "checkpoint " + info.checkpoint_id + " (step " + std::to_string((*found)->step_number) +
         ") loaded for a restore differs from what the engine exported at its step in " + what;
@@ -143,6 +156,33 @@ Result<std::shared_ptr<const Checkpoint>> HostCheckpointManager::Lookup(
     if (std::find(noted.begin(), noted.end(), Json(line)) == noted.end()) noted.push_back(line);
   }
   return found;
+}
+
+void CheckAgainstExports(const DurableCheckpoints& stored, const std::string& session_id,
+                         const Json& exported, const std::vector<LifeReport>& lives,
+                         std::vector<Violation>* out) {
+  for (const DurableCheckpoint& c : stored.items) {
+    if (!c.intact || !c.decoded || c.entry.info.session_id != session_id) continue;
+    const std::string& id = c.entry.info.checkpoint_id;
+    auto it = exported.find(id);
+    if (it == exported.end()) continue;  // committed by no life that reported back
+    const std::string what = DescribeDifferences(*it, CheckpointFingerprint(*c.decoded));
+    if (what.empty()) continue;
+    out->push_back({kInvAncestry, "stored checkpoint " + id + " (step " +
+                                      std::to_string(c.decoded->step_number) +
+                                      (c.delta_base ? ", a delta on " + *c.delta_base : ", full") +
+                                      ") resolves to a checkpoint that differs from what the "
+                                      "engine exported at its step in " +
+                                      what});
+  }
+  for (size_t i = 0; i < lives.size(); ++i) {
+    auto it = lives[i].facts.find(kRestoredDiffersFact);
+    if (it == lives[i].facts.end()) continue;
+    for (const Json& line : *it) {
+      out->push_back(
+          {kInvAncestry, "life " + std::to_string(i + 1) + ": " + line.get<std::string>()});
+    }
+  }
 }
 
 StoreCheckpointOptions HostCheckpointOptions(const HostEnv& env) {

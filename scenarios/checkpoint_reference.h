@@ -13,7 +13,8 @@
 // business) and the instantiated list (DurableCheckpoints resolves only a delta's own additions)
 // are not in it. Recorded in the life's facts["exported"] (checkpoint id -> fingerprint), so the
 // oracles of later lives read it as they read every fact, and the history key of reused lives
-// (properties/life_runner.h) covers it.
+// (properties/life_runner.h) covers it. Only under exploration (HostEnv::earlier_lives set): a
+// command-line host (`stepfault approval`) has no oracle and pays nothing.
 // Thread-safety: as the life that owns the manager.
 #pragma once
 
@@ -22,6 +23,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/checkpoint_manager.h"
+#include "scenarios/durable_checkpoints.h"
 #include "scenarios/scenario.h"
 
 namespace stepfault::scenarios {
@@ -32,9 +34,18 @@ Json CheckpointFingerprint(const Checkpoint& c);
 // Where `actual` differs from `expected`, one phrase each ("state scope 'shared:ledger'",
 // "step 4, exported 5", "the queued messages", ...); empty when equal.
 std::vector<std::string> FingerprintDifferences(const Json& expected, const Json& actual);
+// The same joined into one phrase ("state scope 'a', the parent (...)"); "" when equal.
+std::string DescribeDifferences(const Json& expected, const Json& actual);
 // The fingerprints the lives recorded, by checkpoint id (a later life's record of an id wins: a
 // power loss may take a commit and the store reuse its id).
 Json ExportedFingerprints(const std::vector<LifeReport>& lives);
+
+// INV-ANCESTRY's part of the reference: every intact checkpoint of `session_id` in `stored` that
+// resolves, and was exported (`exported`: ExportedFingerprints), equals its fingerprint; every
+// difference a life's manager saw when a restore loaded a checkpoint is reported with its life.
+void CheckAgainstExports(const DurableCheckpoints& stored, const std::string& session_id,
+                         const Json& exported, const std::vector<LifeReport>& lives,
+                         std::vector<Violation>* out);
 
 // The store manager a host gives its run: StoreCheckpointManager over `store` with `options`,
 // recording every commit's fingerprint into report->facts["exported"] and checking every
@@ -56,9 +67,9 @@ class HostCheckpointManager final : public CheckpointManager {
   bool NotifyRestored(const CheckpointInfo& info, Status* observer_status) override {
     return inner_.NotifyRestored(info, observer_status);
   }
-  void RequestFullSnapshot() { inner_.RequestFullSnapshot(); }
 
  private:
+  Json FingerprintIfExploring(const Checkpoint& checkpoint) const;
   Result<CheckpointInfo> Recorded(Result<CheckpointInfo> info, Json fingerprint);
 
   StoreCheckpointManager inner_;

@@ -47,6 +47,8 @@ Outcome CommitThenRestore(StoreCheckpointOptions options) {
   Outcome out;
   out.lives.resize(2);
   CheckpointInfo last;
+  const std::vector<LifeReport> none;  // life 1 of an exploration: no earlier lives
+  env.earlier_lives = &none;
   {
     auto store = OpenCheckpointStore(env, "checkpoints");
     SF_CHECK(store.ok());

@@ -73,7 +73,7 @@ bool PowerLostSince(const std::vector<LifeReport>& lives, size_t first_life) {
 }
 
 void CheckDeletions(const Json& previous, const DurableCheckpoints& now,
-                    const std::vector<LifeReport>& lives, size_t first_life,
+                    const std::vector<LifeReport>& lives, size_t first_life, const Json& exported,
                     std::vector<Violation>* out) {
   // Present: stored, intact or not (damage is INV-CORRUPT's business, not a deletion).
   std::set<std::string> present;
@@ -87,8 +87,7 @@ void CheckDeletions(const Json& previous, const DurableCheckpoints& now,
   }
   // Checkpoints committed since that check rank under the pruning rule too (a life may commit a
   // checkpoint and restore it before the next check: the JSON host's live restore), in commit
-  // order, with the parent their lives exported (checkpoint_reference.h).
-  const Json exported = ExportedFingerprints(lives);
+  // order, with the parent their lives exported (`exported`: checkpoint_reference.h).
   std::set<std::string> listed;
   for (const StoreEntry& e : before) listed.insert(e.info.checkpoint_id);
   for (size_t i = first_life; i < lives.size(); ++i) {
@@ -191,43 +190,6 @@ std::vector<std::string> ExpectedPruned(const std::vector<StoreEntry>& index,
   return pruned;
 }
 
-namespace {
-
-// Every checkpoint the store resolves to, and every checkpoint a restore loaded, is the one the
-// engine exported at its step (checkpoint_reference.h): compared field by field with the
-// fingerprint its committing life recorded, never through the engine's delta code.
-void CheckAgainstExports(const DurableCheckpoints& stored, const std::string& session_id,
-                         const std::vector<LifeReport>& lives, std::vector<Violation>* out) {
-  const Json exported = ExportedFingerprints(lives);
-  for (const DurableCheckpoint& c : stored.items) {
-    if (!c.intact || !c.decoded || c.entry.info.session_id != session_id) continue;
-    const std::string& id = c.entry.info.checkpoint_id;
-    auto it = exported.find(id);
-    if (it == exported.end()) continue;  // committed by no life that reported back
-    const std::vector<std::string> differs =
-        FingerprintDifferences(*it, CheckpointFingerprint(*c.decoded));
-    if (differs.empty()) continue;
-    std::string what;
-    for (const std::string& d : differs) what += (what.empty() ? "" : ", ") + d;
-    out->push_back({kInvAncestry, "stored checkpoint " + id + " (step " +
-                                      std::to_string(c.decoded->step_number) +
-                                      (c.delta_base ? ", a delta on " + *c.delta_base : ", full") +
-                                      ") resolves to a checkpoint that differs from what the "
-                                      "engine exported at its step in " +
-                                      what});
-  }
-  for (size_t i = 0; i < lives.size(); ++i) {
-    auto it = lives[i].facts.find("restored_differs");
-    if (it == lives[i].facts.end()) continue;
-    for (const Json& line : *it) {
-      out->push_back(
-          {kInvAncestry, "life " + std::to_string(i + 1) + ": " + line.get<std::string>()});
-    }
-  }
-}
-
-}  // namespace
-
 void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& session_id,
                    const std::vector<LifeReport>& lives, bool check_deletions,
                    std::vector<Violation>* out) {
@@ -250,12 +212,13 @@ void CheckAncestry(HostEnv& env, const std::string& subdir, const std::string& s
     seen_at[id] = lives.size();
     seen_committed[id] = committed.count(id) > 0;
   }
-  CheckAgainstExports(*stored, session_id, lives, out);
+  const Json exported = ExportedFingerprints(lives);
+  CheckAgainstExports(*stored, session_id, exported, lives, out);
   const std::vector<Parsed> session = SessionCheckpoints(*stored, session_id);
   CheckLinks(session, out);
   Json& memo = (*env.oracle_memo)["ancestry|" + subdir + "|" + session_id];
   if (check_deletions && memo.contains("index")) {
-    CheckDeletions(memo["index"], *stored, lives, memo["lives"].get<size_t>(), out);
+    CheckDeletions(memo["index"], *stored, lives, memo["lives"].get<size_t>(), exported, out);
   }
   if (check_deletions) CheckCommittedSurvive(env, *stored, lives, out);
   Json index = Json::array();

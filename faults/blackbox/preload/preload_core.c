@@ -234,6 +234,15 @@ int inject(const char* point, int err) {
   return -1;
 }
 
+int failed_here(const char* point) {
+  int err = point[0] ? fault_here(point) : 0;
+  if (!err) return 0;
+  inject(point, err);
+  unlock_all();
+  errno = err;
+  return 1;
+}
+
 void emit_failure(const char* op, const char* point, int err) {
   Buf f = {0};
   buf_kv(&f, "w", point);

@@ -137,6 +137,10 @@ FdEntry* tracked(int fd);
 int ends_with(const char* s, const char* suffix);
 int fault_here(const char* point);
 int inject(const char* point, int err);
+// Under the lock: when the fault plan fails `point` ("" never fails) at this occurrence, emits
+// its `fault` record, releases the lock, sets errno and returns 1 (the caller then returns -1);
+// else 0 with the lock still held.
+int failed_here(const char* point);
 void emit_failure(const char* op, const char* point, int err);
 void emit_incomplete(const char* reason, const char* detail);
 void track_fd(int fd, const char* role, int is_stdio);

@@ -47,13 +47,7 @@ static int traced_open(const char* role, int flags, OpenFn call, void* ctx, int 
              (flags & O_ACCMODE) != O_RDONLY) {
     snprintf(point, sizeof point, "fs.truncate[%s]", role);
   }
-  int err = point[0] ? fault_here(point) : 0;
-  if (err) {
-    int r = inject(point, err);
-    unlock_all();
-    errno = err;
-    return r;
-  }
+  if (failed_here(point)) return -1;
   int fd = call(ctx);
   int saved = errno;
   if (fd >= 0) {
@@ -236,13 +230,7 @@ static ssize_t do_write(WriteCtx c) {
   char point[PATH_MAX + 32];
   snprintf(point, sizeof point, "fs.write[%s]", e->role);
   lock_all();
-  int err = fault_here(point);
-  if (err) {
-    ssize_t r = inject(point, err);
-    unlock_all();
-    errno = err;
-    return r;
-  }
+  if (failed_here(point)) return -1;
   ssize_t r = call_write(&c);
   int saved = errno;
   if (r > 0) {
@@ -435,13 +423,7 @@ static int do_sync(int fd, int data_only, int (*real)(int)) {
   snprintf(point, sizeof point, "fs.%s[%s]", e->is_dir ? "dirsync" : "fsync", e->role);
   lock_all();
   if (e->is_stdio) snapshot_stdio(e, fd);
-  int err = fault_here(point);
-  if (err) {
-    int r = inject(point, err);
-    unlock_all();
-    errno = err;
-    return r;
-  }
+  if (failed_here(point)) return -1;
   int r = real(fd);
   int saved = errno;
   if (r == 0) {
@@ -480,13 +462,7 @@ SF_EXPORT int sync_file_range(int fd, off64_t off, off64_t n, unsigned int flags
   char point[PATH_MAX + 32] = "";
   if ((flags & wait) == wait) snprintf(point, sizeof point, "fs.sync_file_range[%s]", e->role);
   lock_all();
-  int err = point[0] ? fault_here(point) : 0;
-  if (err) {
-    int r = inject(point, err);
-    unlock_all();
-    errno = err;
-    return r;
-  }
+  if (failed_here(point)) return -1;
   int r = real_sync_file_range(fd, off, n, flags);
   int saved = errno;
   if (r == 0) {

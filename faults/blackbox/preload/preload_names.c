@@ -9,13 +9,11 @@ typedef int (*NameFn)(void* ctx);
 // Runs a name operation at `point` with fields `f` (consumed) under the lock.
 static int traced_name(const char* op, const char* point, Buf* f, NameFn call, void* ctx) {
   lock_all();
-  int err = fault_here(point);
-  if (err) {
-    int r = inject(point, err);
-    unlock_all();
+  if (failed_here(point)) {
+    int err = errno;
     free(f->p);
     errno = err;
-    return r;
+    return -1;
   }
   int r = call(ctx);
   int saved = errno;

@@ -143,6 +143,11 @@ Result<std::vector<CatalogueEntry>> ParseCatalogue(std::string_view text) {
       open = false;
     } else if (word == "program") {
       e.program = true;
+    } else if (word == "model") {
+      if (rest.size() != 1) return LineError(n, "`model NAME`: " + line);
+      Result<PersistenceModel> m = ParsePersistenceModel(rest[0]);
+      if (!m.ok()) return LineError(n, m.status().message());
+      e.model = *m;
     } else if (word == "initial") {
       for (const std::string& t : rest) {
         if (Status s = AddNode(t, n, &e.initial); !s.ok()) return s;
@@ -199,8 +204,10 @@ Result<std::vector<CatalogueEntry>> ParseCatalogue(std::string_view text) {
 
 CrashBuilder BuilderWith(const CrashModelOptions& options) {
   return [options](const CrashState& initial, const Trace& trace, size_t upto, CrashKind kind,
-                   uint64_t seed, int64_t kept_sectors) {
-    return BuildCrashState(initial, trace, upto, kind, seed, kept_sectors, options);
+                   uint64_t seed, int64_t kept_sectors, PersistenceModel model) {
+    CrashModelOptions o = options;
+    o.fs_model = model;
+    return BuildCrashState(initial, trace, upto, kind, seed, kept_sectors, o);
   };
 }
 
@@ -209,7 +216,11 @@ std::vector<CatalogueDisagreement> Disagreements(const CatalogueEntry& entry,
                                                  const CrashBuilder& builder) {
   std::vector<CatalogueDisagreement> out;
   auto say = [&](std::string message) { out.push_back({entry.name, std::move(message)}); };
-  const std::string where = entry.name + " (catalogue line " + std::to_string(entry.line) + ")";
+  const std::string where = entry.name + " (catalogue line " + std::to_string(entry.line) +
+                            (entry.model == PersistenceModel::kPosix
+                                 ? ""
+                                 : ", model " + std::string(PersistenceModelName(entry.model))) +
+                            ")";
   if (StateKey(initial) != StateKey(entry.initial))
     say(where + ": initial snapshot " + RenderState(initial) + ", catalogue says " +
         RenderState(entry.initial));
@@ -243,13 +254,14 @@ std::vector<CatalogueDisagreement> Disagreements(const CatalogueEntry& entry,
           say(where + " at " + want.id + " " + kind + ": unexpected state " + RenderState(s));
     };
     size_t upto = windows[i].record;
-    std::vector<CrashState> crash = {builder(initial, trace, upto, CrashKind::kCrash, 0, -1)};
+    const PersistenceModel m = entry.model;
+    std::vector<CrashState> crash = {builder(initial, trace, upto, CrashKind::kCrash, 0, -1, m)};
     std::vector<CrashState> powerloss, reorder;
     for (int64_t k = 0; k <= kMaxKeptSectors; ++k)
-      powerloss.push_back(builder(initial, trace, upto, CrashKind::kPowerLoss, 0, k));
+      powerloss.push_back(builder(initial, trace, upto, CrashKind::kPowerLoss, 0, k, m));
     for (uint64_t seed = 0; seed < kCatalogueSeeds; ++seed) {
-      powerloss.push_back(builder(initial, trace, upto, CrashKind::kPowerLoss, seed, -1));
-      reorder.push_back(builder(initial, trace, upto, CrashKind::kReorder, seed, -1));
+      powerloss.push_back(builder(initial, trace, upto, CrashKind::kPowerLoss, seed, -1, m));
+      reorder.push_back(builder(initial, trace, upto, CrashKind::kReorder, seed, -1, m));
     }
     compare("crash", want.crash, crash);
     compare("powerloss", want.powerloss, powerloss);

@@ -44,6 +44,8 @@ struct CatalogueEntry {
   std::string name;
   int line = 0;
   bool program = false;  // testdata/crash_programs.c has a mode of this name
+  // The persistence model the entry's states hold under (`model NAME`; default posix).
+  PersistenceModel model = PersistenceModel::kPosix;
   CrashState initial;
   std::string trace_text = kTraceHeader;
   std::vector<ExpectedWindow> windows;
@@ -52,11 +54,12 @@ struct CatalogueEntry {
 // Reads a catalogue; kInvalidArgument naming the line for a malformed one.
 Result<std::vector<CatalogueEntry>> ParseCatalogue(std::string_view text);
 
-// BuildCrashState's shape: the code under test, or a deliberately broken stand-in.
-using CrashBuilder =
-    std::function<CrashState(const CrashState& initial, const Trace& trace, size_t upto_record,
-                             CrashKind kind, uint64_t seed, int64_t kept_sectors)>;
-// BuildCrashState with `options` (the defaults: the real crash model).
+// BuildCrashState's shape: the code under test, or a deliberately broken stand-in. `model` is the
+// entry's persistence model.
+using CrashBuilder = std::function<CrashState(const CrashState& initial, const Trace& trace,
+                                              size_t upto_record, CrashKind kind, uint64_t seed,
+                                              int64_t kept_sectors, PersistenceModel model)>;
+// BuildCrashState with `options` under each entry's model (the defaults: the real crash model).
 CrashBuilder BuilderWith(const CrashModelOptions& options);
 
 // Tearings and seeds tried per power loss and reorder: more than any entry's sectors, so every k

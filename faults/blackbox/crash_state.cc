@@ -27,15 +27,29 @@ struct Entry {
 };
 struct Dir {
   std::map<std::string, Entry> cur, dur;
+  bool changed = false;  // entries changed since the last journal commit (ext4-ordered, xfs)
+  bool fresh = false;    // made since the last full commit, sync/syncfs (btrfs)
 };
 struct PendingWrite {
   int64_t seq = 0;
   uint64_t off = 0;
   std::string data;
 };
+// A metadata change of a file that a journal commit makes durable (ext4-ordered, xfs): a size
+// change (truncate, fallocate), or an auto_da_alloc flush (ext4: `bytes` durable at the commit).
+struct PendingMeta {
+  int64_t seq = 0;
+  bool flush = false;
+  uint64_t size = 0;
+  std::string bytes;
+};
 struct File {
   std::string cur, dur;
   std::vector<PendingWrite> unsynced;  // writes since the last sync, in order
+  std::vector<PendingMeta> meta;       // since the last commit or sync of the file, in order
+  bool changed = false;                // the inode changed since the last journal commit
+  bool truncated_to_zero = false;      // ext4 auto_da_alloc: flushed at its next close
+  bool fresh = false;                  // created since the last full commit (btrfs)
 };
 
 void WriteAt(std::string* bytes, uint64_t off, std::string_view data) {
@@ -56,14 +70,18 @@ bool IsVolatile(const std::string& path) {
 
 class Model {
  public:
-  Model(const CrashState& initial, const CrashModelOptions& options) : options_(options) {
+  Model(const CrashState& initial, const CrashModelOptions& options)
+      : options_(options),
+        journal_(options.fs_model == PersistenceModel::kExt4Ordered ||
+                 options.fs_model == PersistenceModel::kXfs),
+        ext4_(options.fs_model == PersistenceModel::kExt4Ordered),
+        btrfs_(options.fs_model == PersistenceModel::kBtrfs) {
     dirs_[kRootDir];
     for (const auto& [path, node] : initial.nodes) {  // map order: parents before children
       auto [parent, name] = Split(path);
       Entry e{node.type, -1, ""};
       if (node.type == StateNode::kDir) {
-        e.id = next_id_++;
-        dirs_[e.id];
+        e.id = NewDir(false);
       } else if (node.type == StateNode::kFile) {
         e.id = next_id_++;
         files_[e.id] = File{node.bytes, node.bytes, {}};
@@ -76,17 +94,18 @@ class Model {
 
   void Apply(const TraceRecord& r, int64_t seq) {
     const std::string& op = r.op;
-    if (op == "open") return Open(r);
+    if (op == "open") return Open(r, seq);
+    if (op == "close") return Close(r, seq);
     if (op == "write") return r.Get("synced").empty() ? Write(r, seq) : SyncedWrite(r, seq);
     if (op == "fsync") return Sync(r);
     if (op == "sync_file_range") return SyncRange(r);
     if (op == "syncfs") return SyncAll();
-    if (op == "rename") return Rename(r.Get("path"), r.Get("path2"));
+    if (op == "rename") return Rename(r.Get("path"), r.Get("path2"), seq);
     if (op == "unlink" || op == "rmdir")
       return Remove(r.Get("path"), op == "unlink" && options_.unlink_durable_without_dir_fsync);
-    if (op == "mkdir") return AddEntry(r.Get("path"), Entry{StateNode::kDir, NewDir(), ""});
-    if (op == "truncate") return Truncate(r);
-    if (op == "fallocate") return Fallocate(r);
+    if (op == "mkdir") return AddEntry(r.Get("path"), Entry{StateNode::kDir, NewDir(true), ""});
+    if (op == "truncate") return Truncate(r, seq);
+    if (op == "fallocate") return Fallocate(r, seq);
     if (op == "link") return Link(r.Get("path"), r.Get("path2"));
     if (op == "symlink")
       return AddEntry(r.Get("path2"), Entry{StateNode::kSymlink, -1, r.Get("target")});
@@ -151,9 +170,9 @@ class Model {
     auto it = cur.find(name);
     return it == cur.end() ? nullptr : &it->second;
   }
-  int64_t NewDir() {
+  int64_t NewDir(bool fresh) {
     int64_t id = next_id_++;
-    dirs_[id];
+    dirs_[id].fresh = fresh;
     return id;
   }
   // `durable`: the entry is durable at once (a hazard: only a directory fsync makes it so).
@@ -161,11 +180,14 @@ class Model {
     auto [parent, name] = Split(path);
     if (parent < 0) return Note("no parent directory for " + path);
     if (durable) dirs_[parent].dur[name] = e;
+    if (e.type == StateNode::kFile) files_[e.id].changed = true;  // a new link (nlink, ctime)
+    dirs_[parent].changed = true;
     dirs_[parent].cur[name] = std::move(e);
   }
   void Remove(const std::string& path, bool durable) {
     auto [parent, name] = Split(path);
     if (parent < 0 || dirs_[parent].cur.erase(name) == 0) return Note("removed unknown " + path);
+    dirs_[parent].changed = true;
     if (durable) dirs_[parent].dur.erase(name);
   }
   void Note(const std::string& what) {
@@ -181,7 +203,7 @@ class Model {
     files_[id];
     return id;
   }
-  void Open(const TraceRecord& r) {
+  void Open(const TraceRecord& r, int64_t seq) {
     if (r.Int("dir")) return;
     const std::string path = r.Get("path");
     const Entry* e = Lookup(path);
@@ -190,12 +212,39 @@ class Model {
       id = e->id;
     } else {
       id = next_id_++;
-      files_[id];
+      files_[id].fresh = true;
       AddEntry(path, Entry{StateNode::kFile, id, ""},
                r.Int("created") && options_.create_durable_without_dir_fsync);
     }
     ino_[r.Int("ino", -1)] = id;
-    if (r.Int("trunc")) files_[id].cur.clear();
+    fds_[{r.pid, r.Int("fd", -1)}] = id;
+    if (r.Int("trunc")) ResizeTo(id, 0, seq);
+  }
+  // ext4's auto_da_alloc: the close of a file truncated to zero from non-empty flushes its bytes,
+  // durable at the next commit (the descriptor's file, else the path's).
+  void Close(const TraceRecord& r, int64_t seq) {
+    auto it = fds_.find({r.pid, r.Int("fd", -1)});
+    int64_t id = -1;
+    if (it != fds_.end()) {
+      id = it->second;
+      fds_.erase(it);
+    } else if (const Entry* e = Lookup(r.Get("path")); e && e->type == StateNode::kFile) {
+      id = e->id;
+    }
+    if (id < 0 || !files_.count(id)) return;
+    File& f = files_[id];
+    if (!ext4_ || !f.truncated_to_zero) return;
+    f.truncated_to_zero = false;
+    f.meta.push_back({seq, true, 0, f.cur});
+  }
+  // A size change of file `id` (truncate, O_TRUNC, fallocate): a metadata change a journal commit
+  // makes durable; from non-empty to zero, ext4 flushes the file at its next close.
+  void ResizeTo(int64_t id, uint64_t size, int64_t seq) {
+    File& f = files_[id];
+    if (ext4_ && size == 0 && !f.cur.empty()) f.truncated_to_zero = true;
+    f.cur.resize(size, '\0');
+    f.changed = true;
+    if (journal_) f.meta.push_back({seq, false, size, ""});
   }
   void Write(const TraceRecord& r, int64_t seq) {
     File& f = files_[FileOf(r)];
@@ -206,15 +255,14 @@ class Model {
     if (r.data.empty()) return;
     WriteAt(&f.cur, off, r.data);
     f.unsynced.push_back({seq, off, r.data});
+    f.changed = true;  // mtime
   }
   // A write through an O_DSYNC/O_SYNC descriptor or with RWF_DSYNC/RWF_SYNC (synced=data|all) is
   // durable when it returns: as the write followed by fdatasync (fsync) of its file. The file's
   // entry in its directory is not made durable by it (that takes a directory fsync).
   void SyncedWrite(const TraceRecord& r, int64_t seq) {
     Write(r, seq);
-    File& f = files_[FileOf(r)];
-    f.dur = f.cur;
-    f.unsynced.clear();
+    SyncFile(FileOf(r), r.Get("synced") == "data");
   }
   // sync_file_range with SYNC_FILE_RANGE_WAIT_BEFORE|WRITE|WAIT_AFTER (flags 7) makes the data of
   // [from, from + len) durable (len 0: to the end of the file): every unsynced write inside the
@@ -243,21 +291,87 @@ class Model {
     if (r.Int("dir")) {
       const Entry* e = Lookup(r.Get("path"));
       if (!e || e->type != StateNode::kDir) return Note("dirsync of unknown " + r.Get("path"));
-      dirs_[e->id].dur = dirs_[e->id].cur;
+      Dir& d = dirs_[e->id];
+      d.dur = d.cur;
+      if (journal_ && d.changed) Commit();  // its changes are in the running transaction
       return;
     }
-    File& f = files_[FileOf(r)];
+    SyncFile(FileOf(r), r.Int("data_only") != 0);
+  }
+  // fsync (data_only: fdatasync) of file `id`: its bytes durable; then what the model adds.
+  void SyncFile(int64_t id, bool data_only) {
+    File& f = files_[id];
+    const bool resized = f.cur.size() != f.dur.size();
+    const bool commit = journal_ && (resized || (!data_only && f.changed));
     f.dur = f.cur;
     f.unsynced.clear();
+    f.meta.clear();
+    f.truncated_to_zero = false;
+    if (commit) Commit();
+    if (btrfs_ && f.fresh) LogNames(id);
+  }
+  // A journal commit (ext4-ordered, xfs): every earlier metadata change, system-wide, in order.
+  void Commit() {
+    for (auto& [id, f] : files_) {
+      for (PendingMeta& m : f.meta) {
+        if (m.flush) {
+          f.dur = std::move(m.bytes);
+        } else {
+          f.dur.resize(m.size, '\0');
+        }
+        // A write before the change is either in the flushed bytes or cut by the truncate.
+        std::erase_if(f.unsynced, [&](const PendingWrite& w) { return w.seq < m.seq; });
+      }
+      f.meta.clear();
+      f.changed = false;
+    }
+    for (auto& [id, d] : dirs_) {
+      d.dur = d.cur;
+      d.changed = false;
+    }
+  }
+  // btrfs: the fsync of a file created since the last full commit logs its names, and each of
+  // its ancestor directories made since then is created at log replay.
+  void LogNames(int64_t file) {
+    for (auto& [id, d] : dirs_) {
+      bool named = false;
+      for (const auto& [name, e] : d.cur) {
+        if (e.type == StateNode::kFile && e.id == file) {
+          d.dur[name] = e;
+          named = true;
+        }
+      }
+      if (named) LogAncestors(id);
+    }
+  }
+  void LogAncestors(int64_t dir) {
+    for (int depth = 0; dir != kRootDir && dirs_[dir].fresh && depth < kMaxDepth; ++depth) {
+      int64_t parent = -1;
+      for (auto& [id, d] : dirs_) {
+        for (const auto& [name, e] : d.cur) {
+          if (e.type == StateNode::kDir && e.id == dir) {
+            d.dur[name] = e;
+            parent = id;
+          }
+        }
+      }
+      if (parent < 0) return;
+      dir = parent;
+    }
   }
   void SyncAll() {
     for (auto& [id, f] : files_) {
       f.dur = f.cur;
       f.unsynced.clear();
+      f.meta.clear();
+      f.changed = f.truncated_to_zero = f.fresh = false;
     }
-    for (auto& [id, d] : dirs_) d.dur = d.cur;
+    for (auto& [id, d] : dirs_) {
+      d.dur = d.cur;
+      d.changed = d.fresh = false;
+    }
   }
-  void Rename(const std::string& from, const std::string& to) {
+  void Rename(const std::string& from, const std::string& to, int64_t seq) {
     auto [fp, fname] = Split(from);
     auto [tp, tname] = Split(to);
     if (fp < 0 || tp < 0 || !dirs_[fp].cur.count(fname)) return Note("rename of unknown " + from);
@@ -271,8 +385,16 @@ class Model {
     if (e.type == StateNode::kFile && target != dirs_[tp].cur.end() &&
         target->second.type == StateNode::kFile && target->second.id == e.id)
       return;
+    const bool over = target != dirs_[tp].cur.end();
     dirs_[fp].cur.erase(fname);
     dirs_[tp].cur[tname] = e;
+    dirs_[fp].changed = dirs_[tp].changed = true;
+    if (e.type == StateNode::kFile) {
+      File& f = files_[e.id];
+      f.changed = true;  // ctime
+      // ext4's auto_da_alloc: a rename over an existing file flushes the source's data first.
+      if (ext4_ && over) f.meta.push_back({seq, true, 0, f.cur});
+    }
     if (options_.rename_durable_without_dir_fsync) {  // a hazard: both names durable at once
       dirs_[fp].dur.erase(fname);
       dirs_[tp].dur[tname] = e;
@@ -285,18 +407,18 @@ class Model {
     if (e->type == StateNode::kDir) return Note("hard link to directory " + from + " ignored");
     AddEntry(to, *e);
   }
-  void Truncate(const TraceRecord& r) {
-    File& f = files_[FileOf(r)];
-    f.cur.resize(static_cast<size_t>(std::max<int64_t>(0, r.Int("size"))), '\0');
+  void Truncate(const TraceRecord& r, int64_t seq) {
+    ResizeTo(FileOf(r), static_cast<uint64_t>(std::max<int64_t>(0, r.Int("size"))), seq);
   }
-  void Fallocate(const TraceRecord& r) {
-    File& f = files_[FileOf(r)];
+  void Fallocate(const TraceRecord& r, int64_t seq) {
+    const int64_t id = FileOf(r);
+    File& f = files_[id];
     int64_t mode = r.Int("mode"), off = r.Int("off"), len = r.Int("size");
     if (mode & 0x02) {  // FALLOC_FL_PUNCH_HOLE: zeros inside the current size
       for (int64_t i = off; i < off + len && i < static_cast<int64_t>(f.cur.size()); ++i)
         f.cur[i] = '\0';
     } else if (!(mode & 0x01) && static_cast<int64_t>(f.cur.size()) < off + len) {  // !KEEP_SIZE
-      f.cur.resize(static_cast<size_t>(off + len), '\0');
+      ResizeTo(id, static_cast<uint64_t>(off + len), seq);
     }
   }
   void Walk(int64_t dir, const std::string& prefix, bool durable,
@@ -327,9 +449,11 @@ class Model {
   }
 
   const CrashModelOptions options_;
+  const bool journal_, ext4_, btrfs_;  // the model's families (see PERSISTENCE MODELS)
   std::map<int64_t, Dir> dirs_;
   std::map<int64_t, File> files_;
   std::map<int64_t, int64_t> ino_;
+  std::map<std::pair<int64_t, int64_t>, int64_t> fds_;  // (pid, fd) -> file, for close
   std::vector<std::string> notes_;
   int64_t next_id_ = 1;
 };
@@ -352,7 +476,39 @@ constexpr HazardSwitch kHazards[] = {
      &CrashModelOptions::create_durable_without_dir_fsync},
 };
 
+constexpr std::pair<PersistenceModel, const char*> kModels[] = {
+    {PersistenceModel::kPosix, "posix"},
+    {PersistenceModel::kExt4Ordered, "ext4-ordered"},
+    {PersistenceModel::kXfs, "xfs"},
+    {PersistenceModel::kBtrfs, "btrfs"},
+};
+
 }  // namespace
+
+std::string_view PersistenceModelName(PersistenceModel model) {
+  for (const auto& [m, name] : kModels)
+    if (m == model) return name;
+  return "posix";
+}
+
+const std::vector<PersistenceModel>& AllPersistenceModels() {
+  static const std::vector<PersistenceModel>* all = [] {
+    auto* v = new std::vector<PersistenceModel>();
+    for (const auto& [m, name] : kModels) v->push_back(m);
+    return v;
+  }();
+  return *all;
+}
+
+Result<PersistenceModel> ParsePersistenceModel(std::string_view name) {
+  std::string names;
+  for (const auto& [m, n] : kModels) {
+    if (name == n) return m;
+    names += std::string(names.empty() ? "" : ", ") + n;
+  }
+  return Status::InvalidArgument("unknown persistence model '" + std::string(name) +
+                                 "'; the models are: " + names);
+}
 
 Status CrashModelOptions::Enable(std::string_view name) {
   std::string names;

@@ -31,6 +31,13 @@ std::vector<CatalogueDisagreement> RunSuite(const Builder& builder) {
   return run.ok() ? run->disagreements : std::vector<CatalogueDisagreement>{};
 }
 
+// The real model's options under persistence model `m`.
+CrashModelOptions Under(PersistenceModel m) {
+  CrashModelOptions o;
+  o.fs_model = m;
+  return o;
+}
+
 CrashModelOptions With(const std::string& hazard) {
   CrashModelOptions o;
   EXPECT_TRUE(o.Enable(hazard).ok()) << hazard;
@@ -104,6 +111,60 @@ TEST(CrashStateConformanceTest, TheDefaultOptionsAreTheRealBuilder) {
   }
 }
 
+TEST(CrashStateConformanceTest, EveryPersistenceModelHasEntriesThatTellItFromPosix) {
+  // Each entry under another model states a rule where that model differs from posix: built under
+  // posix (or under any other model but its own, for the rules only it has), it disagrees.
+  std::map<PersistenceModel, int> entries;
+  const Builder under = [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s,
+                           int64_t kept,
+                           PersistenceModel) { return BuildCrashState(i, t, u, k, s, kept); };
+  for (const CatalogueEntry& e : Catalogue()) {
+    ++entries[e.model];
+    if (e.model == PersistenceModel::kPosix) continue;
+    SCOPED_TRACE(e.name);
+    Trace t = testing::ParseOrFail(e.trace_text);
+    EXPECT_FALSE(Disagreements(e, e.initial, t, under).empty()) << "holds under posix too";
+    EXPECT_TRUE(Disagreements(e, e.initial, t, BuilderWith({})).empty());
+  }
+  for (PersistenceModel m : AllPersistenceModels())
+    EXPECT_GE(entries[m], 1) << PersistenceModelName(m);
+  // The shape (mkdir, a file in it fsynced, no directory fsync) under every model.
+  for (const char* name :
+       {"mkdir-file-fsync-no-parent-fsync", "mkdir-file-fsync-no-parent-fsync-ext4-ordered",
+        "mkdir-file-fsync-no-parent-fsync-xfs", "mkdir-file-fsync-no-parent-fsync-btrfs"}) {
+    bool found = false;
+    for (const CatalogueEntry& e : Catalogue()) found |= e.name == name;
+    EXPECT_TRUE(found) << name;
+  }
+  // ext4's auto_da_alloc rules are its own: under xfs those entries disagree.
+  const Builder as_xfs = [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s,
+                            int64_t kept, PersistenceModel) {
+    return BuildCrashState(i, t, u, k, s, kept, Under(PersistenceModel::kXfs));
+  };
+  for (const CatalogueEntry& e : Catalogue()) {
+    if (e.name.find("rename-over") == std::string::npos &&
+        e.name.find("otrunc-write-close") == std::string::npos)
+      continue;
+    if (e.model != PersistenceModel::kExt4Ordered) continue;
+    Trace t = testing::ParseOrFail(e.trace_text);
+    EXPECT_FALSE(Disagreements(e, e.initial, t, as_xfs).empty()) << e.name;
+  }
+}
+
+TEST(CrashStateConformanceTest, AnUnknownPersistenceModelIsRefusedWithTheNames) {
+  for (PersistenceModel m : AllPersistenceModels()) {
+    Result<PersistenceModel> back = ParsePersistenceModel(PersistenceModelName(m));
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, m);
+  }
+  Result<PersistenceModel> bad = ParsePersistenceModel("ext4");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("posix, ext4-ordered, xfs, btrfs"), std::string::npos)
+      << bad.status().message();
+  EXPECT_FALSE(ParseCatalogue("entry x\n  model zfs\n  at a#1\n    all {}\nend\n").ok());
+}
+
 TEST(CrashStateConformanceTest, AnUnknownHazardNameIsRefusedWithTheNames) {
   CrashModelOptions o;
   Status s = o.Enable("rename-durable");
@@ -139,7 +200,7 @@ TEST(CrashStateConformanceTest, AMalformedCatalogueIsRefusedWithItsLine) {
 // (never windows, so the window list is unchanged; `upto` is mapped to the rewritten index).
 Builder Rewriting(std::function<std::vector<TraceRecord>(const TraceRecord&)> extra) {
   return [extra](const CrashState& initial, const Trace& trace, size_t upto, CrashKind kind,
-                 uint64_t seed, int64_t kept) {
+                 uint64_t seed, int64_t kept, PersistenceModel m) {
     Trace out;
     size_t mapped = 0;
     for (size_t i = 0; i < trace.records.size(); ++i) {
@@ -148,7 +209,7 @@ Builder Rewriting(std::function<std::vector<TraceRecord>(const TraceRecord&)> ex
       for (TraceRecord& r : extra(trace.records[i])) out.records.push_back(std::move(r));
     }
     if (upto >= trace.records.size()) mapped = out.records.size();
-    return BuildCrashState(initial, out, mapped, kind, seed, kept);
+    return BuildCrashState(initial, out, mapped, kind, seed, kept, Under(m));
   };
 }
 
@@ -156,10 +217,10 @@ Builder Rewriting(std::function<std::vector<TraceRecord>(const TraceRecord&)> ex
 // places, so the windows stay).
 Builder Editing(std::function<void(Trace*)> edit) {
   return [edit](const CrashState& initial, const Trace& trace, size_t upto, CrashKind kind,
-                uint64_t seed, int64_t kept) {
+                uint64_t seed, int64_t kept, PersistenceModel m) {
     Trace out = trace;
     edit(&out);
-    return BuildCrashState(initial, out, upto, kind, seed, kept);
+    return BuildCrashState(initial, out, upto, kind, seed, kept, Under(m));
   };
 }
 // Sets `key` to `value` on every record of `op` (erases it when value is empty).
@@ -216,27 +277,28 @@ std::vector<Mutant> Mutants() {
          return std::vector<TraceRecord>{sync};
        })},
       {"the last unsynced write is never torn (lost whole)",
-       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t) {
-         return BuildCrashState(i, t, u, k, s, 0);
-       }},
+       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t,
+          PersistenceModel m) { return BuildCrashState(i, t, u, k, s, 0, Under(m)); }},
       {"the last unsynced write always reaches the disk whole",
-       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t) {
-         return BuildCrashState(i, t, u, k, s, 1 << 20);
-       }},
+       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t,
+          PersistenceModel m) { return BuildCrashState(i, t, u, k, s, 1 << 20, Under(m)); }},
       {"a crash loses what was not synced",
-       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t kept) {
+       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t kept,
+          PersistenceModel m) {
          return BuildCrashState(i, t, u, k == CrashKind::kCrash ? CrashKind::kPowerLoss : k, s,
-                                k == CrashKind::kCrash ? 0 : kept);
+                                k == CrashKind::kCrash ? 0 : kept, Under(m));
        }},
       {"a power loss keeps everything, as a crash does",
-       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t kept) {
+       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t kept,
+          PersistenceModel m) {
          return BuildCrashState(i, t, u, k == CrashKind::kPowerLoss ? CrashKind::kCrash : k, s,
-                                kept);
+                                kept, Under(m));
        }},
       {"a reorder is a plain power loss that keeps the last write",
-       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t kept) {
+       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t kept,
+          PersistenceModel m) {
          return BuildCrashState(i, t, u, k == CrashKind::kReorder ? CrashKind::kPowerLoss : k, s,
-                                k == CrashKind::kReorder ? 1 << 20 : kept);
+                                k == CrashKind::kReorder ? 1 << 20 : kept, Under(m));
        }},
       {"a write durable at return (O_DSYNC, RWF_DSYNC) is taken as unsynced",
        SettingField("write", "synced", "")},
@@ -259,9 +321,8 @@ std::vector<Mutant> Mutants() {
       {"sync_file_range with the wait flags is no barrier",
        SettingField("sync_file_range", "flags", "0")},
       {"the model sees the window's own call (off by one)",
-       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t kept) {
-         return BuildCrashState(i, t, u + 1, k, s, kept);
-       }},
+       [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t kept,
+          PersistenceModel m) { return BuildCrashState(i, t, u + 1, k, s, kept, Under(m)); }},
   };
 }
 

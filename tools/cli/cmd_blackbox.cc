@@ -295,10 +295,19 @@ int RunBbConformance(const BlackboxArgs& a) {
     std::fprintf(stderr, "blackbox conformance: %s\n", run.status().message().c_str());
     return kExitInternal;
   }
+  // Each entry runs under its own persistence model: how many under each.
+  std::string by_model;
+  for (fb::PersistenceModel m : fb::AllPersistenceModels()) {
+    const auto n = std::count_if(chosen.begin(), chosen.end(),
+                                 [m](const fb::CatalogueEntry& e) { return e.model == m; });
+    if (n > 0)
+      by_model += (by_model.empty() ? "" : ", ") + std::string(fb::PersistenceModelName(m)) + " " +
+                  std::to_string(n);
+  }
   std::printf(
-      "crash model conformance (hazards: %s): %lld entries, %lld windows, %lld catalogued "
+      "crash model conformance (hazards: %s): %lld entries (%s), %lld windows, %lld catalogued "
       "states\n",
-      on.empty() ? "none" : on.c_str(), static_cast<long long>(run->entries),
+      on.empty() ? "none" : on.c_str(), static_cast<long long>(run->entries), by_model.c_str(),
       static_cast<long long>(run->windows), static_cast<long long>(run->states));
   std::set<std::string> failed;
   for (const fb::CatalogueDisagreement& d : run->disagreements) {

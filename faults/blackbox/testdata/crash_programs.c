@@ -6,6 +6,8 @@
 // durable_at_return_test.cc): `commit-dsync DIR` and `commit-plain DIR` append "commit 1" and
 // "commit 2" to the existing DIR/log, through an O_DSYNC descriptor or an ordinary one, and
 // acknowledge each with "committed N" on stdout once its write returned (no fsync in either).
+// Mode mkdir-file-fsync-no-parent-fsync is also a workload (properties/blackbox/
+// persistence_model_test.cc): it acknowledges "acked" on stdout once the fsync of d/f returned.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -115,6 +117,13 @@ static int Run(const char* mode) {
     close(fd);
     DirSync("d");
     DirSync("");
+  } else if (strcmp(mode, "mkdir-file-fsync-no-parent-fsync") == 0) {
+    Check(mkdir(At("d"), 0755) == 0);
+    fd = Open("d/f", O_CREAT | O_WRONLY);
+    Write(fd, "acked");
+    Check(fsync(fd) == 0);
+    close(fd);
+    if (!g_failed) Check(write(1, "acked\n", 6) == 6);
   } else if (strcmp(mode, "rename-between-hard-links-is-a-no-op") == 0) {
     Check(link(At("f"), At("g")) == 0);
     Check(rename(At("f"), At("g")) == 0);

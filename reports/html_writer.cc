@@ -118,6 +118,8 @@ std::string Headline(const Report& r) {
       fmt::format("<dt>command</dt><dd>{}</dd>\n<dt>seed</dt><dd>{}</dd>\n", H(r.command), r.seed);
   out += fmt::format("<dt>profile</dt><dd>{}</dd>\n<dt>hazards</dt><dd>{}</dd>\n", H(r.profile),
                      hazards.empty() ? "none" : hazards);
+  if (!r.fs_model.empty())
+    out += fmt::format("<dt>persistence model</dt><dd>{}</dd>\n", H(r.fs_model));
   out += fmt::format("<dt>depth</dt><dd>{}</dd>\n<dt>shard</dt><dd>{}</dd>\n", r.depth, H(r.shard));
   out += fmt::format("<dt>minimum coverage</dt><dd>{}%</dd>\n", FormatPct(r.min_coverage_pct));
   out += fmt::format("<dt>schema version</dt><dd>{}</dd>\n</dl>\n</header>\n", r.schema_version);
@@ -269,8 +271,10 @@ std::string Counterexamples(const Report& r) {
     const Violation& v = *g.smallest;
     out += fmt::format(
         "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td class=\"bad\">{}</td>"
-        "<td><code>{}</code><br><code>{}</code><br><span class=\"message\">{}</span></td></tr>\n",
-        H(g.scenario), H(g.invariant), H(g.kind), g.count, H(v.plan), H(v.replay), H(v.message));
+        "<td><code>{}</code><br><code>{}</code>{}<br><span class=\"message\">{}</span></td></tr>\n",
+        H(g.scenario), H(g.invariant), H(g.kind), g.count, H(v.plan), H(v.replay),
+        v.holds_under.empty() ? "" : "<br>holds under: " + H(HoldsUnderText(v.holds_under)),
+        H(v.message));
   }
   return out + "</tbody>\n</table>\n</section>\n";
 }

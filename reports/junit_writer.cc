@@ -109,10 +109,14 @@ Suite ScenarioSuite(const ScenarioReport& s, const Report& r) {
       "beyond the depth\"/>\n"
       "      <property name=\"determinism_checks\" value=\"{}\"/>\n"
       "      <property name=\"skipped\" value=\"{}\"/>\n"
+      "{}"
       "    </properties>\n",
       cov.windows_total, cov.recovery_windows, FormatPct(cov.cells_pct), s.crash_states.total,
       s.crash_states.distinct, s.crash_states.explored, s.crash_states.beyond_depth,
-      s.determinism_checks, X(s.skipped));
+      s.determinism_checks, X(s.skipped),
+      r.fs_model.empty()
+          ? ""
+          : fmt::format("      <property name=\"fs_model\" value=\"{}\"/>\n", X(r.fs_model)));
   // One test case per window: its applicable cells are its actions. A CI page of one case per
   // (window, action) cell ran to tens of thousands of cases, a quarter of them skipped.
   std::vector<std::string> order;
@@ -147,7 +151,10 @@ Suite ScenarioSuite(const ScenarioReport& s, const Report& r) {
             c->action + ": " + FailureMessage(invariants, v ? v->plan : "", v ? v->replay : "");
         if (first_message.empty()) first_message = line;
         failures += Lines({line, v ? Lines({v->message, fmt::format("seed: {}", v->seed),
-                                            v->rapidcheck_reproduce})
+                                            v->rapidcheck_reproduce,
+                                            v->holds_under.empty()
+                                                ? ""
+                                                : "holds under: " + HoldsUnderText(v->holds_under)})
                                    : ""}) +
                     "\n";
       } else if (CellRan(c->outcome)) {

@@ -81,6 +81,8 @@ std::string MarkdownReportWriter::Render(const Report& r) {
         r.points_registered.size(), r.runs, r.lives, r.seed, MarkdownCode(r.profile), r.depth,
         MarkdownText(r.shard));
   }
+  if (!r.fs_model.empty())
+    out += fmt::format("Persistence model: {} (docs/blackbox.md).\n", MarkdownCode(r.fs_model));
   for (const ScenarioReport& s : r.scenarios) {
     if (!s.schedules) continue;
     const ScheduleCoverage& c = *s.schedules;
@@ -101,9 +103,12 @@ std::string MarkdownReportWriter::Render(const Report& r) {
         fmt::format("\n### Violations ({} in {} groups)\n\n", r.violations.size(), groups.size());
     for (size_t i = 0; i < std::min(groups.size(), kMaxViolations); ++i) {
       const ViolationGroup& g = groups[i];
-      out += fmt::format("- {} {} at {} ({}x): replay {}\n", MarkdownCode(g.scenario),
-                         MarkdownCode(g.invariant), MarkdownText(g.kind), g.count,
-                         MarkdownCode(g.smallest->replay));
+      out += fmt::format(
+          "- {} {} at {} ({}x): replay {}{}\n", MarkdownCode(g.scenario), MarkdownCode(g.invariant),
+          MarkdownText(g.kind), g.count, MarkdownCode(g.smallest->replay),
+          g.smallest->holds_under.empty()
+              ? ""
+              : "; holds under: " + MarkdownText(HoldsUnderText(g.smallest->holds_under)));
     }
     out += More(groups.size(), kMaxViolations);
   }

@@ -60,6 +60,7 @@ Status SameExploration(const Report& a, const Report& b) {
   if (a.seed != b.seed) return differs("seed", std::to_string(a.seed), std::to_string(b.seed));
   if (a.profile != b.profile) return differs("profile", a.profile, b.profile);
   if (a.hazards != b.hazards) return differs("hazards", Join(a.hazards), Join(b.hazards));
+  if (a.fs_model != b.fs_model) return differs("fs_model", a.fs_model, b.fs_model);
   if (a.depth != b.depth) return differs("depth", std::to_string(a.depth), std::to_string(b.depth));
   if (a.points_registered != b.points_registered)
     return differs("points_registered", Join(a.points_registered), Join(b.points_registered));
@@ -207,7 +208,7 @@ void Canonicalize(Report* r) {
     size_t si = it == scenario_index.end() ? r->scenarios.size() : it->second;
     return std::make_tuple(si, v.scenario, IndexOf(windows[v.scenario], v.window), v.window,
                            IndexOf(actions[v.scenario], v.action), v.action, v.invariant, v.plan,
-                           v.replay, v.message, v.rapidcheck_reproduce, v.seed);
+                           v.replay, v.message, v.rapidcheck_reproduce, v.seed, v.holds_under);
   };
   SortUnique(&r->violations,
              [&](const Violation& a, const Violation& b) { return key(a) < key(b); });

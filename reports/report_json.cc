@@ -373,7 +373,13 @@ Status ReadScenario(const Json& in, const std::string& p, ScenarioReport* s) {
 }
 
 Status ReadViolation(const Json& j, const std::string& p, Violation* v) {
-  SF_RETURN_IF_ERROR(CheckObject(j, p,
+  // "holds_under" is optional (black-box reports under posix only).
+  Json required = j;
+  if (required.is_object() && required.contains("holds_under")) {
+    SF_RETURN_IF_ERROR(GetStrings(j, p, "holds_under", &v->holds_under));
+    required.erase("holds_under");
+  }
+  SF_RETURN_IF_ERROR(CheckObject(required, p,
                                  {"scenario", "invariant", "window", "action", "plan", "replay",
                                   "message", "rapidcheck_reproduce", "seed"}));
   SF_RETURN_IF_ERROR(GetString(j, p, "scenario", &v->scenario));
@@ -458,6 +464,8 @@ std::string ToJson(const Report& r) {
                           {"message", v.message},
                           {"rapidcheck_reproduce", v.rapidcheck_reproduce},
                           {"seed", v.seed}});
+    // Optional: only a labelled black-box violation has it.
+    if (!v.holds_under.empty()) violations.back()["holds_under"] = v.holds_under;
   }
   Json properties = Json::array();
   for (const PropertyResult& p : r.properties) {
@@ -515,6 +523,8 @@ std::string ToJson(const Report& r) {
               {"bench", bench}};
   // Optional: only a partial report has it.
   if (!r.interrupted.empty()) doc["interrupted"] = r.interrupted;
+  // Optional: only a black-box report has it.
+  if (!r.fs_model.empty()) doc["fs_model"] = r.fs_model;
   // Replace invalid UTF-8 rather than abort: report text may quote arbitrary bytes.
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
@@ -530,6 +540,12 @@ Result<Report> FromJson(std::string_view text) {
     SF_RETURN_IF_ERROR(GetString(doc, root, "interrupted", &r.interrupted));
     if (r.interrupted.empty()) return Bad("/interrupted", "expected the signal's name");
     doc.erase("interrupted");
+  }
+  // "fs_model" is optional (a black-box report only).
+  if (doc.is_object() && doc.contains("fs_model")) {
+    SF_RETURN_IF_ERROR(GetString(doc, root, "fs_model", &r.fs_model));
+    if (r.fs_model.empty()) return Bad("/fs_model", "expected a persistence model's name");
+    doc.erase("fs_model");
   }
   SF_RETURN_IF_ERROR(CheckObject(
       doc, root,

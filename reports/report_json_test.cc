@@ -184,6 +184,28 @@ TEST(ReportJsonTest, SampleAndMinimalReportsValidateAgainstTheSchema) {
   EXPECT_EQ(validator.Validate(Json::parse(ToJson(Report{}))), std::vector<std::string>{});
 }
 
+TEST(ReportJsonTest, ThePersistenceModelAndItsLabelsRoundTripAndAreAbsentOtherwise) {
+  // Black-box reports name their persistence model and label violations; every other report
+  // stays as it was (no fs_model, no holds_under: the goldens do not change).
+  Report r = testing::SampleReport();
+  EXPECT_EQ(Json::parse(ToJson(r)).count("fs_model"), 0u);
+  EXPECT_EQ(Json::parse(ToJson(r))["violations"][0].count("holds_under"), 0u);
+  r.fs_model = "posix";
+  r.violations[0].holds_under = {"posix"};
+  Json doc = Json::parse(ToJson(r));
+  EXPECT_EQ(doc["fs_model"], "posix");
+  EXPECT_EQ(doc["violations"][0]["holds_under"], Json::array({"posix"}));
+  EXPECT_EQ(LoadSchema().Validate(doc), std::vector<std::string>{});
+  Result<Report> back = FromJson(ToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, r);
+  doc["fs_model"] = "";
+  EXPECT_FALSE(FromJson(doc.dump()).ok());
+  EXPECT_EQ(HoldsUnderText({"posix"}), "posix only");
+  EXPECT_EQ(HoldsUnderText({"posix", "ext4-ordered", "xfs", "btrfs"}),
+            "posix, ext4-ordered, xfs, btrfs");
+}
+
 TEST(ReportJsonTest, SchemaValidatorRejectsExtraMembersWrongEnumsAndMissingFields) {
   // Guards the validator itself: a validator that accepts everything would make the test above
   // empty.

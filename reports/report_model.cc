@@ -217,4 +217,11 @@ std::string ReportTitle(const Report& report) {
   return "Stepfault " + report.command;
 }
 
+std::string HoldsUnderText(const std::vector<std::string>& holds_under) {
+  if (holds_under.size() == 1 && holds_under[0] == "posix") return "posix only";
+  std::string out;
+  for (const std::string& m : holds_under) out += (out.empty() ? "" : ", ") + m;
+  return out;
+}
+
 }  // namespace stepfault::reports

@@ -129,8 +129,13 @@ struct ScenarioReport {
 struct Violation {
   std::string scenario, invariant, window, action, plan, replay, message, rapidcheck_reproduce;
   uint64_t seed = 0;
+  // Black-box only: the persistence models under which the plan still violates the invariant
+  // ("posix", "ext4-ordered", ...; docs/blackbox.md); empty when not labelled.
+  std::vector<std::string> holds_under;
   friend bool operator==(const Violation&, const Violation&) = default;
 };
+// "posix only", or the models joined by ", " ("" for none): how reports print holds_under.
+std::string HoldsUnderText(const std::vector<std::string>& holds_under);
 
 struct PropertyResult {
   std::string name, scenario, invariant;
@@ -167,6 +172,9 @@ struct Report {
   uint64_t seed = 0;
   std::string profile;
   std::vector<std::string> hazards;
+  // Black-box only: the persistence model the crash states were built under ("posix", ...); ""
+  // for every other report (then absent from report.json).
+  std::string fs_model;
   int depth = 1;
   std::string shard = "1/1";
   double min_coverage_pct = 0;

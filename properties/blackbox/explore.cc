@@ -122,8 +122,9 @@ std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>
       ++result->crash_cells;
       std::string acked = AckedBefore(rec.trace, w.record);
       bool first_state = true;
-      for (CrashState& state : StatesOf(rec.initial, rec.trace, w.record, a, options.seed)) {
-        uint64_t key = state.Digest() ^ (std::hash<std::string>()(acked) * 31);
+      for (CrashState& state :
+           StatesOf(rec.initial, rec.trace, w.record, a, options.seed, options.fs_model)) {
+        uint64_t key = StateKey(state, acked);
         all_digests.insert(key);
         const bool own = owned.emplace(key, mine).first->second;
         if (first_state) (*counted)[cell_index] = own;
@@ -276,7 +277,7 @@ std::string Description(const Spec& spec, const BbExploration& r) {
 }  // namespace
 
 Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& options) {
-  SessionConfig config{FindPreload(), "", options.scratch, options.seed};
+  SessionConfig config{FindPreload(), "", options.scratch, options.seed, options.fs_model};
   std::error_code ec;
   config.bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
   fs::create_directories(options.scratch, ec);
@@ -310,6 +311,7 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
     FoldPairs(outcomes[t], &rows);
   }
   result.shrunk = Shrink(spec, rec, s, tasks, outcomes, options.seed);
+  LabelPersistenceModels(spec, config, rec, tasks, outcomes, &result);
   int64_t ran = rows.checks;
   for (size_t i = 0; i < s.cells.size(); ++i)
     ran += counted[i] && reports::CellRan(s.cells[i].outcome) ? 1 : 0;
@@ -333,9 +335,10 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
 }
 
 Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_text, uint64_t seed,
-                                      const std::string& scratch, const std::string& keep_dir) {
+                                      const std::string& scratch, const std::string& keep_dir,
+                                      faults::blackbox::PersistenceModel fs_model) {
   SF_ASSIGN_OR_RETURN(std::vector<BbFault> plan, ParseBbPlan(plan_text));
-  SessionConfig config{FindPreload(), "", scratch, seed};
+  SessionConfig config{FindPreload(), "", scratch, seed, fs_model};
   std::error_code ec;
   config.bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
   fs::create_directories(scratch, ec);
@@ -356,7 +359,8 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
   if (IsCrashLike(plan[0].action)) {
     task.acked = AckedBefore(rec.trace, w->record);
     // A power loss has two tearings (StatesOf); the first that fails is the one replayed and kept.
-    for (CrashState& state : StatesOf(rec.initial, rec.trace, w->record, plan[0].action, seed)) {
+    for (CrashState& state :
+         StatesOf(rec.initial, rec.trace, w->record, plan[0].action, seed, fs_model)) {
       task.state = std::move(state);
       life = RecoverAndCheck(spec, config, cell, &task.state, task.acked, &rec.reference,
                              plan.size() == 2);
@@ -392,8 +396,10 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
           "the second fault must be crash, powerloss or reorder at a window of the first recovery "
           "(" +
           std::to_string(rw.size()) + " windows there)");
-    CrashState state2 = faults::blackbox::BuildCrashState(task.state, life.recovery_trace,
-                                                          w2->record, KindOf(plan[1].action), seed);
+    faults::blackbox::CrashModelOptions under;
+    under.fs_model = fs_model;
+    CrashState state2 = faults::blackbox::BuildCrashState(
+        task.state, life.recovery_trace, w2->record, KindOf(plan[1].action), seed, -1, under);
     LifeResult second = RecoverAndCheck(spec, config, cell + "-d2", &state2,
                                         task.acked + AckedBefore(life.recovery_trace, w2->record),
                                         &rec.reference, false);

@@ -31,6 +31,8 @@ struct BbExploreOptions {
   int jobs = 1;
   int shard_index = 1, shard_count = 1;
   int64_t depth2_max_pairs = 200;
+  // The persistence model every crash state is built under (crash_state.h; --fs-model).
+  faults::blackbox::PersistenceModel fs_model = faults::blackbox::PersistenceModel::kPosix;
   std::string scratch;  // a directory this exploration may fill (and leaves behind)
   // Display only (may be empty): (done, total) runs of the exploration, as RunAll counts them.
   std::function<void(int64_t done, int64_t total)> progress;
@@ -46,6 +48,9 @@ struct BbShrunk {
   std::string invariant, plan, replay;
   int faults = 1;
   int64_t candidates = 0;  // violating plans of this invariant the minimum was taken over
+  // The persistence models under which the plan still violates the invariant, in model order
+  // (posix first); empty when not labelled (a run under another model, a depth-2 plan).
+  std::vector<std::string> holds_under;
 };
 
 struct BbExploration {
@@ -66,9 +71,12 @@ struct BbReplayResult {
   std::vector<std::string> log;  // what happened, for a person
 };
 
-// Replays `plan` (bb_plan.h) from a fresh recording. With keep_dir, leaves the crash state in
-// keep_dir/crash-state and the recovered directory in keep_dir/recovered.
-Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan, uint64_t seed,
-                                      const std::string& scratch, const std::string& keep_dir);
+// Replays `plan` (bb_plan.h) from a fresh recording, its crash states built under `fs_model`.
+// With keep_dir, leaves the crash state in keep_dir/crash-state and the recovered directory in
+// keep_dir/recovered.
+Result<BbReplayResult> ReplayBlackBox(
+    const Spec& spec, const std::string& plan, uint64_t seed, const std::string& scratch,
+    const std::string& keep_dir,
+    faults::blackbox::PersistenceModel fs_model = faults::blackbox::PersistenceModel::kPosix);
 
 }  // namespace stepfault::properties::blackbox

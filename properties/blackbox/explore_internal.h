@@ -12,6 +12,7 @@
 
 #include "faults/blackbox/crash_state.h"
 #include "faults/blackbox/trace.h"
+#include "properties/blackbox/explore.h"
 #include "properties/blackbox/session.h"
 #include "properties/blackbox/spec.h"
 
@@ -19,12 +20,15 @@ namespace stepfault::properties::blackbox {
 
 faults::blackbox::CrashKind KindOf(const std::string& action);
 
-// The states of one crash-like cell: one, or for a power loss the seed's tearing and the last
-// unsynced write lost whole (k = 0), when they differ.
-std::vector<faults::blackbox::CrashState> StatesOf(const faults::blackbox::CrashState& initial,
-                                                   const faults::blackbox::Trace& trace,
-                                                   size_t record, const std::string& action,
-                                                   uint64_t seed);
+// The states of one crash-like cell under `model`: one, or for a power loss the seed's tearing and
+// the last unsynced write lost whole (k = 0), when they differ.
+std::vector<faults::blackbox::CrashState> StatesOf(
+    const faults::blackbox::CrashState& initial, const faults::blackbox::Trace& trace,
+    size_t record, const std::string& action, uint64_t seed,
+    faults::blackbox::PersistenceModel model = faults::blackbox::PersistenceModel::kPosix);
+
+// The state key exploration deduplicates by: the state's digest and what was acknowledged.
+uint64_t StateKey(const faults::blackbox::CrashState& state, const std::string& acked);
 
 // One unit of work: a distinct crash state, or one live ioerror cell.
 struct Task {
@@ -71,6 +75,17 @@ struct IOErrorDedup {
 // `progress` (may be empty) hears (done, total) in runs: each ioerror task counts twice (its live
 // run, then its recovery; the recovery of one whose directory another already left is done when
 // that is known), each crash-like task once. Display only: it never reaches the outcomes.
+// The persistence-model labels (explore_models.cc): the run's model in the report and in every
+// replay command (`--fs-model X` unless posix); under posix, each depth-1 minimal plan of
+// `result->shrunk` is rebuilt under every other model and labelled with the models under which it
+// still violates its invariant (BbShrunk::holds_under, and Violation::holds_under of the
+// violations with that plan). A model's state with the key of a state this shard ran shares that
+// outcome; any other is recovered and checked once (at most two per plan and model: a power
+// loss's two tearings, as exploration runs them).
+void LabelPersistenceModels(const Spec& spec, const SessionConfig& config, const Recording& rec,
+                            const std::vector<Task>& tasks, const std::vector<Outcome>& outcomes,
+                            BbExploration* result);
+
 std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
                             const std::vector<Task>& tasks, const Reference& ref, int depth,
                             int64_t pair_cap, int jobs, IOErrorDedup* dedup,

@@ -31,15 +31,22 @@ CrashKind KindOf(const std::string& action) {
 }
 
 std::vector<CrashState> StatesOf(const CrashState& initial, const faults::blackbox::Trace& trace,
-                                 size_t record, const std::string& action, uint64_t seed) {
+                                 size_t record, const std::string& action, uint64_t seed,
+                                 faults::blackbox::PersistenceModel model) {
+  faults::blackbox::CrashModelOptions options;
+  options.fs_model = model;
   std::vector<CrashState> out = {
-      faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed)};
+      faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed, -1, options)};
   if (action == "powerloss") {
     CrashState lost =
-        faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed, 0);
+        faults::blackbox::BuildCrashState(initial, trace, record, KindOf(action), seed, 0, options);
     if (lost.Digest() != out[0].Digest()) out.push_back(std::move(lost));
   }
   return out;
+}
+
+uint64_t StateKey(const CrashState& state, const std::string& acked) {
+  return state.Digest() ^ (std::hash<std::string>()(acked) * 31);
 }
 
 namespace {
@@ -108,8 +115,10 @@ void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
     const size_t index = static_cast<size_t>(k * n / take);
     const auto& [action, w] = pairs[index];
     PairRun& pr = out->pairs[index];
-    CrashState state = faults::blackbox::BuildCrashState(task.state, first.recovery_trace,
-                                                         w->record, KindOf(action), config.seed);
+    faults::blackbox::CrashModelOptions options;
+    options.fs_model = config.fs_model;
+    CrashState state = faults::blackbox::BuildCrashState(
+        task.state, first.recovery_trace, w->record, KindOf(action), config.seed, -1, options);
     std::string acked = task.acked + AckedBefore(first.recovery_trace, w->record);
     ++out->pairs_run;
     pr.ran = true;

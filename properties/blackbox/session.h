@@ -26,6 +26,8 @@ struct SessionConfig {
   std::string bin_dir;  // put first on PATH
   std::string scratch;  // every cell directory goes below it
   uint64_t seed = 0;
+  // The persistence model crash states are built under (crash_state.h).
+  faults::blackbox::PersistenceModel fs_model = faults::blackbox::PersistenceModel::kPosix;
 };
 
 // Finds libstepfault_preload.so: $STEPFAULT_PRELOAD, <dir of exe>/../lib, or the build's path.

@@ -35,12 +35,21 @@ struct BlackboxArgs {
   std::vector<std::string> setup, run, recover, check;  // init
   std::vector<std::string> actions;
   std::vector<std::string> hazards, entries;  // conformance
+  std::string fs_model = "posix";             // explore, replay: the persistence model
   int depth = 1, jobs = 1;
   uint64_t seed = 0;
   double min_coverage = 0;
   int64_t depth2_max_pairs = 200;
   bool quiet = false;
 };
+
+// --fs-model's model; kInvalidArgument naming the valid ones.
+Result<faults::blackbox::PersistenceModel> FsModel(const BlackboxArgs& a) {
+  Result<faults::blackbox::PersistenceModel> m =
+      faults::blackbox::ParsePersistenceModel(a.fs_model);
+  if (!m.ok()) return Status::InvalidArgument("--fs-model: " + m.status().message());
+  return m;
+}
 
 Result<bb::Spec> Load(const BlackboxArgs& a) {
   if (a.spec.empty()) return Status::InvalidArgument("--spec FILE is required");
@@ -112,7 +121,10 @@ int RunBbExplore(const BlackboxArgs& a) {
   Result<bb::Spec> spec = Load(a);
   if (!spec.ok()) return UsageError(spec.status().message());
   if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
+  Result<faults::blackbox::PersistenceModel> model = FsModel(a);
+  if (!model.ok()) return UsageError(model.status().message());
   bb::BbExploreOptions o;
+  o.fs_model = *model;
   for (const std::string& act : a.actions) {
     const auto& all = bb::AllBbActions();
     if (std::find(all.begin(), all.end(), act) == all.end())
@@ -157,6 +169,8 @@ int RunBbExplore(const BlackboxArgs& a) {
   }
   canonical += " --depth " + std::to_string(a.depth) + " --seed " + std::to_string(a.seed);
   if (a.depth == 2) canonical += " --depth2-max-pairs " + std::to_string(a.depth2_max_pairs);
+  if (*model != faults::blackbox::PersistenceModel::kPosix)
+    canonical += " --fs-model " + a.fs_model;
   report.command = canonical;
   report.seed = a.seed;
   report.profile = "blackbox";
@@ -178,6 +192,8 @@ int RunBbExplore(const BlackboxArgs& a) {
         "fewer faults, then earlier windows, then simpler actions)\n  replay: %s\n",
         m.invariant.c_str(), m.faults, m.plan.c_str(), static_cast<long long>(m.candidates),
         m.replay.c_str());
+    if (!m.holds_under.empty())
+      std::printf("  holds under: %s\n", reports::HoldsUnderText(m.holds_under).c_str());
   }
   if (result->ioerror_cells > 0) {
     std::printf(
@@ -244,15 +260,18 @@ int RunBbReplay(const BlackboxArgs& a) {
   if (!spec.ok()) return UsageError(spec.status().message());
   if (a.plan.empty())
     return UsageError("--plan PLAN is required, e.g. powerloss@fs.write[state.json]#1");
+  Result<faults::blackbox::PersistenceModel> model = FsModel(a);
+  if (!model.ok()) return UsageError(model.status().message());
   std::error_code ec;
   std::string base =
       (fs::temp_directory_path() / ("stepfault-bb-replay-" + std::to_string(getpid()))).string();
   if (!a.keep.empty() && fs::exists(a.keep) && !fs::is_empty(a.keep, ec))
     return UsageError("--keep " + a.keep + " exists and is not empty; give a new directory");
-  Result<bb::BbReplayResult> r =
-      bb::ReplayBlackBox(*spec, a.plan, a.seed, (fs::path(base) / "scratch").string(), a.keep);
+  Result<bb::BbReplayResult> r = bb::ReplayBlackBox(
+      *spec, a.plan, a.seed, (fs::path(base) / "scratch").string(), a.keep, *model);
   fs::remove_all(base, ec);
   if (!r.ok()) return UsageError(r.status().message());
+  std::printf("persistence model: %s\n", a.fs_model.c_str());
   for (const std::string& l : r->log) std::printf("%s\n", l.c_str());
   for (const auto& f : r->failures)
     std::printf("VIOLATION %s: %s\n", f.invariant.c_str(), f.message.c_str());
@@ -325,6 +344,13 @@ int RunBbConformance(const BlackboxArgs& a) {
   return kExitViolation;
 }
 
+std::string FsModelHelp() {
+  std::string names;
+  for (faults::blackbox::PersistenceModel m : faults::blackbox::AllPersistenceModels())
+    names += std::string(names.empty() ? "" : "|") + std::string(PersistenceModelName(m));
+  return "persistence model of the crash states: " + names + " (default posix)";
+}
+
 }  // namespace
 
 void AddBlackboxCommand(CLI::App& app, CommandState& state) {
@@ -367,6 +393,7 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
   AddUnsignedOption(ex, "--depth2-max-pairs", &args->depth2_max_pairs, "cap on depth-2 pairs", 1,
                     10000000);
   ex->add_flag("--quiet", args->quiet, "no progress output");
+  ex->add_option("--fs-model", args->fs_model, FsModelHelp());
   ex->add_option("--out", args->out, "directory for the reports")->required();
   ex->callback([&state, args] {
     state.run = [args] {
@@ -379,6 +406,7 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
   rp->add_option("--plan", args->plan, "e.g. powerloss@fs.write[state.json]#1")->required();
   AddUnsignedOption(rp, "--seed", &args->seed, "root seed (tearing)", 0, UINT64_MAX);
   rp->add_option("--keep", args->keep, "keep the crash state and the recovered directory here");
+  rp->add_option("--fs-model", args->fs_model, FsModelHelp());
   rp->callback([&state, args] {
     state.run = [args] {
       bb::InstallProcessGuard();

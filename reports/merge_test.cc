@@ -230,6 +230,11 @@ TEST(MergeTest, ShardsOfDifferentExplorationsAreRefusedSayingWhatDiffers) {
   EXPECT_EQ(MergeError(s),
             "shards 1/2 and 2/2 are not from one exploration: profile strict vs maf-compat");
   s = TwoShards();
+  s[0].fs_model = "posix";
+  s[1].fs_model = "xfs";
+  EXPECT_EQ(MergeError(s),
+            "shards 1/2 and 2/2 are not from one exploration: fs_model posix vs xfs");
+  s = TwoShards();
   s[1].scenarios[0].windows.erase(s[1].scenarios[0].windows.begin());  // a fault-free window
   EXPECT_NE(
       MergeError(s).find("scenario approval: the window lists differ between shards 1/2 and 2/2"),

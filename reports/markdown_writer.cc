@@ -101,9 +101,10 @@ std::string MarkdownReportWriter::Render(const Report& r) {
         fmt::format("\n### Violations ({} in {} groups)\n\n", r.violations.size(), groups.size());
     for (size_t i = 0; i < std::min(groups.size(), kMaxViolations); ++i) {
       const ViolationGroup& g = groups[i];
-      out += fmt::format("- {} {} at {} ({}x): replay {}\n", MarkdownCode(g.scenario),
-                         MarkdownCode(g.invariant), MarkdownText(g.kind), g.count,
-                         MarkdownCode(g.smallest->replay));
+      out += fmt::format("- {} {} {} {} ({}x): replay {}\n", MarkdownCode(g.scenario),
+                         MarkdownCode(g.invariant),
+                         g.smallest->failure.empty() ? "at" : "failing:", MarkdownText(g.kind),
+                         g.count, MarkdownCode(g.smallest->replay));
     }
     out += More(groups.size(), kMaxViolations);
   }

@@ -129,6 +129,7 @@ struct ScenarioReport {
 struct Violation {
   std::string scenario, invariant, window, action, plan, replay, message, rapidcheck_reproduce;
   uint64_t seed = 0;
+  std::string failure;  // the class of failure it is grouped by ("": by the kind of window)
   friend bool operator==(const Violation&, const Violation&) = default;
 };
 
@@ -162,7 +163,7 @@ struct BenchResult {
 };
 
 struct Report {
-  int schema_version = 3;
+  int schema_version = 4;
   std::string command;
   uint64_t seed = 0;
   std::string profile;
@@ -206,9 +207,10 @@ struct Coverage {
 Coverage ComputeCoverage(const Report& report);
 Coverage ComputeCoverage(const ScenarioReport& scenario);
 
-// Counterexamples grouped by (scenario, invariant, kind of window): the kind is the window's
-// business window when the scenario names one, else its life command ("resume (unlabelled
-// windows)"); "fault-free" for the reference run. Groups are ordered
+// Counterexamples grouped by (scenario, invariant, kind): the kind is the violation's failure
+// class when it has one (black-box mode), else the kind of window: the window's business window
+// when the scenario names one, else its life command ("resume (unlabelled windows)");
+// "fault-free" for the reference run. Groups are ordered
 // like the scenarios, then by invariant and kind; `smallest` is the violation with the fewest
 // faults in its plan (then the shortest plan text).
 struct ViolationGroup {

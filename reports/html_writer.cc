@@ -266,7 +266,8 @@ std::string Counterexamples(const Report& r) {
   if (r.violations.empty()) return out + "<p>None: no invariant was violated.</p>\n</section>\n";
   out +=
       "<table class=\"groups\">\n<thead><tr><th>scenario</th><th>invariant</th><th>kind of "
-      "window</th><th>count</th><th>smallest plan and replay</th></tr></thead>\n<tbody>\n";
+      "window or failure</th><th>count</th><th>smallest plan and "
+      "replay</th></tr></thead>\n<tbody>\n";
   for (const ViolationGroup& g : groups) {
     const Violation& v = *g.smallest;
     out += fmt::format(

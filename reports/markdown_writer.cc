@@ -104,8 +104,9 @@ std::string MarkdownReportWriter::Render(const Report& r) {
     for (size_t i = 0; i < std::min(groups.size(), kMaxViolations); ++i) {
       const ViolationGroup& g = groups[i];
       out += fmt::format(
-          "- {} {} at {} ({}x): replay {}{}\n", MarkdownCode(g.scenario), MarkdownCode(g.invariant),
-          MarkdownText(g.kind), g.count, MarkdownCode(g.smallest->replay),
+          "- {} {} {} {} ({}x): replay {}{}\n", MarkdownCode(g.scenario), MarkdownCode(g.invariant),
+          g.smallest->failure.empty() ? "at" : "failing:", MarkdownText(g.kind), g.count,
+          MarkdownCode(g.smallest->replay),
           g.smallest->holds_under.empty()
               ? ""
               : "; holds under: " + MarkdownText(HoldsUnderText(g.smallest->holds_under)));

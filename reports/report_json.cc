@@ -372,14 +372,19 @@ Status ReadScenario(const Json& in, const std::string& p, ScenarioReport* s) {
   return CheckCoverage(j.at("coverage"), Child(p, "coverage"), false);
 }
 
-Status ReadViolation(const Json& j, const std::string& p, Violation* v) {
+Status ReadViolation(const Json& in, const std::string& p, Violation* v) {
+  // "failure" arrived with version 4; a version 2 or 3 document has none (grouped by window).
   // "holds_under" is optional (black-box reports under posix only).
-  Json required = j;
-  if (required.is_object() && required.contains("holds_under")) {
-    SF_RETURN_IF_ERROR(GetStrings(j, p, "holds_under", &v->holds_under));
-    required.erase("holds_under");
+  Json j = in;
+  if (j.is_object() && j.contains("failure")) {
+    SF_RETURN_IF_ERROR(GetString(j, p, "failure", &v->failure));
+    j.erase("failure");
   }
-  SF_RETURN_IF_ERROR(CheckObject(required, p,
+  if (j.is_object() && j.contains("holds_under")) {
+    SF_RETURN_IF_ERROR(GetStrings(j, p, "holds_under", &v->holds_under));
+    j.erase("holds_under");
+  }
+  SF_RETURN_IF_ERROR(CheckObject(j, p,
                                  {"scenario", "invariant", "window", "action", "plan", "replay",
                                   "message", "rapidcheck_reproduce", "seed"}));
   SF_RETURN_IF_ERROR(GetString(j, p, "scenario", &v->scenario));
@@ -462,6 +467,7 @@ std::string ToJson(const Report& r) {
                           {"plan", v.plan},
                           {"replay", v.replay},
                           {"message", v.message},
+                          {"failure", v.failure},
                           {"rapidcheck_reproduce", v.rapidcheck_reproduce},
                           {"seed", v.seed}});
     // Optional: only a labelled black-box violation has it.
@@ -553,9 +559,9 @@ Result<Report> FromJson(std::string_view text) {
        "min_coverage_pct", "points_registered", "actions_filtered", "coverage", "verdict", "runs",
        "lives", "scenarios", "violations", "properties", "mutants", "bench"}));
   SF_RETURN_IF_ERROR(GetInt(doc, root, "schema_version", &r.schema_version));
-  if (r.schema_version != kReportSchemaVersion && r.schema_version != 2) {
+  if (r.schema_version != kReportSchemaVersion && r.schema_version != 2 && r.schema_version != 3) {
     return Bad("/schema_version",
-               fmt::format("this build reads schema_version 2 and {}, the document has {}",
+               fmt::format("this build reads schema_version 2, 3 and {}, the document has {}",
                            kReportSchemaVersion, r.schema_version));
   }
   SF_RETURN_IF_ERROR(GetString(doc, root, "command", &r.command));

@@ -18,7 +18,7 @@
 namespace stepfault::reports {
 
 // Version 3 added the optional per-scenario `schedules` block; FromJson also reads version 2.
-inline constexpr int kReportSchemaVersion = 3;
+inline constexpr int kReportSchemaVersion = 4;
 
 std::string ToJson(const Report& report);
 

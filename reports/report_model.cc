@@ -105,6 +105,7 @@ int64_t FaultsIn(const std::string& plan) { return std::count(plan.begin(), plan
 // The kind of window a violation struck at (see ViolationGroup).
 std::string KindOf(const Violation& v,
                    const std::map<std::string, const ScenarioReport*>& by_name) {
+  if (!v.failure.empty()) return v.failure;
   auto s = by_name.find(v.scenario);
   if (s != by_name.end()) {
     for (const Window& w : s->second->windows) {

@@ -132,6 +132,7 @@ struct Violation {
   // Black-box only: the persistence models under which the plan still violates the invariant
   // ("posix", "ext4-ordered", ...; docs/blackbox.md); empty when not labelled.
   std::vector<std::string> holds_under;
+  std::string failure;  // the class of failure it is grouped by ("": by the kind of window)
   friend bool operator==(const Violation&, const Violation&) = default;
 };
 // "posix only", or the models joined by ", " ("" for none): how reports print holds_under.
@@ -167,7 +168,7 @@ struct BenchResult {
 };
 
 struct Report {
-  int schema_version = 3;
+  int schema_version = 4;
   std::string command;
   uint64_t seed = 0;
   std::string profile;
@@ -214,9 +215,10 @@ struct Coverage {
 Coverage ComputeCoverage(const Report& report);
 Coverage ComputeCoverage(const ScenarioReport& scenario);
 
-// Counterexamples grouped by (scenario, invariant, kind of window): the kind is the window's
-// business window when the scenario names one, else its life command ("resume (unlabelled
-// windows)"); "fault-free" for the reference run. Groups are ordered
+// Counterexamples grouped by (scenario, invariant, kind): the kind is the violation's failure
+// class when it has one (black-box mode), else the kind of window: the window's business window
+// when the scenario names one, else its life command ("resume (unlabelled windows)");
+// "fault-free" for the reference run. Groups are ordered
 // like the scenarios, then by invariant and kind; `smallest` is the violation with the fewest
 // faults in its plan (then the shortest plan text).
 struct ViolationGroup {

@@ -1,6 +1,9 @@
 // The trace reader (see trace.h).
 #include "faults/blackbox/trace.h"
 
+#include <fnmatch.h>
+
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -207,16 +210,93 @@ Result<Trace> ReadTraceFile(const std::string& path) {
   return t;
 }
 
-std::vector<TraceWindow> WindowsOf(const Trace& trace) {
+namespace {
+
+// The canonical names of one trace (see WindowsOf).
+class NameCanon {
+ public:
+  NameCanon(const Trace& trace, const std::vector<std::string>& temp_names)
+      : temp_names_(temp_names) {
+    for (const TraceRecord& r : trace.records) {
+      if (r.op == "hello") pids_.emplace(std::to_string(r.pid), pids_.size() + 1);
+    }
+  }
+
+  // "fs.write[a/tmp_obj_Xy12]" -> "fs.write[a/tmp_obj_@1]".
+  std::string Canonical(const std::string& point) {
+    size_t open = point.find('[');
+    if (open == std::string::npos || point.back() != ']') return point;
+    std::string role = point.substr(open + 1, point.size() - open - 2);
+    if (role == ".") return point;
+    std::string dir;
+    size_t at = 0;
+    while (at <= role.size()) {
+      size_t slash = role.find('/', at);
+      if (slash == std::string::npos) slash = role.size();
+      std::string name = Name(dir, role.substr(at, slash - at));
+      dir += (dir.empty() ? "" : "/") + name;
+      at = slash + 1;
+    }
+    return point.substr(0, open + 1) + dir + "]";
+  }
+
+ private:
+  std::string Name(const std::string& dir, const std::string& name) {
+    for (const std::string& glob : temp_names_) {
+      if (fnmatch(glob.c_str(), name.c_str(), FNM_PERIOD) != 0) continue;
+      auto& seen = seen_[{dir, glob}];
+      const size_t k = seen.emplace(name, seen.size() + 1).first->second;
+      std::string mark = "@" + std::to_string(k);
+      const size_t star = glob.find('*');
+      return star == std::string::npos ? glob + mark
+                                       : glob.substr(0, star) + mark + glob.substr(star + 1);
+    }
+    std::string out;
+    for (size_t i = 0; i < name.size();) {
+      if (!std::isdigit(static_cast<unsigned char>(name[i]))) {
+        out += name[i++];
+        continue;
+      }
+      size_t j = i;
+      while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) ++j;
+      // Three digits at least: a pid below 100 is too likely to be part of an ordinary name.
+      auto it = j - i >= 3 ? pids_.find(name.substr(i, j - i)) : pids_.end();
+      out += it != pids_.end() ? "@p" + std::to_string(it->second) : name.substr(i, j - i);
+      i = j;
+    }
+    return out;
+  }
+
+  const std::vector<std::string>& temp_names_;
+  std::map<std::string, size_t> pids_;  // pid text -> place in hello order
+  std::map<std::pair<std::string, std::string>, std::map<std::string, size_t>> seen_;
+};
+
+}  // namespace
+
+std::vector<TraceWindow> WindowsOf(const Trace& trace, const std::vector<std::string>& temp_names) {
   std::vector<TraceWindow> out;
   std::map<std::string, int> seen;
+  NameCanon canon(trace, temp_names);
   for (size_t i = 0; i < trace.records.size(); ++i) {
     std::string point = trace.records[i].WindowPoint();
     if (point.empty()) continue;
+    point = canon.Canonical(point);
     int occ = ++seen[point];
     out.push_back({point + "#" + std::to_string(occ), point, occ, i});
   }
   return out;
+}
+
+std::string CanonicalPoint(const Trace& trace, size_t record,
+                           const std::vector<std::string>& temp_names) {
+  if (record >= trace.records.size() || trace.records[record].Get("w").empty()) return "";
+  NameCanon canon(trace, temp_names);
+  for (size_t i = 0; i < record; ++i) {
+    std::string point = trace.records[i].WindowPoint();
+    if (!point.empty()) canon.Canonical(point);  // names are numbered in trace order
+  }
+  return canon.Canonical(trace.records[record].Get("w"));
 }
 
 std::vector<std::string> IncompleteReasons(const Trace& trace) {

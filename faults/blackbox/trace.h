@@ -10,13 +10,18 @@
 // Ops: hello (a process started), open, write, fsync, rename, unlink, mkdir, rmdir, truncate,
 // fallocate, link, symlink, syncfs, sync_file_range (from=, len=, flags=; a window
 // fs.sync_file_range[path] only with all three wait flags), close, stdout (bytes the program wrote
-// to fd 1 with write(2): its acknowledgements), exit (written by the harness when a command ends;
+// to fd 1 with write(2) while fd 1 was the command's own standard output: its acknowledgements
+// when the program uses no acknowledgement file), ack (size=: the acknowledgement file
+// STEPFAULT_ACK_FILE held that many bytes after a write or flush to it; the harness adds one after
+// every command too), exit (written by the harness when a command ends;
 // its window is proc.exit[cmdI]), failed (the call returned an error and changed nothing), fault
 // (the harness failed the call: the ioerror run), incomplete (the recorder saw I/O it cannot
 // model), volatile (a MAP_SHARED -shm file). A record with a `w` field, other than failed and
 // fault, is a window: the point "fs.<op>[<path role>]" the call was at. A write with synced=data
 // (O_DSYNC, RWF_DSYNC) or synced=all (O_SYNC, RWF_SYNC) was durable when it returned (crash_state.h
-// says what the model makes of it).
+// says what the model makes of it). Every record of a call at a window (its window record, or its
+// failed or fault record) carries k=, the call's place among the run's calls at windows counted
+// across processes: the live ioerror run fails the call with the window's k.
 //
 // Fields off= and size= are byte counts of 0..kMaxTraceFileBytes, and off + size + n stays within
 // it. The reader rejects anything else with kCorruption naming the record index, the byte offset
@@ -54,6 +59,9 @@ struct TraceRecord {
 
 struct Trace {
   std::vector<TraceRecord> records;
+  // The acknowledgement file's bytes after the run (the session reads it beside the trace; the
+  // `ack` records' sizes index into it). Empty when the program wrote none.
+  std::string ack_log;
 };
 
 // One window of a trace: its id "point#occurrence" and the index of its record.
@@ -69,8 +77,20 @@ std::string FrameRecord(const std::string& op, int64_t pid,
                         const std::vector<std::pair<std::string, std::string>>& fields,
                         std::string_view data);
 Result<Trace> ReadTraceFile(const std::string& path);
-// The windows in trace order; occurrences count per point from 1.
-std::vector<TraceWindow> WindowsOf(const Trace& trace);
+// The windows in trace order; occurrences count per point from 1. Names a run makes up are
+// canonicalised in window points, so that the windows and plans of two recordings of one program
+// name the same calls: each path component of a window's role that matches one of `temp_names`
+// (fnmatch globs over one name, e.g. "tmp_obj_*", tried in order) becomes the glob with its first
+// '*' replaced by "@<k>" (or "@<k>" appended when it has none), k counting from 1 the distinct
+// names of that directory the glob matched, in trace order; otherwise every decimal run of three
+// digits or more equal to the pid of a recorded process (a `hello` record) becomes "@p<k>", k the
+// process's place in hello order. The record index still leads to the real names.
+std::vector<TraceWindow> WindowsOf(const Trace& trace,
+                                   const std::vector<std::string>& temp_names = {});
+// The canonical point (as WindowsOf names it) of the `w` field of record `record`, which may be a
+// failed or fault record; "" when it has none.
+std::string CanonicalPoint(const Trace& trace, size_t record,
+                           const std::vector<std::string>& temp_names = {});
 // The reasons the trace is incomplete ("mmap-shared-write: data.bin"), deduplicated, in order.
 std::vector<std::string> IncompleteReasons(const Trace& trace);
 // Files named by `volatile` records (SQLite -shm), deduplicated, in order.

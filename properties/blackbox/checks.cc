@@ -41,7 +41,12 @@ void SqlChecks(const CheckContext& c, std::vector<CheckFailure>* out) {
     const SqlCheck& q = c.spec->sql_checks[i];
     std::string where = "sql_checks[" + std::to_string(i) + "] on " + q.db;
     if (!fs::exists(fs::path(c.dir) / q.db)) {
-      out->push_back({scenarios::kInvBbSql, where + ": the database does not exist"});
+      out->push_back(
+          {scenarios::kInvBbSql, where + ": the database does not exist (looked for " +
+                                     c.spec->dir + "/" + q.db +
+                                     " in the working directory: `db` is relative to the spec's "
+                                     "`dir`, \"" +
+                                     c.spec->dir + "\")"});
       continue;
     }
     Result<std::vector<std::string>> rows = QueryRows((fs::path(c.dir) / q.db).string(), q.query);

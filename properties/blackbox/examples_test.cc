@@ -257,8 +257,10 @@ TEST_F(BlackboxCliTest, ATwoFaultBugIsShrunkToAMinimalReplayablePlan) {
   CommandResult two =
       Stepfault("blackbox explore --spec " + spec + " --actions crash --depth 2 --out two");
   ASSERT_EQ(two.exit_code, 1) << two.out << two.err;
-  const size_t at = two.out.find("shrunk: INV-BB-CHECK needs 2 fault(s); minimal plan '");
+  const size_t at = two.out.find("shrunk: INV-BB-CHECK (");
   ASSERT_NE(at, std::string::npos) << two.out;
+  const size_t needs = two.out.find("needs 2 fault(s); minimal plan '", at);
+  ASSERT_LT(needs, two.out.find('\n', at)) << two.out;  // on the same line
   const size_t from = two.out.find('\'', at) + 1;
   const std::string plan = two.out.substr(from, two.out.find('\'', from) - from);
   // The first fault is at the earliest fault-free window, a crash (the simplest action).

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -43,14 +44,53 @@ std::vector<std::string> InvariantsOf(const Spec& spec, const Reference& ref) {
   return inv;
 }
 
+}  // namespace
+
+std::string FailureClass(const CheckFailure& failure) {
+  std::string line = failure.message.substr(0, failure.message.find('\n'));
+  std::string out;
+  for (size_t i = 0; i < line.size() && out.size() < 160;) {
+    size_t j = i;
+    while (j < line.size() && std::isxdigit(static_cast<unsigned char>(line[j]))) ++j;
+    const std::string run = line.substr(i, j - i);
+    const size_t digits = static_cast<size_t>(std::count_if(run.begin(), run.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c));
+    }));
+    if (!run.empty() && (digits == run.size() || (run.size() >= 7 && digits > 0))) {
+      out += '#';
+      i = j;
+    } else if (j > i) {
+      out += run;
+      i = j;
+    } else {
+      out += line[i++];
+    }
+  }
+  return out;
+}
+
+namespace {
+
 std::string ReplayCommand(const Spec& spec, const std::string& plan, uint64_t seed) {
   return "stepfault blackbox replay --spec " + reports::ShellQuote(spec.path) + " --plan " +
          reports::ShellQuote(plan) + (seed ? " --seed " + std::to_string(seed) : "");
 }
 
+// What a violation's reader needs of the acknowledgements: how many lines, and the last one.
+std::string AckedSummary(const std::string& acked) {
+  if (acked.empty()) return "nothing was acknowledged before the fault";
+  std::string text = acked.back() == '\n' ? acked.substr(0, acked.size() - 1) : acked;
+  const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  std::string last = text.substr(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+  if (last.size() > 80) last = last.substr(0, 77) + "...";
+  return "acknowledged before the fault: " + std::to_string(lines) +
+         (lines == 1 ? " line" : " lines") + ", the last `" + last + "`";
+}
+
 reports::Violation MakeViolation(const Spec& spec, const std::string& window,
                                  const std::string& action, const std::string& plan,
-                                 const std::vector<CheckFailure>& failures, uint64_t seed) {
+                                 const std::vector<CheckFailure>& failures,
+                                 const std::string& acked, uint64_t seed) {
   reports::Violation v;
   v.scenario = "blackbox:" + spec.name;
   v.invariant = failures[0].invariant;
@@ -60,6 +100,8 @@ reports::Violation MakeViolation(const Spec& spec, const std::string& window,
   v.replay = ReplayCommand(spec, plan, seed);
   for (const CheckFailure& f : failures)
     v.message += (v.message.empty() ? "" : "; ") + f.invariant + ": " + f.message;
+  v.message += " (" + AckedSummary(acked) + ")";
+  v.failure = FailureClass(failures[0]);
   v.seed = seed;
   return v;
 }
@@ -76,11 +118,23 @@ void CompareRecordings(const Recording& first, const Result<Recording>& again,
   for (const auto& w : first.windows) a.insert(w.id);
   for (const auto& w : again->windows) b.insert(w.id);
   int64_t unstable = 0;
-  for (const auto& id : a) unstable += b.count(id) ? 0 : 1;
+  std::set<std::string> points;  // of windows only the first recording has
+  for (const auto& w : first.windows) {
+    if (b.count(w.id)) continue;
+    ++unstable;
+    points.insert(w.point);
+  }
   for (const auto& id : b) unstable += a.count(id) ? 0 : 1;
-  if (unstable > 0)
-    notes->push_back("NONDETERMINISTIC: a second recording differs in " + std::to_string(unstable) +
-                     " windows (matched by operation, path role and occurrence)");
+  if (unstable == 0) return;
+  std::string some;
+  for (const std::string& p : points) {
+    if (some.size() > 200) break;
+    some += (some.empty() ? "" : ", ") + p;
+  }
+  notes->push_back("NONDETERMINISTIC: a second recording differs in " + std::to_string(unstable) +
+                   " windows (matched by operation, path role and occurrence), such as " + some +
+                   "; a file name the program makes up anew in each run is named by a glob in "
+                   "the spec's \"temp_names\" (docs/blackbox.md)");
 }
 
 // Fills the matrix rows and cells and returns the work of this shard: one task per distinct
@@ -101,7 +155,8 @@ std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>
   for (const TraceWindow& w : rec.windows) {
     s->windows.push_back({w.id, w.point, w.occurrence, ""});
     for (const std::string& a : actions) {
-      bool applicable = IsCrashLike(a) || w.point.rfind("fs.", 0) == 0;
+      // An ioerror needs a call to fail: a window whose record has k= (CanFailLive).
+      bool applicable = IsCrashLike(a) || CanFailLive(rec.trace, w);
       bool mine = static_cast<int>(index++ % static_cast<size_t>(options.shard_count)) ==
                   options.shard_index - 1;
       s->cells.push_back(
@@ -120,10 +175,11 @@ std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>
         continue;
       }
       ++result->crash_cells;
-      std::string acked = AckedBefore(rec.trace, w.record);
+      std::string acked = AckedBefore(rec.trace, w.record, rec.ack);
       bool first_state = true;
       for (CrashState& state :
            StatesOf(rec.initial, rec.trace, w.record, a, options.seed, options.fs_model)) {
+        ++s->crash_states.total;
         uint64_t key = StateKey(state, acked);
         all_digests.insert(key);
         const bool own = owned.emplace(key, mine).first->second;
@@ -137,6 +193,9 @@ std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>
     }
   }
   result->distinct_states = static_cast<int64_t>(all_digests.size());
+  s->crash_states.distinct = result->distinct_states;
+  // Below the depth limit a distinct state's recovery is faulted again (depth 2).
+  s->crash_states.explored = options.depth >= 2 ? result->distinct_states : 0;
   result->windows = static_cast<int64_t>(rec.windows.size());
   return tasks;
 }
@@ -183,13 +242,16 @@ void AppendRecoveryRows(const RecoveryRows& rows, reports::ScenarioReport* s) {
   }
 }
 
-void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t seed,
+void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t seed, int depth,
                  reports::ScenarioReport* s, std::map<std::string, int64_t>* by_inv,
                  BbExploration* result) {
   for (const std::string& n : o.notes)
     if (std::find(result->notes.begin(), result->notes.end(), n) == result->notes.end())
       result->notes.push_back(n);
+  if (o.not_run) return;  // its cells stay not run
   s->runs += 1;
+  // Deaths at the depth limit, whose recovery ran but was not faulted again.
+  if (IsCrashLike(task.action)) s->crash_states.beyond_depth += depth == 1 ? 1 : o.pairs_run;
   s->lives += o.lives;
   for (size_t ci : task.cells) {
     reports::Cell& c = s->cells[ci];
@@ -203,12 +265,13 @@ void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t 
     c.invariants_violated.assign(inv.begin(), inv.end());
     for (const std::string& i : inv) ++(*by_inv)[i];
     result->report.violations.push_back(
-        MakeViolation(spec, c.window, c.action, c.action + "@" + c.window, o.failures, seed));
+        MakeViolation(spec, c.window, c.action, c.action + "@" + c.window, o.failures,
+                      IsCrashLike(task.action) ? task.acked : o.acked, seed));
   }
   for (const Depth2Violation& v : o.depth2) {
     ++(*by_inv)[v.failures[0].invariant];
     result->report.violations.push_back(
-        MakeViolation(spec, task.window.id, task.action, v.plan, v.failures, seed));
+        MakeViolation(spec, task.window.id, task.action, v.plan, v.failures, v.acked, seed));
   }
 }
 
@@ -218,7 +281,7 @@ int ActionRank(const std::string& action) {
   return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), action) - kOrder.begin());
 }
 
-// The minimal violating plan of every invariant (see BbShrunk), over the depth-1 cells that
+// The minimal violating plan of every failure class (see BbShrunk), over the depth-1 cells that
 // failed and the depth-2 violations of this run.
 std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
                              const reports::ScenarioReport& s, const std::vector<Task>& tasks,
@@ -227,30 +290,36 @@ std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
   for (size_t i = 0; i < rec.windows.size(); ++i)
     order[rec.windows[i].id] = static_cast<int64_t>(i);
   using Key = std::tuple<int, int64_t, int, int64_t>;
-  std::map<std::string, std::pair<Key, std::string>> best;
-  std::map<std::string, int64_t> count;
-  auto offer = [&](const std::string& inv, Key key, const std::string& plan) {
-    ++count[inv];
-    auto it = best.find(inv);
-    if (it == best.end() || key < it->second.first) best[inv] = {key, plan};
-  };
-  for (const reports::Cell& c : s.cells) {
-    if (c.outcome != reports::CellOutcome::kViolation || !order.count(c.window)) continue;
-    for (const std::string& inv : c.invariants_violated)
-      offer(inv, {1, order[c.window], ActionRank(c.action), 0}, c.action + "@" + c.window);
-  }
-  for (size_t t = 0; t < tasks.size(); ++t) {
-    for (const Depth2Violation& v : outcomes[t].depth2) {
-      std::set<std::string> invs;
-      for (const CheckFailure& f : v.failures) invs.insert(f.invariant);
-      for (const std::string& inv : invs)
-        offer(inv, {2, order[tasks[t].window.id], ActionRank(tasks[t].action), v.second}, v.plan);
+  using Class = std::pair<std::string, std::string>;  // invariant, failure class
+  std::map<Class, std::pair<Key, std::string>> best;
+  std::map<Class, int64_t> count;
+  auto offer = [&](const std::vector<CheckFailure>& failures, Key key, const std::string& plan) {
+    std::set<Class> classes;
+    for (const CheckFailure& f : failures) classes.insert({f.invariant, FailureClass(f)});
+    for (const Class& c : classes) {
+      ++count[c];
+      auto it = best.find(c);
+      if (it == best.end() || key < it->second.first) best[c] = {key, plan};
     }
+  };
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const Outcome& o = outcomes[t];
+    if (!o.failures.empty()) {
+      for (size_t ci : tasks[t].cells) {
+        const reports::Cell& c = s.cells[ci];
+        if (order.count(c.window))
+          offer(o.failures, {1, order[c.window], ActionRank(c.action), 0},
+                c.action + "@" + c.window);
+      }
+    }
+    for (const Depth2Violation& v : o.depth2)
+      offer(v.failures, {2, order[tasks[t].window.id], ActionRank(tasks[t].action), v.second},
+            v.plan);
   }
   std::vector<BbShrunk> out;
-  for (const auto& [inv, b] : best)
-    out.push_back(
-        {inv, b.second, ReplayCommand(spec, b.second, seed), std::get<0>(b.first), count[inv]});
+  for (const auto& [c, b] : best)
+    out.push_back({c.first, c.second, b.second, ReplayCommand(spec, b.second, seed),
+                   std::get<0>(b.first), count[c]});
   return out;
 }
 
@@ -283,8 +352,13 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   fs::create_directories(options.scratch, ec);
   SF_ASSIGN_OR_RETURN(Recording rec,
                       Record(spec, config, (fs::path(options.scratch) / "record").string()));
+  config.ack = rec.ack;
   BbExploration result;
   result.notes = rec.notes;
+  result.notes.push_back(rec.ack == AckChannel::kFile
+                             ? "acknowledgements: the lines written to $STEPFAULT_ACK_FILE"
+                             : "acknowledgements: what the program wrote to its standard output");
+  for (const std::string& w : rec.warnings) result.notes.push_back("WARNING: " + w);
   // Recording twice tells a deterministic program from one whose windows move.
   CompareRecordings(rec,
                     Record(spec, config, (fs::path(options.scratch) / "record-again").string()),
@@ -300,14 +374,14 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   const int64_t pair_cap =
       std::max<int64_t>(1, options.depth2_max_pairs / std::max<int64_t>(1, result.distinct_states));
   IOErrorDedup dedup;
-  std::vector<Outcome> outcomes = RunAll(spec, config, tasks, rec.reference, options.depth,
-                                         pair_cap, options.jobs, &dedup, options.progress);
+  std::vector<Outcome> outcomes = RunAll(spec, config, tasks, rec, options.depth, pair_cap,
+                                         options.jobs, &dedup, options.progress);
   result.ioerror_cells = dedup.cells;
   result.ioerror_distinct = dedup.distinct;
   std::map<std::string, int64_t> by_inv;
   RecoveryRows rows;
   for (size_t t = 0; t < tasks.size(); ++t) {
-    FoldOutcome(spec, tasks[t], outcomes[t], options.seed, &s, &by_inv, &result);
+    FoldOutcome(spec, tasks[t], outcomes[t], options.seed, options.depth, &s, &by_inv, &result);
     FoldPairs(outcomes[t], &rows);
   }
   result.shrunk = Shrink(spec, rec, s, tasks, outcomes, options.seed);
@@ -343,6 +417,7 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
   config.bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
   fs::create_directories(scratch, ec);
   SF_ASSIGN_OR_RETURN(Recording rec, Record(spec, config, (fs::path(scratch) / "record").string()));
+  config.ack = rec.ack;
   BbReplayResult out;
   out.log = rec.notes;
   const TraceWindow* w = FindWindow(rec.windows, plan[0].window);
@@ -357,7 +432,7 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
   Task task{plan[0].action, *w, {}, "", {}};
   LifeResult life;
   if (IsCrashLike(plan[0].action)) {
-    task.acked = AckedBefore(rec.trace, w->record);
+    task.acked = AckedBefore(rec.trace, w->record, rec.ack);
     // A power loss has two tearings (StatesOf); the first that fails is the one replayed and kept.
     for (CrashState& state :
          StatesOf(rec.initial, rec.trace, w->record, plan[0].action, seed, fs_model)) {
@@ -372,9 +447,21 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
   } else {
     if (plan.size() == 2)
       return Status::InvalidArgument("a second fault can follow only crash, powerloss or reorder");
-    Result<faults::blackbox::Trace> trace = RunWithIOError(
-        spec, config, cell, w->id, plan[0].action == "ioerror:ENOSPC" ? ENOSPC : EIO);
-    if (!trace.ok()) return trace.status();
+    if (!CanFailLive(rec.trace, *w))
+      return Status::InvalidArgument("window " + w->id +
+                                     " is a stdio stream's flush: no call there can be failed, so "
+                                     "an ioerror does not apply (crash and powerloss do)");
+    Result<IOErrorRun> run = RunWithIOError(
+        spec, config, cell, rec, *w, plan[0].action == "ioerror:ENOSPC" ? ENOSPC : EIO, false);
+    if (!run.ok()) return run.status();
+    if (!run->struck)
+      return Status::InvalidArgument(
+          "the live run never failed the call at " + w->id +
+          (run->struck_point.empty() ? "" : " (it failed " + run->struck_point + " instead)") +
+          ": the program does not make the same calls in every run");
+    out.log.push_back(std::string("the ioerror run ") +
+                      (run->from_start ? "ran every run command"
+                                       : "started from the last command boundary before it"));
     // What the failed run left is this plan's crash state: kept before recovery changes it.
     if (!keep_dir.empty()) {
       const fs::path kept = fs::path(keep_dir) / "crash-state" / spec.dir;
@@ -382,14 +469,15 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
       fs::copy(fs::path(cell) / "work" / spec.dir, kept, fs::copy_options::recursive, ec);
       if (ec) return Status::IOError("cannot keep " + kept.string() + ": " + ec.message());
     }
-    life = RecoverAndCheck(spec, config, cell, nullptr, AckedBefore(*trace, trace->records.size()),
-                           &rec.reference, false);
+    task.acked = run->acked;
+    life = RecoverAndCheck(spec, config, cell, nullptr, task.acked, &rec.reference, false);
   }
   out.log.push_back("life 1: " + PrintBbPlan({plan[0]}) + " struck; recovery took " +
                     std::to_string(life.lives) + " lives");
+  out.log.push_back(AckedSummary(task.acked));
   out.failures = life.failures;
   if (plan.size() == 2 && out.failures.empty()) {
-    std::vector<TraceWindow> rw = faults::blackbox::WindowsOf(life.recovery_trace);
+    std::vector<TraceWindow> rw = faults::blackbox::WindowsOf(life.recovery_trace, spec.temp_names);
     const TraceWindow* w2 = FindWindow(rw, plan[1].window);
     if (w2 == nullptr || !IsCrashLike(plan[1].action))
       return Status::InvalidArgument(
@@ -400,9 +488,9 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
     under.fs_model = fs_model;
     CrashState state2 = faults::blackbox::BuildCrashState(
         task.state, life.recovery_trace, w2->record, KindOf(plan[1].action), seed, -1, under);
-    LifeResult second = RecoverAndCheck(spec, config, cell + "-d2", &state2,
-                                        task.acked + AckedBefore(life.recovery_trace, w2->record),
-                                        &rec.reference, false);
+    LifeResult second = RecoverAndCheck(
+        spec, config, cell + "-d2", &state2,
+        task.acked + AckedBefore(life.recovery_trace, w2->record, rec.ack), &rec.reference, false);
     out.log.push_back("life 2: " + PrintBbPlan({plan[1]}) + " struck in recovery");
     out.failures = second.failures;
     cell += "-d2";

@@ -38,14 +38,21 @@ struct BbExploreOptions {
   std::function<void(int64_t done, int64_t total)> progress;
 };
 
-// The shrinker's answer for one invariant: the smallest plan that violated it, ordered by fewer
+// The class of a failure, which groups counterexamples with its invariant: the first line of the
+// message with every run of digits, and every hex-looking run of 7 or more characters holding a
+// digit, blanked to '#' ("check `./verify` failed (exit #): lost commit #"). Two failures of one
+// invariant in different classes (a lost commit; a repository that no longer opens) are reported
+// apart.
+std::string FailureClass(const CheckFailure& failure);
+
+// The shrinker's answer for one failure class: the smallest plan that failed so, ordered by fewer
 // faults first, then the earlier first window (fault-free order), the simpler first action (crash,
 // powerloss, reorder, ioerror, ioerror:ENOSPC), then the earlier second window and the simpler
 // second action. Exploration runs every (window, recovery window) pair (up to the cap), so the
 // minimum over what it found is the minimal plan; the order is fixed, so the answer is
 // deterministic.
 struct BbShrunk {
-  std::string invariant, plan, replay;
+  std::string invariant, failure, plan, replay;  // failure: FailureClass
   int faults = 1;
   int64_t candidates = 0;  // violating plans of this invariant the minimum was taken over
   // The persistence models under which the plan still violates the invariant, in model order

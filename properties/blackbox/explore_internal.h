@@ -43,6 +43,7 @@ struct Depth2Violation {
   std::string plan;
   std::vector<CheckFailure> failures;
   int64_t second = 0;  // the pair's index: recovery windows in trace order, crash before powerloss
+  std::string acked;   // what was acknowledged before the second fault
 };
 
 // One (recovery window, action) pair of depth 2: run (with its failures) or left out by the cap.
@@ -61,6 +62,8 @@ struct Outcome {
   std::vector<Depth2Violation> depth2;
   std::vector<PairRun> pairs;
   std::vector<std::string> notes;
+  bool not_run = false;  // an ioerror whose live run never failed the window's call
+  std::string acked;     // an ioerror's: what its live run acknowledged (set by RunAll)
 };
 
 // What RunAll did with the ioerror cells: how many ran live, and how many distinct directories
@@ -87,7 +90,7 @@ void LabelPersistenceModels(const Spec& spec, const SessionConfig& config, const
                             BbExploration* result);
 
 std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
-                            const std::vector<Task>& tasks, const Reference& ref, int depth,
+                            const std::vector<Task>& tasks, const Recording& rec, int depth,
                             int64_t pair_cap, int jobs, IOErrorDedup* dedup,
                             const std::function<void(int64_t done, int64_t total)>& progress);
 

@@ -50,7 +50,7 @@ class ModelChecker {
     const fb::TraceWindow* w = FindWindow(rec_.windows, f.window);
     // A crash leaves the current tree and an ioerror the live run's directory: no model differs.
     if (w == nullptr || f.action == "crash" || !IsCrashLike(f.action)) return out;
-    const std::string acked = AckedBefore(rec_.trace, w->record);
+    const std::string acked = AckedBefore(rec_.trace, w->record, rec_.ack);
     // The posix states of the cell that failed (a power loss has up to two tearings).
     std::set<uint64_t> failed;
     for (const fb::CrashState& p :

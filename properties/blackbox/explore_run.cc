@@ -64,7 +64,10 @@ std::vector<CheckFailure> FailuresFrom(const Json& j) {
 Json ToJson(const Outcome& o) {
   Json d2 = Json::array();
   for (const Depth2Violation& v : o.depth2)
-    d2.push_back({{"plan", v.plan}, {"failures", FailuresJson(v.failures)}, {"second", v.second}});
+    d2.push_back({{"plan", v.plan},
+                  {"failures", FailuresJson(v.failures)},
+                  {"second", v.second},
+                  {"acked", v.acked}});
   Json pairs = Json::array();
   for (const PairRun& p : o.pairs)
     pairs.push_back({p.action, p.window, p.point, p.occurrence, p.ran, p.lives, p.invariants});
@@ -74,7 +77,8 @@ Json ToJson(const Outcome& o) {
           {"pairs_total", o.pairs_total},
           {"pairs_run", o.pairs_run},
           {"depth2", d2},
-          {"notes", o.notes}};
+          {"notes", o.notes},
+          {"not_run", o.not_run}};
 }
 Outcome FromJson(const Json& j) {
   Outcome o;
@@ -83,9 +87,10 @@ Outcome FromJson(const Json& j) {
   o.pairs_total = j["pairs_total"].get<int64_t>();
   o.pairs_run = j["pairs_run"].get<int64_t>();
   for (const Json& v : j["depth2"])
-    o.depth2.push_back(
-        {v["plan"].get<std::string>(), FailuresFrom(v["failures"]), v["second"].get<int64_t>()});
+    o.depth2.push_back({v["plan"].get<std::string>(), FailuresFrom(v["failures"]),
+                        v["second"].get<int64_t>(), v["acked"].get<std::string>()});
   o.notes = j["notes"].get<std::vector<std::string>>();
+  o.not_run = j["not_run"].get<bool>();
   for (const Json& p : j["pairs"]) {
     o.pairs.push_back({p[0].get<std::string>(), p[1].get<std::string>(), p[2].get<std::string>(),
                        p[3].get<int>(), p[4].get<bool>(), p[5].get<int>(),
@@ -100,7 +105,8 @@ Outcome FromJson(const Json& j) {
 // and acknowledgements) takes the outcome of the first instead of running again.
 void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
                const LifeResult& first, const std::string& cell, int64_t cap, Outcome* out) {
-  std::vector<TraceWindow> windows = faults::blackbox::WindowsOf(first.recovery_trace);
+  std::vector<TraceWindow> windows =
+      faults::blackbox::WindowsOf(first.recovery_trace, spec.temp_names);
   std::vector<std::pair<std::string, const TraceWindow*>> pairs;
   for (const TraceWindow& w : windows) {
     for (const char* a : {"crash", "powerloss"}) pairs.push_back({a, &w});
@@ -119,7 +125,7 @@ void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
     options.fs_model = config.fs_model;
     CrashState state = faults::blackbox::BuildCrashState(
         task.state, first.recovery_trace, w->record, KindOf(action), config.seed, -1, options);
-    std::string acked = task.acked + AckedBefore(first.recovery_trace, w->record);
+    std::string acked = task.acked + AckedBefore(first.recovery_trace, w->record, config.ack);
     ++out->pairs_run;
     pr.ran = true;
     auto [it, fresh] = seen.emplace(state.Digest() ^ std::hash<std::string>()(acked), index);
@@ -135,7 +141,7 @@ void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
     pr.invariants.assign(inv.begin(), inv.end());
     if (!second.failures.empty())
       out->depth2.push_back({task.action + "@" + task.window.id + ";" + action + "@" + w->id,
-                             second.failures, static_cast<int64_t>(index)});
+                             second.failures, static_cast<int64_t>(index), acked});
   }
 }
 
@@ -221,26 +227,28 @@ std::vector<Json> Parallel(const std::string& scratch, const std::string& tag,
   return out;
 }
 
-// The live ioerror run of `task` in `cell`: {"key", "acked"} of the directory it left, or
+// The live ioerror run of `task` in `cell`: {"key", "acked"} of the directory it left, plus
+// "missed" (the call that failed instead, or "") when the run never failed the window's call; or
 // {"error"} when it could not be set up.
-Json LiveIOError(const Spec& spec, const SessionConfig& config, const Task& task,
-                 const std::string& cell) {
+Json LiveIOError(const Spec& spec, const SessionConfig& config, const Recording& rec,
+                 const Task& task, const std::string& cell) {
   int err = task.action == "ioerror:ENOSPC" ? ENOSPC : EIO;
-  Result<faults::blackbox::Trace> trace = RunWithIOError(spec, config, cell, task.window.id, err);
-  if (!trace.ok()) return {{"error", trace.status().message()}};
-  const std::string acked = AckedBefore(*trace, trace->records.size());
+  Result<IOErrorRun> run = RunWithIOError(spec, config, cell, rec, task.window, err, false);
+  if (!run.ok()) return {{"error", run.status().message()}};
   Result<CrashState> left =
       faults::blackbox::LoadDirectory((fs::path(cell) / "work" / spec.dir).string());
   // A directory that cannot be read is its own state (never shared): key by the cell.
   const uint64_t digest = left.ok() ? left->Digest() : std::hash<std::string>()(cell);
-  return {{"key", std::to_string(digest ^ (std::hash<std::string>()(acked) * 31))},
-          {"acked", acked}};
+  Json out = {{"key", std::to_string(digest ^ (std::hash<std::string>()(run->acked) * 31))},
+              {"acked", run->acked}};
+  if (!run->struck) out["missed"] = run->struck_point;
+  return out;
 }
 
 }  // namespace
 
 std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
-                            const std::vector<Task>& tasks, const Reference& ref, int depth,
+                            const std::vector<Task>& tasks, const Recording& rec, int depth,
                             int64_t pair_cap, int jobs, IOErrorDedup* dedup,
                             const std::function<void(int64_t done, int64_t total)>& progress) {
   auto cell = [&](size_t i) {
@@ -257,7 +265,7 @@ std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
   };
   std::vector<Json> left = Parallel(
       config.scratch, "live", live, jobs,
-      [&](size_t i) { return LiveIOError(spec, config, tasks[i], cell(i)); }, one_done);
+      [&](size_t i) { return LiveIOError(spec, config, rec, tasks[i], cell(i)); }, one_done);
   // In task order, the first ioerror task that left a directory represents every later one that
   // left the same (digest and acknowledgements): only it is recovered and checked.
   std::vector<Outcome> out(tasks.size());
@@ -273,6 +281,18 @@ std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
     if (left[k].contains("error")) {
       out[i].failures.push_back({scenarios::kInvLiveness, "the ioerror run could not be set up: " +
                                                               left[k]["error"].get<std::string>()});
+      ++dedup->distinct;
+      continue;
+    }
+    if (left[k].contains("missed")) {
+      // The program did not make the window's call again: nothing at this window was tested.
+      const std::string other = left[k]["missed"].get<std::string>();
+      out[i].not_run = true;
+      out[i].notes.push_back("NONDETERMINISTIC: the live run of " + tasks[i].action + "@" +
+                             tasks[i].window.id +
+                             (other.empty() ? " never reached the window's call"
+                                            : " failed a different call (" + other + ")") +
+                             "; the cell is left not run");
       ++dedup->distinct;
       continue;
     }
@@ -293,11 +313,12 @@ std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
   std::vector<Json> checked = Parallel(
       config.scratch, "state", work, jobs,
       [&](size_t i) {
-        return ToJson(RunTask(spec, config, run[i], ref, cell(i), depth, pair_cap));
+        return ToJson(RunTask(spec, config, run[i], rec.reference, cell(i), depth, pair_cap));
       },
       one_done);
   for (size_t k = 0; k < work.size(); ++k) out[work[k]] = FromJson(checked[k]);
   for (const auto& [i, rep] : same_as) out[i] = out[rep];
+  for (size_t i : live) out[i].acked = run[i].acked;
   return out;
 }
 

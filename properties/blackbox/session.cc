@@ -1,12 +1,14 @@
 // Recording and recovering one black-box life (see session.h).
 #include "properties/blackbox/session.h"
 
+#include <sys/inotify.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "properties/blackbox/command_runner.h"
 #include "scenarios/invariants.h"
@@ -28,13 +30,30 @@ bool WriteText(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
-// The environment of every command of a cell; with a trace path, the recorder too.
+// The acknowledgement file of a cell's run commands and of its recovery commands.
+std::string AckFile(const std::string& cell, const std::string& label) {
+  return fs::absolute(fs::path(cell) / (label == "cmd" ? "ack-run.log" : "ack-recover.log"))
+      .lexically_normal()
+      .string();
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The environment of every command of a cell (`label` "cmd" for run and setup commands, else
+// recovery); with a trace path, the recorder too.
 std::map<std::string, std::string> CommandEnv(const Spec& spec, const SessionConfig& config,
-                                              const std::string& cell, const std::string& trace) {
+                                              const std::string& cell, const std::string& trace,
+                                              const std::string& label = "cmd") {
   std::map<std::string, std::string> env = spec.env;
   std::string dir = fs::weakly_canonical(DirOf(spec, cell)).string();
   env["STEPFAULT_DIR"] = dir;
   env["STEPFAULT_ACKED"] = (fs::path(cell) / "acked.txt").string();
+  env["STEPFAULT_ACK_FILE"] = AckFile(cell, label);
   env["STEPFAULT_SPEC_DIR"] =
       spec.path.empty() ? "." : fs::absolute(fs::path(spec.path)).parent_path().string();
   env["UV_USE_IO_URING"] = "0";
@@ -45,6 +64,8 @@ std::map<std::string, std::string> CommandEnv(const Spec& spec, const SessionCon
     env["LD_PRELOAD"] = config.preload + (pre && *pre ? std::string(":") + pre : "");
     env["STEPFAULT_BB_ROOT"] = dir;
     env["STEPFAULT_BB_TRACE"] = trace;
+    env["STEPFAULT_BB_ACK"] = AckFile(cell, label);
+    env["STEPFAULT_BB_COUNTER"] = trace + ".counter";
   }
   return env;
 }
@@ -75,17 +96,25 @@ Status RunSetup(const Spec& spec, const SessionConfig& config, const std::string
   return Status::Ok();
 }
 
-// Runs `cmds` under the recorder into `trace_path`, appending a proc.exit[<label>I] record after
-// each. Stops at the first failing command; returns its description ("" when all succeeded).
+// Runs cmds[first..] under the recorder into `trace_path`, appending a proc.exit[<label>I] record
+// after each (with an `ack` record first when the acknowledgement file grew: bytes a program left
+// for exit() to flush are acknowledged by the time its command ended). Stops at the first failing
+// command; returns its description ("" when all succeeded).
 std::string RunTraced(const Spec& spec, const SessionConfig& config, const std::string& cell,
                       const std::vector<std::string>& cmds, const std::string& label,
                       const std::string& trace_path, std::map<std::string, std::string> extra,
-                      bool* timed_out, std::vector<std::string>* notes) {
-  std::map<std::string, std::string> env = CommandEnv(spec, config, cell, trace_path);
+                      bool* timed_out, std::vector<std::string>* notes, size_t first = 0) {
+  std::map<std::string, std::string> env = CommandEnv(spec, config, cell, trace_path, label);
   for (auto& [k, v] : extra) env[k] = v;
-  for (size_t i = 0; i < cmds.size(); ++i) {
+  std::ofstream(trace_path + ".counter", std::ios::binary | std::ios::trunc);
+  for (size_t i = first; i < cmds.size(); ++i) {
     CommandResult r = RunShell(cmds[i], {(fs::path(cell) / "work").string(), env, spec.timeout_s});
     std::string point = "proc.exit[" + label + std::to_string(i + 1) + "]";
+    std::error_code ec;
+    const auto ack_size = fs::file_size(AckFile(cell, label), ec);
+    if (!ec)
+      WriteText(trace_path, faults::blackbox::FrameRecord(
+                                "ack", getpid(), {{"size", std::to_string(ack_size)}}, ""));
     WriteText(trace_path,
               faults::blackbox::FrameRecord(
                   "exit", getpid(), {{"w", point}, {"status", std::to_string(r.exit_code)}}, ""));
@@ -101,15 +130,40 @@ std::string RunTraced(const Spec& spec, const SessionConfig& config, const std::
   return "";
 }
 
+// The trace a traced run left, with its acknowledgement file.
+Result<Trace> ReadLife(const std::string& trace_path, const std::string& ack_file) {
+  SF_ASSIGN_OR_RETURN(Trace t, faults::blackbox::ReadTraceFile(trace_path));
+  t.ack_log = ReadText(ack_file);
+  return t;
+}
+
+bool HasAckRecords(const Trace& t) {
+  for (const auto& r : t.records)
+    if (r.op == "ack" && r.Int("size") > 0) return true;
+  return false;
+}
+
 Status TakeReference(const Spec& spec, const SessionConfig& config, const std::string& cell,
                      Recording* rec) {
-  LifeResult life =
-      RecoverAndCheck(spec, config, cell, nullptr,
-                      AckedBefore(rec->trace, rec->trace.records.size()), nullptr, false);
+  const std::string acked = AckedBefore(rec->trace, rec->trace.records.size(), rec->ack);
+  LifeResult life = RecoverAndCheck(spec, config, cell, nullptr, acked, nullptr, false);
   if (!life.failures.empty())
     return Status::InvalidArgument("the fault-free run fails its own checks (" +
                                    life.failures[0].invariant + "): " + life.failures[0].message +
                                    "; fix the spec or the program first");
+  const std::string channel =
+      rec->ack == AckChannel::kFile ? "$STEPFAULT_ACK_FILE" : "standard output";
+  if (acked.empty()) {
+    rec->warnings.push_back(
+        "the fault-free run acknowledged nothing (no line on " + channel +
+        "): the checks cannot tell an acknowledged unit of work that a crash lost from one that "
+        "was never done; have the program append a line per committed unit to "
+        "$STEPFAULT_ACK_FILE");
+  } else if (!life.acked_read) {
+    rec->warnings.push_back(
+        "no check command read $STEPFAULT_ACKED (what the program acknowledged on " + channel +
+        "): a crash that loses acknowledged work passes every check that does not compare with it");
+  }
   std::string dir = DirOf(spec, cell);
   for (size_t i = 0; i < spec.sql_checks.size(); ++i) {
     Result<std::vector<std::string>> rows =
@@ -162,12 +216,22 @@ std::string FindPreload() {
   return "";
 }
 
-std::string AckedBefore(const Trace& trace, size_t upto) {
+std::string AckedBefore(const Trace& trace, size_t upto, AckChannel channel) {
   std::string out;
+  int64_t size = 0;
   for (size_t i = 0; i < upto && i < trace.records.size(); ++i) {
-    if (trace.records[i].op == "stdout") out += trace.records[i].data;
+    const faults::blackbox::TraceRecord& r = trace.records[i];
+    if (channel == AckChannel::kStdout && r.op == "stdout") out += r.data;
+    if (channel == AckChannel::kFile && r.op == "ack") size = std::max(size, r.Int("size"));
   }
+  if (channel == AckChannel::kFile)
+    out =
+        trace.ack_log.substr(0, std::min<size_t>(static_cast<size_t>(size), trace.ack_log.size()));
   return out;
+}
+
+bool CanFailLive(const Trace& trace, const faults::blackbox::TraceWindow& w) {
+  return w.record < trace.records.size() && trace.records[w.record].Int("k") > 0;
 }
 
 const faults::blackbox::TraceWindow* FindWindow(
@@ -191,8 +255,17 @@ Result<Recording> Record(const Spec& spec, const SessionConfig& config, const st
   std::string failed =
       RunTraced(spec, config, cell, spec.run, "cmd", trace_path, {}, &timed_out, &rec.notes);
   if (!failed.empty()) return Status::InvalidArgument("the fault-free run failed: " + failed);
-  SF_ASSIGN_OR_RETURN(rec.trace, faults::blackbox::ReadTraceFile(trace_path));
-  rec.windows = faults::blackbox::WindowsOf(rec.trace);
+  SF_ASSIGN_OR_RETURN(rec.trace, ReadLife(trace_path, AckFile(cell, "cmd")));
+  rec.windows = faults::blackbox::WindowsOf(rec.trace, spec.temp_names);
+  const bool file_acks = HasAckRecords(rec.trace);
+  if (spec.ack == Spec::Ack::kFile && !file_acks)
+    return Status::InvalidArgument(
+        "the spec says \"ack\": \"file\" but the fault-free run never wrote to "
+        "$STEPFAULT_ACK_FILE; have the program append a line there per acknowledged unit of work, "
+        "or set \"ack\" to \"stdout\"");
+  rec.ack = spec.ack == Spec::Ack::kStdout || (spec.ack == Spec::Ack::kAuto && !file_acks)
+                ? AckChannel::kStdout
+                : AckChannel::kFile;
   size_t fs_windows = 0;
   for (const auto& w : rec.windows) fs_windows += w.point.rfind("fs.", 0) == 0 ? 1 : 0;
   if (fs_windows == 0)
@@ -213,18 +286,52 @@ Result<Recording> Record(const Spec& spec, const SessionConfig& config, const st
   return rec;
 }
 
-Result<Trace> RunWithIOError(const Spec& spec, const SessionConfig& config, const std::string& cell,
-                             const std::string& window, int err) {
+Result<IOErrorRun> RunWithIOError(const Spec& spec, const SessionConfig& config,
+                                  const std::string& cell, const Recording& rec,
+                                  const faults::blackbox::TraceWindow& w, int err,
+                                  bool from_start) {
+  const std::vector<faults::blackbox::TraceRecord>& records = rec.trace.records;
+  size_t boundary = 0, first = 0;  // the record of proc.exit[cmdI] before the window, and I
+  for (size_t i = 0; !from_start && i < w.record && i < records.size(); ++i) {
+    const std::string point = records[i].op == "exit" ? records[i].Get("w") : "";
+    if (point.rfind("proc.exit[cmd", 0) != 0) continue;
+    boundary = i;
+    first = std::stoul(point.substr(13));
+  }
+  int64_t k_before = 0;
+  for (size_t i = 0; i < boundary; ++i) k_before = std::max(k_before, records[i].Int("k"));
   SF_RETURN_IF_ERROR(RunSetup(spec, config, cell));
+  if (first > 0) {
+    std::error_code ec;
+    fs::remove_all(DirOf(spec, cell), ec);
+    SF_RETURN_IF_ERROR(faults::blackbox::Materialise(
+        faults::blackbox::BuildCrashState(rec.initial, rec.trace, boundary,
+                                          faults::blackbox::CrashKind::kCrash, config.seed),
+        DirOf(spec, cell)));
+  }
   std::string trace_path = (fs::path(cell) / "run.sftrace").string();
-  std::string counter = (fs::path(cell) / "fault.counter").string();
   WriteText(trace_path, faults::blackbox::kTraceHeader);
-  WriteText(counter, "");
-  std::map<std::string, std::string> extra = {
-      {"STEPFAULT_BB_FAULT", window + ":" + std::to_string(err)},
-      {"STEPFAULT_BB_COUNTER", counter}};
-  RunTraced(spec, config, cell, spec.run, "cmd", trace_path, extra, nullptr, nullptr);
-  return faults::blackbox::ReadTraceFile(trace_path);
+  const int64_t k = records[w.record].Int("k") - k_before;
+  RunTraced(spec, config, cell, spec.run, "cmd", trace_path,
+            {{"STEPFAULT_BB_FAULT", "#" + std::to_string(k) + ":" + std::to_string(err)}}, nullptr,
+            nullptr, first);
+  SF_ASSIGN_OR_RETURN(Trace t, ReadLife(trace_path, AckFile(cell, "cmd")));
+  IOErrorRun out;
+  out.from_start = first == 0;
+  out.acked =
+      AckedBefore(rec.trace, boundary, config.ack) + AckedBefore(t, t.records.size(), config.ack);
+  // The failed call named as the recording names it: the recording up to the boundary, then this.
+  Trace whole;
+  whole.records.assign(records.begin(), records.begin() + static_cast<std::ptrdiff_t>(boundary));
+  whole.records.insert(whole.records.end(), t.records.begin(), t.records.end());
+  for (size_t i = boundary; i < whole.records.size(); ++i) {
+    if (whole.records[i].op != "fault") continue;
+    out.struck_point = faults::blackbox::CanonicalPoint(whole, i, spec.temp_names);
+    break;
+  }
+  out.struck = out.struck_point == w.point;
+  if (!out.struck && first > 0) return RunWithIOError(spec, config, cell, rec, w, err, true);
+  return out;
 }
 
 LifeResult RecoverAndCheck(const Spec& spec, const SessionConfig& config, const std::string& cell,
@@ -244,6 +351,7 @@ LifeResult RecoverAndCheck(const Spec& spec, const SessionConfig& config, const 
   }
   std::string acked_path = (fs::path(cell) / "acked.txt").string();
   std::ofstream(acked_path, std::ios::binary | std::ios::trunc) << acked;
+  std::ofstream(AckFile(cell, "recover"), std::ios::binary | std::ios::trunc);
   std::string failed;
   for (int life = 1; life <= spec.lives_max && (life == 1 || !failed.empty()); ++life) {
     result.lives = life;
@@ -255,7 +363,7 @@ LifeResult RecoverAndCheck(const Spec& spec, const SessionConfig& config, const 
     failed = RunTraced(spec, config, cell, spec.recover, "recover", trace_path, {}, &timed_out,
                        &result.notes);
     if (life == 1 && trace_recovery) {
-      Result<Trace> t = faults::blackbox::ReadTraceFile(trace_path);
+      Result<Trace> t = ReadLife(trace_path, AckFile(cell, "recover"));
       if (t.ok()) result.recovery_trace = *t;
     }
     if (timed_out) break;  // a hang is not retried
@@ -269,7 +377,15 @@ LifeResult RecoverAndCheck(const Spec& spec, const SessionConfig& config, const 
   CheckContext context{&spec, (fs::path(cell) / "work").string(),
                        fs::weakly_canonical(dir).string(), CommandEnv(spec, config, cell, ""),
                        reference};
+  // Whether a check reads the acknowledgements: an inotify watch on the file while they run.
+  const int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (watch >= 0) inotify_add_watch(watch, acked_path.c_str(), IN_OPEN);
   result.failures = RunChecks(context);
+  if (watch >= 0) {
+    alignas(inotify_event) char events[4096];
+    result.acked_read = read(watch, events, sizeof events) > 0;
+    close(watch);
+  }
   return result;
 }
 

@@ -63,6 +63,27 @@ class Checker {
     }
     return out;
   }
+  // An array of non-empty strings none of which contains `banned` (each one name, say).
+  std::vector<std::string> Names(const Json& j, const char* key, char banned, const char* what) {
+    std::vector<std::string> out;
+    auto it = j.find(key);
+    if (it == j.end()) return out;
+    std::string path = std::string("/") + key;
+    if (!it->is_array()) {
+      Fail(path, std::string("expected an array of ") + what);
+      return out;
+    }
+    for (size_t i = 0; i < it->size(); ++i) {
+      const Json& c = (*it)[i];
+      if (!c.is_string() || c.get<std::string>().empty() ||
+          c.get<std::string>().find(banned) != std::string::npos) {
+        Fail(path + "/" + std::to_string(i), std::string("expected ") + what);
+        return out;
+      }
+      out.push_back(c.get<std::string>());
+    }
+    return out;
+  }
   int Int(const Json& j, const char* key, int fallback, int lo, int hi) {
     auto it = j.find(key);
     if (it == j.end()) return fallback;
@@ -148,7 +169,7 @@ Result<Spec> ParseSpec(std::string_view text, const std::string& source) {
   if (c.ok()) {
     c.OnlyKeys(j, "",
                {"name", "dir", "setup", "run", "recover", "check", "sql_checks", "env", "timeout_s",
-                "lives_max", "no_stray_files"});
+                "lives_max", "no_stray_files", "temp_names", "ack"});
     spec.name = c.String(j, "", "name", true);
     spec.dir = c.String(j, "", "dir", true);
     spec.setup = c.Commands(j, "setup");
@@ -158,6 +179,20 @@ Result<Spec> ParseSpec(std::string_view text, const std::string& source) {
     ParseSqlChecks(c, j, &spec);
     spec.timeout_s = c.Int(j, "timeout_s", 30, 1, 3600);
     spec.lives_max = c.Int(j, "lives_max", 3, 1, 100);
+    spec.temp_names =
+        c.Names(j, "temp_names", '/', "a glob over one file name, such as \"tmp_obj_*\" (no '/')");
+  }
+  if (c.ok() && j.contains("ack")) {
+    const Json& a = j["ack"];
+    if (a == "auto") {
+      spec.ack = Spec::Ack::kAuto;
+    } else if (a == "file") {
+      spec.ack = Spec::Ack::kFile;
+    } else if (a == "stdout") {
+      spec.ack = Spec::Ack::kStdout;
+    } else {
+      c.Fail("/ack", "expected \"auto\", \"file\" or \"stdout\"");
+    }
   }
   if (c.ok() && spec.run.empty())
     c.Fail("/run", "names no command; give the workload as [\"cmd\", ...]");

@@ -6,7 +6,8 @@
 //    "sql_checks": [{"db": "app.db", "query": "SELECT ...",
 //                    "expect": "empty" | "same-as-reference" | {"rows": N} | {"equals": ["a|b",
 //                    ...]}}],
-//    "env": {"KEY": "value"}, "timeout_s": 30, "lives_max": 3, "no_stray_files": false}
+//    "env": {"KEY": "value"}, "timeout_s": 30, "lives_max": 3, "no_stray_files": false,
+//    "temp_names": ["tmp_obj_*"], "ack": "auto" | "file" | "stdout"}
 //
 // `dir` is relative to the working directory each state gets (never absolute, never "..");
 // `run` needs at least one command. ParseSpec rejects anything else with kInvalidArgument naming
@@ -41,6 +42,11 @@ struct Spec {
   int timeout_s = 30;
   int lives_max = 3;
   bool no_stray_files = false;
+  // Globs over one file name: names the program makes up anew in every run (trace.h, WindowsOf).
+  std::vector<std::string> temp_names;
+  // Where acknowledgements come from: the acknowledgement file $STEPFAULT_ACK_FILE, standard
+  // output, or (auto) the file when the fault-free run wrote to it and standard output otherwise.
+  enum class Ack { kAuto, kFile, kStdout } ack = Ack::kAuto;
 };
 
 Result<Spec> ParseSpec(std::string_view text, const std::string& source);

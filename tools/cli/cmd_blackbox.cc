@@ -114,6 +114,12 @@ int RunRecord(const BlackboxArgs& a) {
       "recorded %zu records, %zu windows into %s/trace.sftrace (window list: %s/windows.txt)\n",
       rec->trace.records.size(), rec->windows.size(), a.out.c_str(), a.out.c_str());
   for (const std::string& n : rec->notes) std::printf("note: %s\n", n.c_str());
+  const std::string acked = bb::AckedBefore(rec->trace, rec->trace.records.size(), rec->ack);
+  std::ofstream(fs::path(a.out) / "acknowledged.txt", std::ios::binary) << acked;
+  std::printf("acknowledged on %s: %zu bytes (%s/acknowledged.txt)\n",
+              rec->ack == bb::AckChannel::kFile ? "$STEPFAULT_ACK_FILE" : "standard output",
+              acked.size(), a.out.c_str());
+  for (const std::string& w : rec->warnings) std::printf("WARNING: %s\n", w.c_str());
   return kExitOk;
 }
 
@@ -188,10 +194,10 @@ int RunBbExplore(const BlackboxArgs& a) {
               static_cast<long long>(result->distinct_states));
   for (const bb::BbShrunk& m : result->shrunk) {
     std::printf(
-        "shrunk: %s needs %d fault(s); minimal plan '%s' (the smallest of %lld violating plans: "
-        "fewer faults, then earlier windows, then simpler actions)\n  replay: %s\n",
-        m.invariant.c_str(), m.faults, m.plan.c_str(), static_cast<long long>(m.candidates),
-        m.replay.c_str());
+        "shrunk: %s (%s) needs %d fault(s); minimal plan '%s' (the smallest of %lld violating "
+        "plans: fewer faults, then earlier windows, then simpler actions)\n  replay: %s\n",
+        m.invariant.c_str(), m.failure.c_str(), m.faults, m.plan.c_str(),
+        static_cast<long long>(m.candidates), m.replay.c_str());
     if (!m.holds_under.empty())
       std::printf("  holds under: %s\n", reports::HoldsUnderText(m.holds_under).c_str());
   }

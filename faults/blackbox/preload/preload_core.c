@@ -10,9 +10,12 @@
 // processes. A call the recorder cannot model (a writable MAP_SHARED mapping, io_uring_setup, a raw
 // syscall() that mutates a tracked file, copy_file_range/sendfile into one, a static binary exec'd)
 // is written as an `incomplete` record, never dropped silently; SQLite's `-shm` mapping is recorded
-// as `volatile` instead (it is rebuilt from the WAL). With STEPFAULT_BB_FAULT="point#N:ERRNO" the
-// N-th call at window `point` (counted across processes in STEPFAULT_BB_COUNTER) fails with ERRNO
-// and does nothing: the live ioerror run. Without STEPFAULT_BB_ROOT every call passes straight
+// as `volatile` instead (it is rebuilt from the WAL). Every call at a window is counted across
+// processes in STEPFAULT_BB_COUNTER and its record carries the count (k=); with
+// STEPFAULT_BB_FAULT="#K:ERRNO" the K-th such call fails with ERRNO and does nothing: the live
+// ioerror run. Writes to the acknowledgement file STEPFAULT_BB_ACK are recorded as `ack` records;
+// writes to fd 1 as `stdout` records while fd 1 is the standard output the first recorded process
+// was given. Without STEPFAULT_BB_ROOT every call passes straight
 // through. The recorder opens no application file except a read-only reopen of a stdio stream's
 // file when it snapshots it (stdio writes go through glibc-internal calls it cannot see; see
 // docs/blackbox.md).
@@ -31,9 +34,11 @@ int g_active;
 char g_trace_path[PATH_MAX];
 int g_trace_fd = -1;
 int g_counter_fd = -1;
-char g_fault_point[512];
-long g_fault_occurrence;
+long g_fault_call;
 int g_fault_errno;
+char g_ack_path[PATH_MAX];
+// The count of this thread's last fault-able call, until its record is emitted (0: none).
+static __thread long long t_call_k;
 FdEntry g_fds[SF_MAX_FDS];
 pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 __thread int t_guard;
@@ -107,6 +112,8 @@ void emit(const char* op, Buf* fields, const void* data, size_t len) {
   buf_ki(&body, "pid", getpid());
   buf_ki(&body, "tid", (long long)gettid());
   if (fields && fields->n) buf_put(&body, fields->p, fields->n);
+  if (t_call_k > 0) buf_ki(&body, "k", t_call_k);
+  t_call_k = 0;
   buf_ki(&body, "n", (long long)len);
   buf_str(&body, "\n");
   if (len) buf_put(&body, data, len);
@@ -132,6 +139,7 @@ void lock_all(void) {
   if (g_trace_fd >= 0) flock(g_trace_fd, LOCK_EX);
 }
 void unlock_all(void) {
+  t_call_k = 0;  // a counted call that emitted nothing (it failed before any record) carries no k
   if (g_trace_fd >= 0) flock(g_trace_fd, LOCK_UN);
   pthread_mutex_unlock(&g_mu);
 }
@@ -165,7 +173,7 @@ static void normalise(char* p) {
 }
 
 // The absolute path of `path` relative to dirfd; 0 on failure.
-static int absolute(int dirfd, const char* path, char* out) {
+int absolute_path(int dirfd, const char* path, char* out) {
   if (!path) return 0;
   if (path[0] == '/') {
     snprintf(out, PATH_MAX, "%s", path);
@@ -200,7 +208,7 @@ static int role_of(const char* abs, char* role) {
 
 int path_role(int dirfd, const char* path, char* role) {
   char abs[PATH_MAX];
-  return g_active && !t_guard && absolute(dirfd, path, abs) && role_of(abs, role);
+  return g_active && !t_guard && absolute_path(dirfd, path, abs) && role_of(abs, role);
 }
 
 FdEntry* tracked(int fd) {
@@ -214,14 +222,17 @@ int ends_with(const char* s, const char* suffix) {
 }
 
 // ---- the live fault (ioerror) ----
-// Under the lock: whether the call at `point` is the one to fail; counts matching hits.
-int fault_here(const char* point) {
-  if (!g_fault_point[0] || g_counter_fd < 0 || strcmp(point, g_fault_point) != 0) return 0;
+// Every fault-able call (a call at a window, whichever process makes it) is counted in the
+// 8-byte counter file STEPFAULT_BB_COUNTER, under the lock, so the count is the call's place in
+// the run: its record carries it as k=, and the ioerror run fails the call whose k the recording
+// gave the window. Counting calls, not names, keeps a window addressable when the program names
+// its files differently in every run (temporary names).
+static long long count_call(void) {
   long long count = 0;
   if (pread(g_counter_fd, &count, sizeof count, 0) != (ssize_t)sizeof count) count = 0;
   ++count;
   if (pwrite(g_counter_fd, &count, sizeof count, 0) != (ssize_t)sizeof count) return 0;
-  return count == g_fault_occurrence ? g_fault_errno : 0;
+  return count;
 }
 
 // Emits the `fault` record and sets errno; returns -1.
@@ -235,11 +246,12 @@ int inject(const char* point, int err) {
 }
 
 int failed_here(const char* point) {
-  int err = point[0] ? fault_here(point) : 0;
-  if (!err) return 0;
-  inject(point, err);
+  if (!point[0] || g_counter_fd < 0) return 0;
+  t_call_k = count_call();
+  if (g_fault_call <= 0 || t_call_k != g_fault_call) return 0;
+  inject(point, g_fault_errno);
   unlock_all();
-  errno = err;
+  errno = g_fault_errno;
   return 1;
 }
 
@@ -295,6 +307,32 @@ static void after_fork_child(void) {
   emit_hello();
 }
 
+// Descriptors a process inherits across exec (a shell's `prog >> file` opens the file, then
+// execs prog on it): those on a file under the root are tracked and the acknowledgement file is
+// marked, as if this process had opened them, so their writes are recorded.
+static void adopt_inherited_fds(void) {
+  DIR* d = opendir("/proc/self/fd");
+  if (!d) return;
+  int own = dirfd(d);
+  struct dirent* ent;
+  while ((ent = readdir(d)) != NULL) {
+    if (ent->d_name[0] < '0' || ent->d_name[0] > '9') continue;
+    int fd = atoi(ent->d_name);
+    if (fd == own || fd == g_trace_fd || fd == g_counter_fd || fd >= SF_MAX_FDS) continue;
+    char link[64], abs[PATH_MAX], role[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, abs, sizeof abs - 1);
+    if (n <= 0 || abs[0] != '/') continue;
+    abs[n] = 0;
+    if (g_ack_path[0] && strcmp(abs, g_ack_path) == 0) {
+      g_fds[fd].is_ack = 1;
+    } else if (role_of(abs, role)) {
+      track_fd(fd, role, 0);
+    }
+  }
+  closedir(d);
+}
+
 __attribute__((constructor)) static void stepfault_preload_init(void) {
   resolve_all();
   const char* root = getenv("STEPFAULT_BB_ROOT");
@@ -307,23 +345,35 @@ __attribute__((constructor)) static void stepfault_preload_init(void) {
   g_active = 1;
   open_trace();
   if (!g_active) return;
-  const char* fault = getenv("STEPFAULT_BB_FAULT");  // "point#N:ERRNO"
   const char* counter = getenv("STEPFAULT_BB_COUNTER");
-  if (fault && counter) {
-    const char* hash = strrchr(fault, '#');
-    const char* colon = hash ? strchr(hash, ':') : NULL;
-    if (hash && colon && (size_t)(hash - fault) < sizeof g_fault_point) {
-      memcpy(g_fault_point, fault, (size_t)(hash - fault));
-      g_fault_point[hash - fault] = 0;
-      g_fault_occurrence = strtol(hash + 1, NULL, 10);
-      g_fault_errno = (int)strtol(colon + 1, NULL, 10);
-      int cfd = real_open(counter, O_RDWR | O_CLOEXEC);
-      if (cfd >= 0) {
-        g_counter_fd = fcntl(cfd, F_DUPFD_CLOEXEC, SF_HIGH_FD + 1);
-        real_close(cfd);
-      }
+  if (counter && counter[0]) {
+    int cfd = real_open(counter, O_RDWR | O_CLOEXEC);
+    if (cfd >= 0) {
+      g_counter_fd = fcntl(cfd, F_DUPFD_CLOEXEC, SF_HIGH_FD + 1);
+      real_close(cfd);
     }
   }
+  const char* fault = getenv("STEPFAULT_BB_FAULT");  // "#K:ERRNO"
+  if (fault && fault[0] == '#' && strchr(fault, ':')) {
+    g_fault_call = strtol(fault + 1, NULL, 10);
+    g_fault_errno = (int)strtol(strchr(fault, ':') + 1, NULL, 10);
+  }
+  const char* ack = getenv("STEPFAULT_BB_ACK");
+  if (ack && ack[0] == '/') {
+    snprintf(g_ack_path, sizeof g_ack_path, "%s", ack);
+    normalise(g_ack_path);
+  }
+  // The descriptor the first recorded process got as standard output: writes to fd 1 count as
+  // acknowledgements only while fd 1 is still that file (not a pipe of `$(...)` inside a run
+  // command). Children inherit the identity through the environment.
+  struct stat out;
+  if (!getenv("STEPFAULT_BB_STDOUT") && fstat(1, &out) == 0) {
+    char id[64];
+    snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)out.st_dev,
+             (unsigned long long)out.st_ino);
+    setenv("STEPFAULT_BB_STDOUT", id, 1);
+  }
+  adopt_inherited_fds();
   pthread_atfork(NULL, NULL, after_fork_child);
   emit_hello();
 }

@@ -35,6 +35,7 @@ typedef struct {
   int is_dir;
   int is_stdio;  // a writable stdio stream (fopen "w"/"a"/"r+", fdopen): snapshotted at flush
   int oflags;    // the open file description's flags as the kernel has them (F_GETFL)
+  int is_ack;    // a descriptor (or stream) on the acknowledgement file STEPFAULT_BB_ACK
 } FdEntry;
 
 typedef struct {
@@ -48,9 +49,9 @@ extern int g_active;
 extern char g_trace_path[PATH_MAX];
 extern int g_trace_fd;
 extern int g_counter_fd;
-extern char g_fault_point[512];
-extern long g_fault_occurrence;
+extern long g_fault_call;  // STEPFAULT_BB_FAULT="#K:ERRNO": the K-th fault-able call fails
 extern int g_fault_errno;
+extern char g_ack_path[PATH_MAX];  // STEPFAULT_BB_ACK, normalised ("" when not given)
 extern FdEntry g_fds[SF_MAX_FDS];
 extern pthread_mutex_t g_mu;
 extern __thread int t_guard;
@@ -133,14 +134,21 @@ void emit(const char* op, Buf* fields, const void* data, size_t len);
 void lock_all(void);
 void unlock_all(void);
 int path_role(int dirfd, const char* path, char* role);
+// The normalised absolute path of `path` relative to dirfd (AT_FDCWD: the working directory).
+int absolute_path(int dirfd, const char* path, char* out);
 FdEntry* tracked(int fd);
 int ends_with(const char* s, const char* suffix);
-int fault_here(const char* point);
 int inject(const char* point, int err);
-// Under the lock: when the fault plan fails `point` ("" never fails) at this occurrence, emits
-// its `fault` record, releases the lock, sets errno and returns 1 (the caller then returns -1);
-// else 0 with the lock still held.
+// Under the lock, for a call at window `point` ("" is no window: nothing happens): counts the call
+// (the next record this thread emits under the lock carries the count as k=); when it is the call
+// the fault plan fails, emits its `fault` record, releases the lock, sets errno and returns 1 (the
+// caller then returns -1); else 0 with the lock still held.
 int failed_here(const char* point);
+// The acknowledgement channel: whether `abs_path` (absolute) is STEPFAULT_BB_ACK, marking `fd` so
+// when it is; and, after a write or flush on a marked descriptor, the `ack` record with the file's
+// size (the bytes acknowledged so far). Call note_ack under lock_all().
+int mark_ack(int dirfd, const char* path, int fd);
+void note_ack(int fd);
 void emit_failure(const char* op, const char* point, int err);
 void emit_incomplete(const char* reason, const char* detail);
 void track_fd(int fd, const char* role, int is_stdio);

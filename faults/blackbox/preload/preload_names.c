@@ -269,6 +269,7 @@ SF_EXPORT int posix_fallocate64(int fd, off64_t off, off64_t n) {
 SF_EXPORT int close(int fd) {
   resolve_close();
   if (g_active && (fd == g_trace_fd || fd == g_counter_fd)) return 0;  // never the recorder's own
+  if (g_active && fd >= 0 && fd < SF_MAX_FDS && g_fds[fd].is_ack) g_fds[fd].is_ack = 0;
   FdEntry* e = tracked(fd);
   if (!e) return real_close(fd);
   lock_all();

@@ -515,6 +515,8 @@ std::string ToJson(const Report& r) {
               {"bench", bench}};
   // Optional: only a partial report has it.
   if (!r.interrupted.empty()) doc["interrupted"] = r.interrupted;
+  // Optional: only a report whose recording was incomplete has it.
+  if (!r.inconclusive.empty()) doc["inconclusive"] = r.inconclusive;
   // Replace invalid UTF-8 rather than abort: report text may quote arbitrary bytes.
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
@@ -531,15 +533,21 @@ Result<Report> FromJson(std::string_view text) {
     if (r.interrupted.empty()) return Bad("/interrupted", "expected the signal's name");
     doc.erase("interrupted");
   }
+  // "inconclusive" is optional (a report whose recording was incomplete only).
+  if (doc.is_object() && doc.contains("inconclusive")) {
+    SF_RETURN_IF_ERROR(GetStrings(doc, root, "inconclusive", &r.inconclusive));
+    if (r.inconclusive.empty()) return Bad("/inconclusive", "expected at least one reason");
+    doc.erase("inconclusive");
+  }
   SF_RETURN_IF_ERROR(CheckObject(
       doc, root,
       {"schema_version", "command", "seed", "profile", "hazards", "depth", "shard",
        "min_coverage_pct", "points_registered", "actions_filtered", "coverage", "verdict", "runs",
        "lives", "scenarios", "violations", "properties", "mutants", "bench"}));
   SF_RETURN_IF_ERROR(GetInt(doc, root, "schema_version", &r.schema_version));
-  if (r.schema_version != kReportSchemaVersion && r.schema_version != 2) {
+  if (r.schema_version != kReportSchemaVersion && r.schema_version != 2 && r.schema_version != 3) {
     return Bad("/schema_version",
-               fmt::format("this build reads schema_version 2 and {}, the document has {}",
+               fmt::format("this build reads schema_version 2, 3 and {}, the document has {}",
                            kReportSchemaVersion, r.schema_version));
   }
   SF_RETURN_IF_ERROR(GetString(doc, root, "command", &r.command));

@@ -237,7 +237,7 @@ TEST(ReportJsonTest, MalformedDocumentsAreRejectedWithPathAndReason) {
       ErrorAfter([](Json& d) { d["timestamp"] = "now"; }).rfind("/timestamp: unknown member", 0),
       0u);
   EXPECT_EQ(ErrorAfter([](Json& d) { d["schema_version"] = 1; }),
-            "/schema_version: this build reads schema_version 2 and 3, the document has 1");
+            "/schema_version: this build reads schema_version 2, 3 and 4, the document has 1");
   EXPECT_EQ(ErrorAfter([](Json& d) { d = Json::array(); }), "/: expected an object");
   Result<Report> not_json = FromJson("{\"schema_version\": ");
   ASSERT_FALSE(not_json.ok());

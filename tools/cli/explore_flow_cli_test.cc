@@ -41,7 +41,7 @@ TEST(ExploreFlowCli, ExploreWritesTheSchedulesBlockAndAHazardReplaysFromItsComma
   EXPECT_NE(strict.out.find("interactive-flow   schedules 12/12 (pct)"), std::string::npos)
       << strict.out;
   const auto doc = nlohmann::json::parse(*PosixEnv()->ReadFile(out + "/strict/report.json"));
-  EXPECT_EQ(doc["schema_version"], 3);
+  EXPECT_EQ(doc["schema_version"], 4);
   EXPECT_EQ(doc["command"],
             "stepfault explore --scenario interactive-flow --depth 1 --profile strict --seed 0 "
             "--schedules 12");

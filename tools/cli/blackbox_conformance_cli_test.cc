@@ -28,7 +28,7 @@ constexpr const char* kHazards[] = {"rename-durable-without-dir-fsync",
 TEST(BlackboxConformanceCli, TheRealCrashModelConformsAndExitsZero) {
   auto r = Stepfault("blackbox conformance");
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("crash model conformance (hazards: none): 35 entries"), std::string::npos)
+  EXPECT_NE(r.out.find("crash model conformance (hazards: none): 37 entries"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("INV-BB-MODEL holds"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("VIOLATION"), std::string::npos) << r.out;

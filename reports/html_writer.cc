@@ -26,7 +26,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em;colo
 h1{margin:0 0 .2em 0}h2{margin-top:1.6em;border-bottom:1px solid #ccd;padding-bottom:.2em}
 header.verdict{padding:.8em 1em;border-radius:6px;border:2px solid}
 .v-pass{background:#e6f6ea;border-color:#2e8b47}.v-violation{background:#fde8e8;border-color:#c62828}
-.v-coverage-below-minimum,.v-interrupted{background:#fff4de;border-color:#c77c00}
+.v-coverage-below-minimum,.v-interrupted,.v-inconclusive{background:#fff4de;border-color:#c77c00}
 dl.meta{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;margin:.5em 0 0 0}
 dl.meta dt{font-weight:600}dl.meta dd{margin:0}
 table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #bbc;padding:.25em .5em;text-align:left;vertical-align:top}
@@ -88,9 +88,16 @@ std::string Headline(const Report& r) {
                       : verdict == Verdict::kViolation ? "VIOLATION: an invariant was broken"
                       : verdict == Verdict::kInterrupted
                           ? "PARTIAL: interrupted by " + H(r.interrupted) + "; what ran is below"
+                      : verdict == Verdict::kInconclusive
+                          ? "INCONCLUSIVE: the recording is incomplete; nothing was explored"
                           : "COVERAGE BELOW MINIMUM";
   std::string out = fmt::format("<header class=\"verdict v-{}\" id=\"verdict\">\n<h1>{}</h1>\n",
                                 VerdictName(verdict), title);
+  if (!r.inconclusive.empty()) {
+    out += "<p>What was not seen:</p>\n<ul class=\"inconclusive\">\n";
+    for (const std::string& why : r.inconclusive) out += "<li>" + H(why) + "</li>\n";
+    out += "</ul>\n";
+  }
   if (r.scenarios.empty()) {
     out += fmt::format("<p class=\"coverage\">No cells: this report holds {}.</p>\n",
                        !r.mutants.empty() ? "a mutant hunt"

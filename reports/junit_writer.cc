@@ -5,7 +5,9 @@
 // plan and replay command; the text lists every violated cell), is <skipped/> when none of its
 // cells ran (filtered, or beyond the depth / in another shard), and passes otherwise; its
 // <system-out> lists each action's outcome. Then a "properties" suite and a "mutants" suite: a
-// failed property and a surviving mutant are failures with the same message. No time attributes:
+// failed property and a surviving mutant are failures with the same message. An inconclusive
+// report (an incomplete recording) adds a "run" suite whose one case is an <error> naming what
+// was not seen; an interrupted one, a failing case. No time attributes:
 // output is deterministic.
 #include <fmt/format.h>
 
@@ -25,7 +27,7 @@ struct Suite {
   std::string name;
   std::string properties;  // a <properties> block, or ""
   std::string body;
-  int64_t tests = 0, failures = 0, skipped = 0;
+  int64_t tests = 0, failures = 0, skipped = 0, errors = 0;
 };
 
 void AddCase(Suite* suite, std::string_view classname, std::string_view name,
@@ -219,21 +221,35 @@ std::string JunitReportWriter::Render(const Report& r) {
     ++suite.failures;
     suites.push_back(std::move(suite));
   }
-  int64_t tests = 0, failures = 0, skipped = 0;
+  // An incomplete recording is neither a pass nor a failure: one case in error says what was not
+  // seen (CI shows it as an error, never green).
+  if (!r.inconclusive.empty()) {
+    Suite suite{.name = "run"};
+    std::string reasons;
+    for (const std::string& why : r.inconclusive) reasons += (reasons.empty() ? "" : "\n") + why;
+    AddCase(&suite, "stepfault.run", "recording-complete",
+            fmt::format("      <error type=\"inconclusive\" message=\"{}\">{}</error>\n",
+                        X("INCONCLUSIVE: the recording is incomplete: " + r.inconclusive[0]),
+                        X(reasons)));
+    ++suite.errors;
+    suites.push_back(std::move(suite));
+  }
+  int64_t tests = 0, failures = 0, skipped = 0, errors = 0;
   for (const Suite& s : suites) {
     tests += s.tests;
     failures += s.failures;
     skipped += s.skipped;
+    errors += s.errors;
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format(
-      "<testsuites name=\"stepfault {}\" tests=\"{}\" failures=\"{}\" errors=\"0\" "
+      "<testsuites name=\"stepfault {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
       "skipped=\"{}\">\n",
-      X(r.command), tests, failures, skipped);
+      X(r.command), tests, failures, errors, skipped);
   for (const Suite& s : suites) {
     out += fmt::format(
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
-        X(s.name), s.tests, s.failures, s.skipped);
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n",
+        X(s.name), s.tests, s.failures, s.errors, s.skipped);
     out += s.properties + s.body + "  </testsuite>\n";
   }
   return out + "</testsuites>\n";

@@ -58,9 +58,17 @@ std::string MarkdownReportWriter::Render(const Report& r) {
                      : verdict == Verdict::kViolation ? "VIOLATION"
                      : verdict == Verdict::kInterrupted
                          ? "PARTIAL (interrupted by " + MarkdownText(r.interrupted) + ")"
+                     : verdict == Verdict::kInconclusive
+                         ? "INCONCLUSIVE (the recording is incomplete: nothing was explored)"
                          : "COVERAGE BELOW MINIMUM";
   std::string out = fmt::format("## {}: **{}** (exit {})\n\n", MarkdownText(ReportTitle(r)), head,
                                 VerdictExitCode(verdict));
+  // What the recording did not see comes first: no figure below is a verdict.
+  if (!r.inconclusive.empty()) {
+    out += "What was not seen (neither a pass nor a violation can be said):\n\n";
+    for (const std::string& why : r.inconclusive) out += "- " + MarkdownText(why) + "\n";
+    out += "\n";
+  }
   // A report without scenarios (a mutant hunt, a benchmark) has no cells: no "0/0 cells" line.
   if (r.scenarios.empty()) {
     out += fmt::format("No cells: this report holds {}; seed {}, profile {}.\n",

@@ -52,6 +52,9 @@ Status SameExploration(const Report& a, const Report& b) {
           r->shard, r->interrupted));
     }
   }
+  if (a.inconclusive != b.inconclusive) {
+    return differs("inconclusive", Join(a.inconclusive), Join(b.inconclusive));
+  }
   if (a.schema_version != b.schema_version) {
     return differs("schema_version", std::to_string(a.schema_version),
                    std::to_string(b.schema_version));

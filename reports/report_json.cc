@@ -531,6 +531,8 @@ std::string ToJson(const Report& r) {
   if (!r.interrupted.empty()) doc["interrupted"] = r.interrupted;
   // Optional: only a black-box report has it.
   if (!r.fs_model.empty()) doc["fs_model"] = r.fs_model;
+  // Optional: only a report whose recording was incomplete has it.
+  if (!r.inconclusive.empty()) doc["inconclusive"] = r.inconclusive;
   // Replace invalid UTF-8 rather than abort: report text may quote arbitrary bytes.
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
@@ -552,6 +554,12 @@ Result<Report> FromJson(std::string_view text) {
     SF_RETURN_IF_ERROR(GetString(doc, root, "fs_model", &r.fs_model));
     if (r.fs_model.empty()) return Bad("/fs_model", "expected a persistence model's name");
     doc.erase("fs_model");
+  }
+  // "inconclusive" is optional (a report whose recording was incomplete only).
+  if (doc.is_object() && doc.contains("inconclusive")) {
+    SF_RETURN_IF_ERROR(GetStrings(doc, root, "inconclusive", &r.inconclusive));
+    if (r.inconclusive.empty()) return Bad("/inconclusive", "expected at least one reason");
+    doc.erase("inconclusive");
   }
   SF_RETURN_IF_ERROR(CheckObject(
       doc, root,

@@ -17,7 +17,10 @@
 
 namespace stepfault::reports {
 
-// Version 3 added the optional per-scenario `schedules` block; FromJson also reads version 2.
+// Version 3 added the optional per-scenario `schedules` block; version 4 the violation's failure
+// class, the optional `inconclusive` list and the verdict `inconclusive` (a report that used to
+// say pass or violation on an incomplete recording says inconclusive), and for black-box reports
+// the optional fs_model and holds_under. FromJson also reads versions 2 and 3.
 inline constexpr int kReportSchemaVersion = 4;
 
 std::string ToJson(const Report& report);

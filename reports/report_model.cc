@@ -171,6 +171,7 @@ VerdictTable ComputeVerdictTable(const Report& report) {
 }
 
 Verdict ComputeVerdict(const Report& report) {
+  if (!report.inconclusive.empty()) return Verdict::kInconclusive;
   bool violated = !report.violations.empty();
   for (const ScenarioReport& s : report.scenarios) {
     for (const Cell& cell : s.cells) violated |= cell.outcome == CellOutcome::kViolation;
@@ -195,6 +196,8 @@ std::string_view VerdictName(Verdict verdict) {
       return "coverage-below-minimum";
     case Verdict::kInterrupted:
       return "interrupted";
+    case Verdict::kInconclusive:
+      return "inconclusive";
   }
   return "violation";
 }
@@ -209,6 +212,8 @@ int VerdictExitCode(Verdict verdict) {
       return 3;
     case Verdict::kInterrupted:
       return 130;  // kExitInterrupted in scenarios/exit_codes.h
+    case Verdict::kInconclusive:
+      return 5;  // kExitInconclusive
   }
   return 1;
 }

@@ -192,6 +192,10 @@ struct Report {
   // holding only what was done; the rest is "not run" or skipped saying so. A partial report never
   // passes a coverage gate.
   std::string interrupted;
+  // Non-empty when the run's recording was incomplete (black-box mode: the recorder saw I/O it
+  // cannot model, or the replay of the trace does not give the directory the run left): what was
+  // not seen, one reason each, with the file. No cell ran; the verdict is inconclusive.
+  std::vector<std::string> inconclusive;
   friend bool operator==(const Report&, const Report&) = default;
 };
 
@@ -241,16 +245,18 @@ struct VerdictTable {
 };
 VerdictTable ComputeVerdictTable(const Report& report);
 
-enum class Verdict { kPass, kViolation, kCoverageBelowMinimum, kInterrupted };
+enum class Verdict { kPass, kViolation, kCoverageBelowMinimum, kInterrupted, kInconclusive };
 
-// kViolation when any violation is listed, any cell is a violation, any property failed or any
-// mutant survived (the harness failed to catch a known bug); otherwise kInterrupted when the run
-// was (a partial report passes nothing, a coverage gate included); otherwise kCoverageBelowMinimum
-// when min_coverage_pct > 0 and cells_pct is below it; otherwise kPass.
+// kInconclusive when the report is (`inconclusive` non-empty: an incomplete recording can give
+// neither a pass nor a violation); otherwise kViolation when any violation is listed, any cell is a
+// violation, any property failed or any mutant survived (the harness failed to catch a known bug);
+// otherwise kInterrupted when the run was (a partial report passes nothing, a coverage gate
+// included); otherwise kCoverageBelowMinimum when min_coverage_pct > 0 and cells_pct is below it;
+// otherwise kPass.
 Verdict ComputeVerdict(const Report& report);
-// "pass", "violation", "coverage-below-minimum", "interrupted".
+// "pass", "violation", "coverage-below-minimum", "interrupted", "inconclusive".
 std::string_view VerdictName(Verdict verdict);
-// The process exit status of the command line: 0, 1, 3, 130 (scenarios/exit_codes.h).
+// The process exit status of the command line: 0, 1, 3, 130, 5 (scenarios/exit_codes.h).
 int VerdictExitCode(Verdict verdict);
 
 // The report's title: its command as the user typed it ("stepfault blackbox explore ..."), or

@@ -113,6 +113,17 @@ TEST(ReportModelTest, AnInterruptedReportIsNeverAPassAndExits130UnlessItFoundAVi
   EXPECT_EQ(ComputeVerdict(r), Verdict::kViolation);
 }
 
+// Issue 31: an incomplete recording is neither a pass nor a violation, whatever the cells say.
+TEST(ReportModelTest, AnInconclusiveReportIsNeitherAPassNorAViolationAndExitsFive) {
+  Report r = Clean();
+  r.inconclusive = {"mmap-shared-write-untracked: data.bin"};
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kInconclusive);
+  EXPECT_EQ(VerdictExitCode(ComputeVerdict(r)), 5);
+  EXPECT_EQ(VerdictName(ComputeVerdict(r)), "inconclusive");
+  r.mutants[0].killed = false;  // a violation does not outrank what was not seen
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kInconclusive);
+}
+
 TEST(ReportModelTest, ViolationsAreGroupedByScenarioInvariantAndKindWithTheSmallestPlanFirst) {
   Report r = testing::SampleReport();
   Violation bigger = r.violations[0];

@@ -430,6 +430,38 @@ TEST(WritersTest, APartialReportSaysSoInEveryFormat) {
   EXPECT_NE(ToJson(r).find("\"interrupted\": \"SIGINT\""), std::string::npos);
 }
 
+// Issue 31: an inconclusive report says INCONCLUSIVE first in every format, with what was not
+// seen, and junit shows it as an error (neither a pass nor a failure).
+TEST(WritersTest, AnInconclusiveReportSaysWhatWasNotSeenInEveryFormat) {
+  Report r = CleanSampleReport();
+  r.inconclusive = {"copy_file_range: data.bin",
+                    "replaying the trace does not give the directory the run left (data.bin "
+                    "differs)"};
+  const std::string md = MarkdownReportWriter().Render(r);
+  EXPECT_EQ(md.rfind("## Stepfault explore: **INCONCLUSIVE (the recording is incomplete: nothing "
+                     "was explored)** (exit 5)\n",
+                     0),
+            0u)
+      << md;
+  EXPECT_NE(md.find("- copy_file_range: data.bin\n"), std::string::npos) << md;
+  EXPECT_EQ(md.find("PASS"), std::string::npos);
+  const std::string html = HtmlReportWriter().Render(r);
+  EXPECT_NE(html.find("<header class=\"verdict v-inconclusive\""), std::string::npos);
+  EXPECT_NE(html.find("<li>copy_file_range: data.bin</li>"), std::string::npos);
+  const std::string junit = JunitReportWriter().Render(r);
+  EXPECT_EQ(Count(junit, "<failure "), 0);
+  EXPECT_EQ(Count(junit,
+                  "<error type=\"inconclusive\" message=\"INCONCLUSIVE: the recording is "
+                  "incomplete: copy_file_range: data.bin\">"),
+            1)
+      << junit;
+  EXPECT_NE(junit.find("errors=\"1\""), std::string::npos);
+  Result<Report> back = FromJson(ToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->inconclusive, r.inconclusive);
+  EXPECT_NE(ToJson(r).find("\"verdict\": \"inconclusive\""), std::string::npos);
+}
+
 // Issue 30: a mutant hunt's report has no cells, so it says so instead of "PASS 0/0 cells", and
 // gives its score once.
 TEST(WritersTest, AMutantHuntHasNoCellLineAndItsScoreOnce) {

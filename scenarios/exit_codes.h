@@ -11,6 +11,10 @@
 //   kExitCoverage  3  coverage below --min-coverage.
 //   kExitInternal  4  an internal error (a bug in stepfault): the message says "please report" and
 //                     names the command and seed.
+//   kExitInconclusive 5  the recording the verdict would rest on is incomplete (black-box mode: the
+//                     recorder saw I/O it cannot model, or the trace does not replay to the
+//                     directory the run left): neither a pass nor a violation can be said; the
+//                     report names what was not seen (`blackbox record`, `explore`, `replay`).
 //   kExitInterrupted 130  explore was interrupted (SIGINT or SIGTERM) and found no violation: the
 //                     report it wrote is partial (the shell's code for a Ctrl-C).
 // Thread-safety: constants.
@@ -23,6 +27,7 @@ inline constexpr int kExitViolation = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitCoverage = 3;
 inline constexpr int kExitInternal = 4;
+inline constexpr int kExitInconclusive = 5;
 inline constexpr int kExitInterrupted = 130;
 
 }  // namespace stepfault

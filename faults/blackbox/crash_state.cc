@@ -19,6 +19,7 @@ constexpr uint64_t kSectorBytes = 512;
 // deeper).
 constexpr int kMaxDepth = 256;
 constexpr int64_t kRootDir = 0;
+constexpr int64_t kMsSync = 4;  // MS_SYNC (Linux)
 
 struct Entry {
   StateNode::Type type = StateNode::kFile;
@@ -64,10 +65,6 @@ uint64_t Mix(uint64_t x) {  // splitmix64 finaliser: the seed's choice of tearin
   return x ^ (x >> 31);
 }
 
-bool IsVolatile(const std::string& path) {
-  return path.size() >= 4 && path.compare(path.size() - 4, 4, "-shm") == 0;
-}
-
 class Model {
  public:
   Model(const CrashState& initial, const CrashModelOptions& options)
@@ -98,7 +95,12 @@ class Model {
     if (op == "close") return Close(r, seq);
     if (op == "write") return r.Get("synced").empty() ? Write(r, seq) : SyncedWrite(r, seq);
     if (op == "fsync") return Sync(r);
-    if (op == "sync_file_range") return SyncRange(r);
+    if (op == "sync_file_range") return SyncRange(r, (r.Int("flags") & 7) == 7);
+    if (op == "msync") return SyncRange(r, (r.Int("flags") & kMsSync) != 0);
+    if (op == "volatile" && !r.Get("pattern").empty()) {
+      volatile_patterns_.push_back(r.Get("pattern"));
+      return;
+    }
     if (op == "syncfs") return SyncAll();
     if (op == "rename") return Rename(r.Get("path"), r.Get("path2"), seq);
     if (op == "unlink" || op == "rmdir")
@@ -268,10 +270,11 @@ class Model {
   // [from, from + len) durable (len 0: to the end of the file): every unsynced write inside the
   // range reaches the durable bytes, in order, and is no longer unsynced. A write only partly in
   // the range, a truncation and the size a write outside it set stay as unsynced as before.
-  // Without all three flags it is not a barrier and changes nothing.
-  void SyncRange(const TraceRecord& r) {
-    constexpr int64_t kWaitWriteWait = 1 | 2 | 4;
-    if ((r.Int("flags") & kWaitWriteWait) != kWaitWriteWait) return;
+  // Without all three flags it is not a barrier and changes nothing. msync with MS_SYNC is the same
+  // barrier for its range (Linux: vfs_fsync_range of the mapped range, data only); without MS_SYNC
+  // it is none.
+  void SyncRange(const TraceRecord& r, bool barrier) {
+    if (!barrier) return;
     File& f = files_[FileOf(r)];
     const uint64_t from = static_cast<uint64_t>(std::max<int64_t>(0, r.Int("from")));
     const int64_t len = r.Int("len");
@@ -438,7 +441,7 @@ class Model {
         Walk(e.id, path, durable, overrides, out);
       } else if (e.type == StateNode::kSymlink) {
         out->nodes[path] = StateNode{StateNode::kSymlink, e.target};
-      } else if (!IsVolatile(path)) {
+      } else if (!IsVolatilePath(path, volatile_patterns_)) {
         const File& f = files_.at(e.id);
         auto ov =
             overrides ? overrides->find(e.id) : std::map<int64_t, std::string>::const_iterator();
@@ -455,6 +458,7 @@ class Model {
   std::map<int64_t, int64_t> ino_;
   std::map<std::pair<int64_t, int64_t>, int64_t> fds_;  // (pid, fd) -> file, for close
   std::vector<std::string> notes_;
+  std::vector<std::string> volatile_patterns_;  // the trace's `volatile pattern=` records
   int64_t next_id_ = 1;
 };
 

@@ -14,7 +14,15 @@
 // the other models treat it as their fdatasync/fsync below).
 // sync_file_range with all of WAIT_BEFORE|WRITE|WAIT_AFTER (flags 7) copies every unsynced write
 // lying wholly inside [from, from + len) (len 0: to the end) to durable, in order; without all
-// three it changes nothing (it is not a barrier).
+// three it changes nothing (it is not a barrier). msync with MS_SYNC is the same barrier for the
+// file range it covered; without MS_SYNC it is none. The changed pages of a writable shared mapping
+// are ordinary unsynced writes (map=1) placed at the flush point the recorder saw them at (msync,
+// munmap, fsync, an acknowledgement, exit: trace.h): a store is in the model only from there on, so
+// a crash between a store and its flush point shows the file without it. That is the file as it
+// was before the store, a state a real crash just before the store leaves, so it is no false alarm
+// for a program that flushes (or acknowledges, which the recorder also treats as a flush point)
+// before it depends on the data; states the model misses are partial stores inside a page and
+// writeback of some pages before the flush (a power loss may persist any subset of dirty pages).
 // - crash at N (the process dies): every operation before N survives; the state is the current
 // tree.
 // - powerloss at N (the machine dies): starting from the root, the tree of durable entries; each
@@ -65,9 +73,10 @@
 // each model (crash_catalogue.h runs it; `stepfault blackbox conformance`);
 // crash_state_simfs_differential_test.cc compares posix with SimFs. CrashModelOptions switches
 // deliberately wrong rules on (the crash model's mutants): off by default, they exist only for the
-// catalogue to kill. Files named "*-shm" (SQLite's shared-memory index, rebuilt from the WAL on
-// open) are left out of every state; the report names them. A state is deterministic in (snapshot,
-// trace, N, kind, seed, model). Thread-safety: pure functions over values.
+// catalogue to kill. Volatile files (IsVolatilePath: "*-shm", SQLite's shared-memory index rebuilt
+// from the WAL on open, and the globs of the trace's `volatile pattern=` records, the spec's
+// `volatile`) are left out of every state; the report names them. A state is deterministic in
+// (snapshot, trace, N, kind, seed, model). Thread-safety: pure functions over values.
 #pragma once
 
 #include <cstdint>

@@ -320,6 +320,8 @@ std::vector<Mutant> Mutants() {
        SettingField("sync_file_range", "flags", "7")},
       {"sync_file_range with the wait flags is no barrier",
        SettingField("sync_file_range", "flags", "0")},
+      {"msync with MS_SYNC is no barrier", SettingField("msync", "flags", "1")},
+      {"msync is a barrier whatever its flags (MS_ASYNC too)", SettingField("msync", "flags", "4")},
       {"the model sees the window's own call (off by one)",
        [](const CrashState& i, const Trace& t, size_t u, CrashKind k, uint64_t s, int64_t kept,
           PersistenceModel m) { return BuildCrashState(i, t, u + 1, k, s, kept, Under(m)); }},

@@ -1,7 +1,8 @@
 // Goal: the crash-state builder applies faults/sim_fs.h's crash model to a trace: a crash keeps
 // every operation before the window; a power loss keeps only fsynced bytes under dir-synced names,
 // tears the last unsynced write at 512-byte sectors (k = 0 .. all), undoes unsynced renames and
-// unlinks; reorder keeps a later write while dropping an earlier one; -shm never appears.
+// unlinks; reorder keeps a later write while dropping an earlier one; -shm and the trace's
+// volatile globs never appear; msync with MS_SYNC is a data barrier for its range, without it none.
 // Method: hand-written traces of a few operations, states compared with the model's prediction.
 #include "faults/blackbox/crash_state.h"
 
@@ -125,6 +126,76 @@ TEST(BlackboxCrashStateTest, SharedMemoryFilesAreLeftOutAndUnsyncedCreatesVanish
   EXPECT_EQ(FileOf(crash, "new.txt"), "");
   EXPECT_EQ(FileOf(BuildCrashState(Initial(), t, 4, CrashKind::kPowerLoss, 0), "new.txt"),
             "<absent>");
+}
+
+// Issue 31: the pages a shared mapping changed are unsynced writes (map=1) until an msync with
+// MS_SYNC covers them; msync without MS_SYNC (MS_ASYNC) syncs nothing, and a write outside the
+// msync's range stays unsynced.
+TEST(BlackboxCrashStateTest, MsyncWithMsSyncIsADataBarrierForItsRangeOnly) {
+  auto page = [](char c) { return std::string(4096, c); };
+  Trace t = TraceBuilder()
+                .Add("open", {{"path", "state.json"}, {"ino", "3"}})
+                .Add("write",
+                     {{"path", "state.json"},
+                      {"w", "map.write[state.json]"},
+                      {"ino", "3"},
+                      {"off", "0"},
+                      {"map", "1"}},
+                     page('a'))
+                .Add("msync", {{"path", "state.json"},
+                               {"ino", "3"},
+                               {"from", "0"},
+                               {"len", "4096"},
+                               {"flags", "1"}})  // MS_ASYNC: no barrier
+                .Add("write",
+                     {{"path", "state.json"},
+                      {"w", "map.write[state.json]"},
+                      {"ino", "3"},
+                      {"off", "4096"},
+                      {"map", "1"}},
+                     page('b'))
+                .Add("msync", {{"path", "state.json"},
+                               {"w", "fs.msync[state.json]"},
+                               {"ino", "3"},
+                               {"from", "0"},
+                               {"len", "4096"},
+                               {"flags", "4"}})  // MS_SYNC over the first page only
+                .Build();
+  const size_t end = t.records.size();
+  EXPECT_EQ(FileOf(BuildCrashState(Initial(), t, 3, CrashKind::kPowerLoss, 0, 0), "state.json"),
+            "old");  // after MS_ASYNC: nothing durable
+  EXPECT_EQ(FileOf(BuildCrashState(Initial(), t, end, CrashKind::kPowerLoss, 0, 0), "state.json"),
+            page('a'));  // the first page is durable; the second, outside the range, lost
+  EXPECT_EQ(FileOf(BuildCrashState(Initial(), t, end, CrashKind::kCrash, 0), "state.json"),
+            page('a') + page('b'));
+  std::vector<TraceWindow> w = WindowsOf(t);
+  ASSERT_EQ(w.size(), 3u);  // the MS_ASYNC msync is no window
+  EXPECT_EQ(w[2].id, "fs.msync[state.json]#1");
+}
+
+// Issue 31: a file matching a `volatile pattern=` glob (the spec's `volatile`) is in no state,
+// from the initial snapshot or created by the run, and neither is SQLite's -shm.
+TEST(BlackboxCrashStateTest, FilesMatchingTheTracesVolatileGlobsAreInNoState) {
+  CrashState initial = Initial();
+  initial.nodes["cache"] = {StateNode::kDir, ""};
+  initial.nodes["cache/old.idx"] = {StateNode::kFile, "stale"};
+  Trace t = TraceBuilder()
+                .Add("volatile", {{"pattern", "cache/*"}})
+                .Add("open", {{"path", "cache/new.idx"},
+                              {"w", "fs.create[cache/new.idx]"},
+                              {"ino", "4"},
+                              {"created", "1"}})
+                .Add("open",
+                     {{"path", "a-shm"}, {"w", "fs.create[a-shm]"}, {"ino", "5"}, {"created", "1"}})
+                .Build();
+  for (CrashKind kind : {CrashKind::kCrash, CrashKind::kPowerLoss}) {
+    CrashState s = BuildCrashState(initial, t, t.records.size(), kind, 0);
+    EXPECT_EQ(s.nodes.count("cache"), 1u);
+    EXPECT_EQ(FileOf(s, "cache/old.idx"), "<absent>");
+    EXPECT_EQ(FileOf(s, "cache/new.idx"), "<absent>");
+    EXPECT_EQ(FileOf(s, "a-shm"), "<absent>");
+    EXPECT_EQ(FileOf(s, "state.json"), "old");
+  }
 }
 
 // Found by fuzz_blackbox_trace (its input is

@@ -314,9 +314,26 @@ std::vector<std::string> VolatileFiles(const Trace& trace) {
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const TraceRecord& r : trace.records) {
-    if (r.op == "volatile" && seen.insert(r.Get("path")).second) out.push_back(r.Get("path"));
+    if (r.op == "volatile" && !r.Get("path").empty() && seen.insert(r.Get("path")).second)
+      out.push_back(r.Get("path"));
   }
   return out;
+}
+
+std::vector<std::string> VolatilePatterns(const Trace& trace) {
+  std::vector<std::string> out;
+  for (const TraceRecord& r : trace.records) {
+    if (r.op == "volatile" && !r.Get("pattern").empty()) out.push_back(r.Get("pattern"));
+  }
+  return out;
+}
+
+bool IsVolatilePath(const std::string& path, const std::vector<std::string>& patterns) {
+  if (path.ends_with("-shm")) return true;
+  for (const std::string& p : patterns) {
+    if (fnmatch(p.c_str(), path.c_str(), 0) == 0) return true;
+  }
+  return false;
 }
 
 }  // namespace stepfault::faults::blackbox

@@ -16,12 +16,18 @@
 // every command too), exit (written by the harness when a command ends;
 // its window is proc.exit[cmdI]), failed (the call returned an error and changed nothing), fault
 // (the harness failed the call: the ioerror run), incomplete (the recorder saw I/O it cannot
-// model), volatile (a MAP_SHARED -shm file). A record with a `w` field, other than failed and
+// model), volatile (path=: a writable shared mapping of a volatile file, not followed; pattern=:
+// a glob of the spec's `volatile`, written by the harness at the start of every trace, so the
+// trace says which files the crash model leaves out), msync (from=, len=, flags=; a window
+// fs.msync[path] only with MS_SYNC). A record with a `w` field, other than failed and
 // fault, is a window: the point "fs.<op>[<path role>]" the call was at. A write with synced=data
 // (O_DSYNC, RWF_DSYNC) or synced=all (O_SYNC, RWF_SYNC) was durable when it returned (crash_state.h
 // says what the model makes of it). Every record of a call at a window (its window record, or its
 // failed or fault record) carries k=, the call's place among the run's calls at windows counted
 // across processes: the live ioerror run fails the call with the window's k.
+// says what the model makes of it). A write with map=1 holds pages of a writable MAP_SHARED mapping
+// that changed since the recorder last knew the file's bytes, recorded at a flush point (msync,
+// munmap, mremap, fsync/fdatasync of the file, an acknowledgement on stdout, execve, exit).
 //
 // Fields off= and size= are byte counts of 0..kMaxTraceFileBytes, and off + size + n stays within
 // it. The reader rejects anything else with kCorruption naming the record index, the byte offset
@@ -93,7 +99,13 @@ std::string CanonicalPoint(const Trace& trace, size_t record,
                            const std::vector<std::string>& temp_names = {});
 // The reasons the trace is incomplete ("mmap-shared-write: data.bin"), deduplicated, in order.
 std::vector<std::string> IncompleteReasons(const Trace& trace);
-// Files named by `volatile` records (SQLite -shm), deduplicated, in order.
+// Files named by `volatile` path= records (mapped volatile files), deduplicated, in order.
 std::vector<std::string> VolatileFiles(const Trace& trace);
+// The globs of the trace's `volatile` pattern= records (the spec's `volatile`), in order.
+std::vector<std::string> VolatilePatterns(const Trace& trace);
+// Whether the file at `path` (a role) is volatile: its name ends in "-shm" (SQLite's shared-memory
+// index, rebuilt from the WAL: always), or it matches one of `patterns` (fnmatch(3) without flags,
+// so `*` matches `/` too). The recorder applies the same rule (preload_io.c is_volatile).
+bool IsVolatilePath(const std::string& path, const std::vector<std::string>& patterns);
 
 }  // namespace stepfault::faults::blackbox

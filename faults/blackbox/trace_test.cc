@@ -121,5 +121,24 @@ TEST(BlackboxTraceTest, TemporaryAndPidNamesAreCanonicalInWindowIds) {
             WindowsOf(RunWithNames("x9Y8z7", 7777))[0].id);
 }
 
+// Issue 31: the harness's `volatile pattern=` records are globs (fnmatch without flags: `*`
+// matches `/`), a recorder's `volatile path=` record a mapped file; "-shm" is always volatile.
+TEST(BlackboxTraceTest, VolatileGlobsAndFilesAreReadApartAndMatchedAsDocumented) {
+  Result<Trace> t = ParseTrace(std::string(kTraceHeader) +
+                               FrameRecord("volatile", 1, {{"pattern", "cache/*"}}, "") +
+                               FrameRecord("volatile", 1, {{"pattern", "*.idx"}}, "") +
+                               FrameRecord("volatile", 2, {{"path", "app.db-shm"}}, ""));
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(VolatilePatterns(*t), (std::vector<std::string>{"cache/*", "*.idx"}));
+  EXPECT_EQ(VolatileFiles(*t), std::vector<std::string>{"app.db-shm"});
+  const std::vector<std::string> globs = VolatilePatterns(*t);
+  EXPECT_TRUE(IsVolatilePath("cache/a/b", globs));
+  EXPECT_TRUE(IsVolatilePath("sub/x.idx", globs));
+  EXPECT_TRUE(IsVolatilePath("db/app.db-shm", {}));
+  EXPECT_FALSE(IsVolatilePath("cachex", globs));
+  EXPECT_FALSE(IsVolatilePath("x.idx.tmp", globs));
+  EXPECT_FALSE(IsVolatilePath("app.db-wal", globs));
+}
+
 }  // namespace
 }  // namespace stepfault::faults::blackbox

@@ -359,10 +359,15 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
                              ? "acknowledgements: the lines written to $STEPFAULT_ACK_FILE"
                              : "acknowledgements: what the program wrote to its standard output");
   for (const std::string& w : rec.warnings) result.notes.push_back("WARNING: " + w);
+  // An incomplete recording can give neither a pass nor a violation: the report is inconclusive,
+  // naming what was not seen, and nothing is explored (no second recording, no cell runs).
+  result.report.inconclusive = rec.incomplete;
+  const bool inconclusive = !rec.incomplete.empty();
   // Recording twice tells a deterministic program from one whose windows move.
-  CompareRecordings(rec,
-                    Record(spec, config, (fs::path(options.scratch) / "record-again").string()),
-                    &result.notes);
+  if (!inconclusive)
+    CompareRecordings(rec,
+                      Record(spec, config, (fs::path(options.scratch) / "record-again").string()),
+                      &result.notes);
   reports::ScenarioReport s;
   s.name = "blackbox:" + spec.name;
   s.invariants = InvariantsOf(spec, rec.reference);
@@ -370,6 +375,7 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
                                       : options.actions;
   std::vector<bool> counted;
   std::vector<Task> tasks = PlanCells(rec, s.actions, options, &s, &result, &counted);
+  if (inconclusive) tasks.clear();  // every cell stays not run
   // Per distinct crash state, from figures every shard computes alike: the same cap in any split.
   const int64_t pair_cap =
       std::max<int64_t>(1, options.depth2_max_pairs / std::max<int64_t>(1, result.distinct_states));
@@ -420,6 +426,8 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
   config.ack = rec.ack;
   BbReplayResult out;
   out.log = rec.notes;
+  out.inconclusive = rec.incomplete;
+  if (!out.inconclusive.empty()) return out;
   const TraceWindow* w = FindWindow(rec.windows, plan[0].window);
   if (w == nullptr) {
     std::string list;

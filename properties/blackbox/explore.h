@@ -74,13 +74,16 @@ struct BbExploration {
 Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& options);
 
 struct BbReplayResult {
+  // Non-empty when the recording is incomplete (Recording::incomplete): the plan was not run, and
+  // the answer is inconclusive (exit 5), neither a pass nor a violation.
+  std::vector<std::string> inconclusive;
   std::vector<CheckFailure> failures;
   std::vector<std::string> log;  // what happened, for a person
 };
 
-// Replays `plan` (bb_plan.h) from a fresh recording, its crash states built under `fs_model`.
-// With keep_dir, leaves the crash state in keep_dir/crash-state and the recovered directory in
-// keep_dir/recovered.
+// Replays `plan` (bb_plan.h) from a fresh recording, its crash states built under `fs_model` (an
+// incomplete recording runs nothing: inconclusive). With keep_dir, leaves the crash state in
+// keep_dir/crash-state and the recovered directory in keep_dir/recovered.
 Result<BbReplayResult> ReplayBlackBox(
     const Spec& spec, const std::string& plan, uint64_t seed, const std::string& scratch,
     const std::string& keep_dir,

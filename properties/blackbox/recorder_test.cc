@@ -1,8 +1,10 @@
 // Goal: the recorder's trace is complete for a multi-threaded program (the replay of the trace
-// gives exactly the directory the run left), and what it cannot see (a writable shared mapping, a
-// static binary) is reported as an incomplete trace, never silently missed. Method: record the
+// gives exactly the directory the run left), a writable shared mapping is seen at its flush points,
+// and what it cannot see (a static binary) is reported as an incomplete trace (exit 5), never
+// silently missed. Method: record the
 // probes of examples/blackbox/probes with `stepfault blackbox record` and read its notes.
 #include "properties/blackbox/blackbox_test_util.h"
+#include "scenarios/exit_codes.h"
 
 namespace stepfault::properties::blackbox {
 namespace {
@@ -28,21 +30,22 @@ TEST_F(BlackboxRecorderTest, AMultiThreadedProgramIsRecordedCompletelyInKernelOr
   EXPECT_NE(windows.find("fs.rename[pong]#10"), std::string::npos);
 }
 
-TEST_F(BlackboxRecorderTest, ASharedWritableMappingMarksTheTraceIncomplete) {
+// Issue 31: the stores are seen at the flush point (msync) as writes of the changed page, so the
+// trace replays to the directory the run left.
+TEST_F(BlackboxRecorderTest, AWritableSharedMappingIsRecordedAtItsMsyncAndTheTraceIsComplete) {
   CommandResult r = Record("stepfault-example-probe mmap $STEPFAULT_DIR");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("INCOMPLETE TRACE: mmap-shared-write: mapped.bin"), std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("INCOMPLETE TRACE: replaying the trace does not give the directory the run "
-                       "left (mapped.bin differs)"),
-            std::string::npos)
-      << r.out;
+  EXPECT_EQ(r.out.find("INCOMPLETE"), std::string::npos) << r.out;
+  std::string windows = testing::ReadAll(dir_ + "/rec/windows.txt");
+  EXPECT_NE(windows.find("map.write[mapped.bin]#1\nfs.msync[mapped.bin]#1\n"), std::string::npos)
+      << windows;
 }
 
 TEST_F(BlackboxRecorderTest, AStaticBinaryIsReportedNotMissed) {
   CommandResult r =
       Record("echo a > $STEPFAULT_DIR/a; stepfault-example-probe-static plain $STEPFAULT_DIR");
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(r.exit_code, kExitInconclusive) << r.out << r.err;
+  EXPECT_NE(r.out.find("INCONCLUSIVE: the recording is incomplete"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("INCOMPLETE TRACE: static-binary"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("plain.txt is on disk but not in the trace"), std::string::npos) << r.out;
   // Alone, a static binary's writes leave no window at all: bad input, with the reason.

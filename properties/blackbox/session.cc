@@ -66,6 +66,9 @@ std::map<std::string, std::string> CommandEnv(const Spec& spec, const SessionCon
     env["STEPFAULT_BB_TRACE"] = trace;
     env["STEPFAULT_BB_ACK"] = AckFile(cell, label);
     env["STEPFAULT_BB_COUNTER"] = trace + ".counter";
+    std::string globs;
+    for (const std::string& g : spec.volatile_files) globs += g + "\n";
+    env["STEPFAULT_BB_VOLATILE"] = globs;
   }
   return env;
 }
@@ -80,6 +83,14 @@ std::string Describe(const std::string& what, const std::string& cmd, const Comm
   std::string err = r.err.substr(0, 300);
   while (!err.empty() && err.back() == '\n') err.pop_back();
   return err.empty() ? msg : msg + ": " + err;
+}
+
+// A new trace file: the header, then the spec's volatile globs (the crash model reads them there).
+void StartTrace(const Spec& spec, const std::string& trace_path) {
+  std::string text = faults::blackbox::kTraceHeader;
+  for (const std::string& g : spec.volatile_files)
+    text += faults::blackbox::FrameRecord("volatile", getpid(), {{"pattern", g}}, "");
+  WriteText(trace_path, text);
 }
 
 Status RunSetup(const Spec& spec, const SessionConfig& config, const std::string& cell) {
@@ -179,18 +190,19 @@ Status TakeReference(const Spec& spec, const SessionConfig& config, const std::s
 }
 
 // The reconciliation of the recording with reality: the crash-model replay of the whole trace
-// must give exactly the directory the run left (SQLite's -shm aside). "" when it does, else the
-// first path that differs.
+// must give exactly the directory the run left (volatile files aside: IsVolatilePath). "" when it
+// does, else the first path that differs.
 std::string ReplayDiffers(const Recording& rec, const std::string& dir) {
   Result<CrashState> real = faults::blackbox::LoadDirectory(dir);
   if (!real.ok()) return real.status().message();
   CrashState model = faults::blackbox::BuildCrashState(
       rec.initial, rec.trace, rec.trace.records.size(), faults::blackbox::CrashKind::kCrash, 0);
+  const std::vector<std::string> patterns = faults::blackbox::VolatilePatterns(rec.trace);
   std::set<std::string> paths;
   for (const auto& [p, n] : real->nodes) paths.insert(p);
   for (const auto& [p, n] : model.nodes) paths.insert(p);
   for (const std::string& p : paths) {
-    if (p.size() >= 4 && p.compare(p.size() - 4, 4, "-shm") == 0) continue;
+    if (faults::blackbox::IsVolatilePath(p, patterns)) continue;
     auto a = real->nodes.find(p);
     auto b = model.nodes.find(p);
     if (a == real->nodes.end()) return p + " is in the trace but not on disk";
@@ -250,7 +262,7 @@ Result<Recording> Record(const Spec& spec, const SessionConfig& config, const st
   Recording rec;
   SF_ASSIGN_OR_RETURN(rec.initial, faults::blackbox::LoadDirectory(DirOf(spec, cell)));
   std::string trace_path = (fs::path(cell) / "run.sftrace").string();
-  WriteText(trace_path, faults::blackbox::kTraceHeader);
+  StartTrace(spec, trace_path);
   bool timed_out = false;
   std::string failed =
       RunTraced(spec, config, cell, spec.run, "cmd", trace_path, {}, &timed_out, &rec.notes);
@@ -273,15 +285,14 @@ Result<Recording> Record(const Spec& spec, const SessionConfig& config, const st
         "zero windows: the run commands never changed anything under \"" + spec.dir +
         "\" (check `dir` and that the program writes there; a static binary is not seen)");
   if (std::string diff = ReplayDiffers(rec, DirOf(spec, cell)); !diff.empty())
-    rec.notes.push_back(
-        "INCOMPLETE TRACE: replaying the trace does not give the directory the run left (" + diff +
-        ")");
+    rec.incomplete.push_back("replaying the trace does not give the directory the run left (" +
+                             diff + ")");
   for (const std::string& why : faults::blackbox::IncompleteReasons(rec.trace))
-    rec.notes.push_back("INCOMPLETE TRACE: " + why);
+    rec.incomplete.push_back(why);
   for (const std::string& f : faults::blackbox::VolatileFiles(rec.trace))
     rec.notes.push_back(f +
-                        " is memory-mapped shared state (SQLite -shm, rebuilt from the WAL): left "
-                        "out of every crash state");
+                        " is memory-mapped volatile state (SQLite -shm, or the spec's `volatile`): "
+                        "left out of every crash state");
   SF_RETURN_IF_ERROR(TakeReference(spec, config, cell, &rec));
   return rec;
 }
@@ -310,7 +321,7 @@ Result<IOErrorRun> RunWithIOError(const Spec& spec, const SessionConfig& config,
         DirOf(spec, cell)));
   }
   std::string trace_path = (fs::path(cell) / "run.sftrace").string();
-  WriteText(trace_path, faults::blackbox::kTraceHeader);
+  StartTrace(spec, trace_path);
   const int64_t k = records[w.record].Int("k") - k_before;
   RunTraced(spec, config, cell, spec.run, "cmd", trace_path,
             {{"STEPFAULT_BB_FAULT", "#" + std::to_string(k) + ":" + std::to_string(err)}}, nullptr,
@@ -358,7 +369,7 @@ LifeResult RecoverAndCheck(const Spec& spec, const SessionConfig& config, const 
     if (spec.recover.empty()) break;
     std::string trace_path =
         (fs::path(cell) / ("recover" + std::to_string(life) + ".sftrace")).string();
-    WriteText(trace_path, faults::blackbox::kTraceHeader);
+    StartTrace(spec, trace_path);
     bool timed_out = false;
     failed = RunTraced(spec, config, cell, spec.recover, "recover", trace_path, {}, &timed_out,
                        &result.notes);

@@ -45,12 +45,18 @@ struct Recording {
   std::vector<faults::blackbox::TraceWindow> windows;
   Reference reference;
   AckChannel ack = AckChannel::kStdout;
-  std::vector<std::string> notes;  // incomplete trace, volatile files, children left behind
+  // What the recording did not see, one reason each ("mmap-shared-write-untracked: data.bin",
+  // "replaying the trace does not give the directory the run left (data.bin differs)"): when not
+  // empty the recording is incomplete, and no verdict but inconclusive may come from it.
+  std::vector<std::string> incomplete;
+  std::vector<std::string> notes;  // volatile files, children left behind
   // What the checks should hear about (shard-independent): acknowledgements nobody read.
   std::vector<std::string> warnings;
 };
 
 // Runs setup, then the run commands under the recorder, then recovery and the checks fault-free.
+// Every trace starts with a `volatile pattern=` record per glob of the spec's `volatile`, and the
+// recorder gets them as STEPFAULT_BB_VOLATILE (one per line).
 // kInvalidArgument (exit 2) when a command is missing or fails, the fault-free run fails its own
 // checks, the program never touches the directory (zero windows), a command hangs, or the spec
 // says "ack": "file" and the run never wrote to $STEPFAULT_ACK_FILE. The acknowledgement channel

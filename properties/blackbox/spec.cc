@@ -154,6 +154,28 @@ void ParseSqlChecks(Checker& c, const Json& j, Spec* spec) {
   }
 }
 
+// `volatile`: glob patterns (fnmatch(3), `*` matching `/` too) of files relative to `dir`.
+void ParseVolatile(Checker& c, const Json& j, Spec* spec) {
+  auto it = j.find("volatile");
+  if (it == j.end()) return;
+  if (!it->is_array())
+    return c.Fail("/volatile",
+                  "expected an array of glob patterns relative to dir, e.g. [\"*-shm\"]");
+  for (size_t i = 0; i < it->size(); ++i) {
+    const Json& p = (*it)[i];
+    const std::string path = "/volatile/" + std::to_string(i);
+    if (!p.is_string() || p.get<std::string>().empty())
+      return c.Fail(path, "expected a non-empty glob pattern string");
+    const std::string pat = p.get<std::string>();
+    if (pat[0] == '/' || pat == ".." || pat.rfind("../", 0) == 0 ||
+        pat.find("/../") != std::string::npos || pat.find('\n') != std::string::npos)
+      return c.Fail(path, "\"" + pat +
+                              "\" is not a pattern relative to dir (no leading /, no .., no "
+                              "newline); give e.g. \"cache/*\"");
+    spec->volatile_files.push_back(pat);
+  }
+}
+
 }  // namespace
 
 Result<Spec> ParseSpec(std::string_view text, const std::string& source) {
@@ -169,7 +191,7 @@ Result<Spec> ParseSpec(std::string_view text, const std::string& source) {
   if (c.ok()) {
     c.OnlyKeys(j, "",
                {"name", "dir", "setup", "run", "recover", "check", "sql_checks", "env", "timeout_s",
-                "lives_max", "no_stray_files", "temp_names", "ack"});
+                "lives_max", "no_stray_files", "temp_names", "ack", "volatile"});
     spec.name = c.String(j, "", "name", true);
     spec.dir = c.String(j, "", "dir", true);
     spec.setup = c.Commands(j, "setup");
@@ -177,6 +199,7 @@ Result<Spec> ParseSpec(std::string_view text, const std::string& source) {
     spec.recover = c.Commands(j, "recover");
     spec.check = c.Commands(j, "check");
     ParseSqlChecks(c, j, &spec);
+    ParseVolatile(c, j, &spec);
     spec.timeout_s = c.Int(j, "timeout_s", 30, 1, 3600);
     spec.lives_max = c.Int(j, "lives_max", 3, 1, 100);
     spec.temp_names =

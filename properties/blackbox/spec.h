@@ -7,11 +7,16 @@
 //                    "expect": "empty" | "same-as-reference" | {"rows": N} | {"equals": ["a|b",
 //                    ...]}}],
 //    "env": {"KEY": "value"}, "timeout_s": 30, "lives_max": 3, "no_stray_files": false,
-//    "temp_names": ["tmp_obj_*"], "ack": "auto" | "file" | "stdout"}
+//    "temp_names": ["tmp_obj_*"], "ack": "auto" | "file" | "stdout", "volatile": ["*-shm",
+//    "cache/*"]}
 //
 // `dir` is relative to the working directory each state gets (never absolute, never "..");
-// `run` needs at least one command. ParseSpec rejects anything else with kInvalidArgument naming
-// the JSON pointer of the offending value and the reason. Thread-safety: values.
+// `run` needs at least one command. `volatile` names files the program rebuilds when it opens them
+// (glob patterns relative to `dir`, fnmatch(3) without FNM_PATHNAME: `*` matches `/` too; no
+// leading `/`, no `..`): they are left out of every crash state and of the replay-of-the-trace
+// check, and a shared mapping of one is not reported; "*-shm" (SQLite) is always volatile.
+// ParseSpec rejects anything else with kInvalidArgument naming the JSON pointer of the offending
+// value and the reason. Thread-safety: values.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +52,7 @@ struct Spec {
   // Where acknowledgements come from: the acknowledgement file $STEPFAULT_ACK_FILE, standard
   // output, or (auto) the file when the fault-free run wrote to it and standard output otherwise.
   enum class Ack { kAuto, kFile, kStdout } ack = Ack::kAuto;
+  std::vector<std::string> volatile_files;  // `volatile`: glob patterns relative to dir
 };
 
 Result<Spec> ParseSpec(std::string_view text, const std::string& source);

@@ -49,5 +49,30 @@ TEST(BlackboxSpecTest, RejectsBadInputWithJsonPaths) {
             std::string::npos);
 }
 
+// Issue 31: `volatile` is an array of glob patterns relative to dir; anything else is refused with
+// the JSON pointer of the value.
+TEST(BlackboxSpecTest, VolatileGlobsParseAndBadOnesAreRejectedWithTheirPointer) {
+  Result<Spec> s = ParseSpec(R"({"name":"n","dir":"d","run":["a"],"volatile":["*-shm","cache/*"]})",
+                             "spec.json");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->volatile_files, (std::vector<std::string>{"*-shm", "cache/*"}));
+  EXPECT_TRUE(ParseSpec(R"({"name":"n","dir":"d","run":["a"]})", "s")->volatile_files.empty());
+  EXPECT_NE(Error(R"({"name":"n","dir":"d","run":["a"],"volatile":"*.idx"})")
+                .find("/volatile: expected an array of glob patterns"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"name":"n","dir":"d","run":["a"],"volatile":["a",""]})")
+                .find("/volatile/1: expected a non-empty glob pattern string"),
+            std::string::npos);
+  EXPECT_NE(Error(R"({"name":"n","dir":"d","run":["a"],"volatile":[3]})").find("/volatile/0: "),
+            std::string::npos);
+  for (const char* bad : {"/etc/*", "../x", "a/../../b", ".."}) {
+    const std::string e =
+        Error(std::string(R"({"name":"n","dir":"d","run":["a"],"volatile":[")") + bad + "\"]}");
+    EXPECT_NE(e.find("/volatile/0: \"" + std::string(bad) + "\" is not a pattern relative to dir"),
+              std::string::npos)
+        << e;
+  }
+}
+
 }  // namespace
 }  // namespace stepfault::properties::blackbox

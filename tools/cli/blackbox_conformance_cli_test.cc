@@ -28,7 +28,7 @@ constexpr const char* kHazards[] = {"rename-durable-without-dir-fsync",
 TEST(BlackboxConformanceCli, TheRealCrashModelConformsAndExitsZero) {
   auto r = Stepfault("blackbox conformance");
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("crash model conformance (hazards: none): 51 entries (posix 37, "
+  EXPECT_NE(r.out.find("crash model conformance (hazards: none): 53 entries (posix 39, "
                        "ext4-ordered 6, xfs 5, btrfs 3)"),
             std::string::npos)
       << r.out;

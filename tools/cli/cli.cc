@@ -66,7 +66,7 @@ int RunCli(int argc, char** argv) {
         "stepfault: crash, power-fail, corrupt and mis-resume a checkpointed workflow engine at "
         "every interruption window, and check that recovery keeps its promises.\n"
         "Exit codes: 0 ok, 1 violation, 2 bad usage or input, 3 coverage below --min-coverage, "
-        "4 internal error");
+        "4 internal error, 5 inconclusive (black-box: the recording is incomplete)");
     app.set_version_flag("--version", std::string("stepfault ") + kStepfaultVersion);
     app.require_subcommand(1);
     AddExploreCommand(app, state);

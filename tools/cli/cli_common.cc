@@ -303,9 +303,10 @@ void PrintNotRun(std::FILE* out, const reports::Report& report) {
   if (at_fault_free > 0) {
     std::fprintf(out, "not run: %lld cells at windows of the fault-free run: %s\n",
                  static_cast<long long>(at_fault_free),
-                 !report.interrupted.empty() ? "not reached before the interrupt"
-                 : report.shard != "1/1"     ? "in the other shards (report merge joins them)"
-                                             : "not run by this exploration");
+                 !report.inconclusive.empty()  ? "the recording is incomplete (inconclusive)"
+                 : !report.interrupted.empty() ? "not reached before the interrupt"
+                 : report.shard != "1/1"       ? "in the other shards (report merge joins them)"
+                                               : "not run by this exploration");
   }
 }
 
@@ -378,6 +379,12 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
                  "interrupted by %s: the report is partial (what ran is in it; the rest is \"not "
                  "run\" or \"not explored\"); it passes no gate\n",
                  report.interrupted.c_str());
+  }
+  if (!report.inconclusive.empty()) {
+    std::fprintf(out,
+                 "INCONCLUSIVE: the recording is incomplete, so nothing was explored and neither a "
+                 "pass nor a violation can be said. Not seen:\n");
+    for (const std::string& why : report.inconclusive) std::fprintf(out, "  - %s\n", why.c_str());
   }
   if (report.scenarios.empty()) {  // a mutant hunt: no cells to count
     std::fprintf(out, "verdict: %s\n", verdict.c_str());

@@ -1,7 +1,9 @@
 // `stepfault blackbox record|init|explore|replay|conformance`: black-box mode (docs/blackbox.md)
 // from the command line. Exit codes as every command: 0 every invariant held, 1 a violation, 2 bad
 // usage or input (nothing outside --out/--keep and the scratch directory changes), 3 coverage below
-// --min-coverage.
+// --min-coverage, 5 inconclusive: the recording is incomplete (record still writes the trace and
+// the window list; explore writes the reports, verdict inconclusive, without exploring; replay runs
+// no plan).
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -82,6 +84,16 @@ Result<std::string> ClaimScratch(const std::string& base) {
   return dir.string();
 }
 
+// Prints what an incomplete recording did not see ("INCOMPLETE TRACE: <reason>" each, then the
+// INCONCLUSIVE line with `consequence`); true when there was anything to print.
+bool PrintIncomplete(const std::vector<std::string>& incomplete, const char* consequence) {
+  for (const std::string& why : incomplete) std::printf("INCOMPLETE TRACE: %s\n", why.c_str());
+  if (incomplete.empty()) return false;
+  std::printf("INCONCLUSIVE: the recording is incomplete (%zu reasons above); %s (exit %d)\n",
+              incomplete.size(), consequence, kExitInconclusive);
+  return true;
+}
+
 int RunRecord(const BlackboxArgs& a) {
   if (!a.trace.empty()) {  // validate an existing trace file
     Result<faults::blackbox::Trace> t = faults::blackbox::ReadTraceFile(a.trace);
@@ -120,6 +132,8 @@ int RunRecord(const BlackboxArgs& a) {
               rec->ack == bb::AckChannel::kFile ? "$STEPFAULT_ACK_FILE" : "standard output",
               acked.size(), a.out.c_str());
   for (const std::string& w : rec->warnings) std::printf("WARNING: %s\n", w.c_str());
+  if (PrintIncomplete(rec->incomplete, "exploring it would be inconclusive"))
+    return kExitInconclusive;
   return kExitOk;
 }
 
@@ -279,6 +293,7 @@ int RunBbReplay(const BlackboxArgs& a) {
   if (!r.ok()) return UsageError(r.status().message());
   std::printf("persistence model: %s\n", a.fs_model.c_str());
   for (const std::string& l : r->log) std::printf("%s\n", l.c_str());
+  if (PrintIncomplete(r->inconclusive, "the plan was not run")) return kExitInconclusive;
   for (const auto& f : r->failures)
     std::printf("VIOLATION %s: %s\n", f.invariant.c_str(), f.message.c_str());
   if (r->failures.empty()) std::printf("every check held after %s\n", a.plan.c_str());

@@ -47,6 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!trace.ok()) return 0;
   (void)bb::IncompleteReasons(*trace);
   (void)bb::VolatileFiles(*trace);
+  (void)bb::VolatilePatterns(*trace);
   const std::vector<bb::TraceWindow> windows = bb::WindowsOf(*trace);
   // The reader bounds every file to kMaxTraceFileBytes (1 GiB); states of files that large are
   // legal but exceed the fuzzer's memory limit, so only traces of files up to 1 MiB are built.

@@ -250,6 +250,7 @@ TEST(DocsTest, ExitCodeListsMatchExitCodesH) {
                                                {"kExitUsage", kExitUsage},
                                                {"kExitCoverage", kExitCoverage},
                                                {"kExitInternal", kExitInternal},
+                                               {"kExitInconclusive", kExitInconclusive},
                                                {"kExitInterrupted", kExitInterrupted}};
   ASSERT_EQ(header, compiled) << "scenarios/exit_codes.h defines a code this test does not know";
   for (const char* doc : {"README.md", "docs/cli.md", "docs/design.md"}) {

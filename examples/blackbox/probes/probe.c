@@ -3,7 +3,7 @@
 //   probe threads DIR   4 threads each append 50 records to their own file and fsync it, while
 //                       the main thread renames a file back and forth: the trace must replay to
 //                       exactly what is on disk (thread-safe recording, kernel order)
-//   probe mmap DIR      writes a file through a writable MAP_SHARED mapping: an incomplete trace
+//   probe mmap DIR      writes a file through a writable MAP_SHARED mapping (seen at its msync)
 //   probe plain DIR     writes DIR/plain.txt with write(2) (built static as -static: invisible)
 #define _GNU_SOURCE
 #include <fcntl.h>

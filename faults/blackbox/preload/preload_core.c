@@ -1,21 +1,22 @@
 // libstepfault_preload.so, the black-box recorder (preload_core.c: records, locks, paths, the live
-// fault, start-up; preload_io.c and preload_names.c hold the wrappers), loaded into an unmodified
-// program with LD_PRELOAD (docs/blackbox.md). It records every file-system call on a path under the
-// directory under test (STEPFAULT_BB_ROOT) as one framed record of the trace
+// fault, start-up; preload_io.c, preload_names.c and preload_maps.c hold the wrappers), loaded into
+// an unmodified program with LD_PRELOAD (docs/blackbox.md). It records every file-system call on a
+// path under the directory under test (STEPFAULT_BB_ROOT) as one framed record of the trace
 // (faults/blackbox/trace.h documents the format) and passes every other call through untouched.
 //
 // Promises. Each mutating call on a tracked file runs, and is appended to the trace, while one lock
 // is held (a per-process mutex plus flock on the trace file, which every process opens on its own),
 // so the order of the trace is the order the kernel applied the calls, across threads and
-// processes. A call the recorder cannot model (a writable MAP_SHARED mapping, io_uring_setup, a raw
-// syscall() that mutates a tracked file, copy_file_range/sendfile into one, a static binary exec'd)
-// is written as an `incomplete` record, never dropped silently; SQLite's `-shm` mapping is recorded
-// as `volatile` instead (it is rebuilt from the WAL). Every call at a window is counted across
-// processes in STEPFAULT_BB_COUNTER and its record carries the count (k=); with
-// STEPFAULT_BB_FAULT="#K:ERRNO" the K-th such call fails with ERRNO and does nothing: the live
-// ioerror run. Writes to the acknowledgement file STEPFAULT_BB_ACK are recorded as `ack` records;
-// writes to fd 1 as `stdout` records while fd 1 is the standard output the first recorded process
-// was given. Without STEPFAULT_BB_ROOT every call passes straight
+// processes. Stores through a writable MAP_SHARED mapping are recorded at flush points as writes of
+// the pages that changed (preload_maps.c). A call the recorder cannot model (io_uring_setup, a raw
+// syscall() that mutates a tracked file, copy_file_range/sendfile into one, a static binary exec'd,
+// a mapping it cannot follow) is written as an `incomplete` record, never dropped silently; a
+// mapping of a volatile file (SQLite's `-shm`, the spec's `volatile`) is recorded as `volatile`.
+// Every call at a window is counted across processes in STEPFAULT_BB_COUNTER and its record
+// carries the count (k=); with STEPFAULT_BB_FAULT="#K:ERRNO" the K-th such call fails with ERRNO
+// and does nothing: the live ioerror run. Writes to the acknowledgement file STEPFAULT_BB_ACK are
+// recorded as `ack` records; writes to fd 1 as `stdout` records while fd 1 is the standard output
+// the first recorded process was given. Without STEPFAULT_BB_ROOT every call passes straight
 // through. The recorder opens no application file except a read-only reopen of a stdio stream's
 // file when it snapshots it (stdio writes go through glibc-internal calls it cannot see; see
 // docs/blackbox.md).
@@ -39,6 +40,7 @@ int g_fault_errno;
 char g_ack_path[PATH_MAX];
 // The count of this thread's last fault-able call, until its record is emitted (0: none).
 static __thread long long t_call_k;
+static char* g_volatile;  // STEPFAULT_BB_VOLATILE: globs, one per line
 FdEntry g_fds[SF_MAX_FDS];
 pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 __thread int t_guard;
@@ -216,6 +218,22 @@ FdEntry* tracked(int fd) {
   return g_fds[fd].role ? &g_fds[fd] : NULL;
 }
 
+int is_volatile(const char* role) {
+  if (ends_with(role, "-shm")) return 1;
+  for (const char* at = g_volatile; at && *at;) {
+    const char* nl = strchr(at, '\n');
+    size_t n = nl ? (size_t)(nl - at) : strlen(at);
+    char glob[PATH_MAX];
+    if (n > 0 && n < sizeof glob) {
+      memcpy(glob, at, n);
+      glob[n] = 0;
+      if (fnmatch(glob, role, 0) == 0) return 1;
+    }
+    at += n + (nl ? 1 : 0);
+  }
+  return 0;
+}
+
 int ends_with(const char* s, const char* suffix) {
   size_t a = strlen(s), b = strlen(suffix);
   return a >= b && strcmp(s + a - b, suffix) == 0;
@@ -343,6 +361,8 @@ __attribute__((constructor)) static void stepfault_preload_init(void) {
   g_root_len = strlen(g_root);
   snprintf(g_trace_path, sizeof g_trace_path, "%s", trace);
   g_active = 1;
+  const char* globs = getenv("STEPFAULT_BB_VOLATILE");
+  if (globs && *globs) g_volatile = strdup(globs);
   open_trace();
   if (!g_active) return;
   const char* counter = getenv("STEPFAULT_BB_COUNTER");

@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -107,6 +108,9 @@ extern __thread int t_guard;
   X(int, dup3, int, int, int)                                                     \
   X(void*, mmap, void*, size_t, int, int, int, off_t)                             \
   X(void*, mmap64, void*, size_t, int, int, int, off64_t)                         \
+  X(int, munmap, void*, size_t)                                                   \
+  X(int, msync, void*, size_t, int)                                               \
+  X(void*, mremap, void*, size_t, size_t, int, ...)                               \
   X(long, syscall, long, ...)                                                     \
   X(ssize_t, copy_file_range, int, off64_t*, int, off64_t*, size_t, unsigned int) \
   X(ssize_t, sendfile, int, int, off_t*, size_t)                                  \
@@ -156,3 +160,13 @@ void track_fd(int fd, const char* role, int is_stdio);
 void refresh_oflags(int fd);
 void snapshot_stdio(FdEntry* e, int fd);
 int dup_to(int old, int nfd);
+// Whether a file (its role) is volatile: "*-shm", or a glob of STEPFAULT_BB_VOLATILE (one per
+// line; fnmatch without flags), the rule of faults/blackbox/trace.h IsVolatilePath.
+int is_volatile(const char* role);
+// Shared mappings (preload_maps.c), under the lock: flush every mapping of the file (inode `ino`),
+// or every mapping, as writes of the pages that changed; take bytes the trace now has for the
+// file (a recorded write, a truncation) into the mappings' shadows.
+void maps_flush_file(unsigned long long ino);
+void maps_flush_all(void);
+void maps_learn(unsigned long long ino, long long off, const void* data, size_t n);
+void maps_truncate(unsigned long long ino, long long size);

@@ -128,6 +128,7 @@ int mark_ack(int dirfd, const char* path, int fd) {
 }
 
 void note_ack(int fd) {
+  maps_flush_all();  // what a mapping holds before an acknowledgement is in the trace before it
   struct stat st;
   if (fstat(fd, &st) != 0) return;
   Buf f = {0};
@@ -205,6 +206,7 @@ static void emit_write(FdEntry* e, const char* point, long long off, const void*
   buf_ki(&f, "off", off);
   if (synced) buf_kv(&f, "synced", synced);
   emit("write", &f, data, len);
+  maps_learn(e->ino, off, data, len);
 }
 
 // Gathers iov into one buffer of `total` bytes (the returned count).
@@ -308,6 +310,7 @@ static int stdout_is_the_commands(void) {
 static ssize_t stdout_write(const void* buf, size_t n) {
   if (!stdout_is_the_commands()) return real_write(1, buf, n);
   lock_all();
+  maps_flush_all();  // what a mapping holds before an acknowledgement is in the trace before it
   ssize_t r = real_write(1, buf, n);
   int saved = errno;
   if (r > 0) emit("stdout", NULL, buf, (size_t)r);
@@ -376,6 +379,8 @@ void snapshot_stdio(FdEntry* e, int fd) {
   const char* synced = durable_at_return(e, 0);
   if (synced) buf_kv(&f, "synced", synced);
   emit("write", &f, d.p, d.n);
+  maps_learn(e->ino, 0, d.p, d.n);
+  maps_truncate(e->ino, (long long)d.n);
   free(d.p);
 }
 
@@ -493,6 +498,7 @@ static int do_sync(int fd, int data_only, int (*real)(int)) {
   snprintf(point, sizeof point, "fs.%s[%s]", e->is_dir ? "dirsync" : "fsync", e->role);
   lock_all();
   if (e->is_stdio) snapshot_stdio(e, fd);
+  if (!e->is_dir) maps_flush_file(e->ino);  // fsync writes back the file's mapped pages too
   if (failed_here(point)) return -1;
   int r = real(fd);
   int saved = errno;

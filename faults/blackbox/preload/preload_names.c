@@ -204,7 +204,13 @@ static int do_fd_size(int fd, const char* op, long long off, long long len, int 
   buf_ki(&f, "off", off);
   buf_ki(&f, "size", len);
   buf_ki(&f, "mode", mode);
-  return traced_name(op, point, &f, call, ctx);
+  int r = traced_name(op, point, &f, call, ctx);
+  if (r == 0 && strcmp(op, "truncate") == 0) {
+    lock_all();
+    maps_truncate(e->ino, len);
+    unlock_all();
+  }
+  return r;
 }
 typedef struct {
   int kind, fd, mode;
@@ -341,33 +347,10 @@ SF_EXPORT int fcntl64(int fd, int cmd, ...) {
 }
 
 // ---- what cannot be modelled: report it ----
-static void check_mmap(int fd, int prot, int flags) {
-  FdEntry* e = tracked(fd);
-  if (!e || !(prot & PROT_WRITE) || !(flags & MAP_SHARED)) return;
-  lock_all();
-  if (ends_with(e->role, "-shm")) {
-    Buf f = {0};
-    buf_kv(&f, "path", e->role);
-    emit("volatile", &f, NULL, 0);
-  } else {
-    emit_incomplete("mmap-shared-write", e->role);
-  }
-  unlock_all();
-}
-SF_EXPORT void* mmap(void* a, size_t n, int prot, int flags, int fd, off_t off) {
-  resolve_mmap();
-  check_mmap(fd, prot, flags);
-  return real_mmap(a, n, prot, flags, fd, off);
-}
-SF_EXPORT void* mmap64(void* a, size_t n, int prot, int flags, int fd, off64_t off) {
-  resolve_mmap64();
-  check_mmap(fd, prot, flags);
-  return real_mmap64(a, n, prot, flags, fd, off);
-}
-
+// A call the recorder cannot follow into a tracked file; a volatile file's is not reported.
 static void report_fd_bypass(const char* what, int fd) {
   FdEntry* e = tracked(fd);
-  if (!e) return;
+  if (!e || is_volatile(e->role)) return;
   lock_all();
   emit_incomplete(what, e->role);
   unlock_all();
@@ -448,9 +431,10 @@ static int is_static_elf(const char* path) {
 }
 SF_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
   resolve_execve();
-  if (g_active && !t_guard && is_static_elf(path)) {
+  if (g_active && !t_guard) {
     lock_all();
-    emit_incomplete("static-binary", path);
+    maps_flush_all();  // exec drops the mappings; the kernel writes them back
+    if (is_static_elf(path)) emit_incomplete("static-binary", path);
     unlock_all();
   }
   return real_execve(path, argv, envp);

@@ -8,10 +8,18 @@
 // acknowledge each with "committed N" on stdout once its write returned (no fsync in either).
 // Mode mkdir-file-fsync-no-parent-fsync is also a workload (properties/blackbox/
 // persistence_model_test.cc): it acknowledges "acked" on stdout once the fsync of d/f returned.
+// Three more are the shared-mapping workloads of properties/blackbox/shared_map_test.cc:
+// `map-commit DIR` stores "commit N" (N = 1, 2) in page N of the existing 8192-byte DIR/data
+// through a writable MAP_SHARED mapping, msyncs the page with MS_SYNC and then acknowledges
+// "committed N"; `map-ack-early DIR` acknowledges before the msync (a power loss can lose an
+// acknowledged commit); `map-unseen DIR` commits "commit 1" to DIR/log with write + fsync, then
+// fills DIR/cache.idx with copy_file_range and stores into it through a mapping it never flushes
+// (_exit): I/O the recorder cannot see, unless the spec names cache.idx volatile.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -71,8 +79,57 @@ static int Commit(int extra) {
   return g_failed;
 }
 
+// Commits "commit 1" and "commit 2" into pages 1 and 2 of DIR/data through a shared mapping, each
+// made durable with msync(MS_SYNC) and acknowledged after it (`ack_first`: before it).
+static int MapCommit(int ack_first) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  int fd = Open("data", O_RDWR);
+  char* p = fd < 0 ? MAP_FAILED : mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return 1;
+  for (int i = 1; i <= 2 && !g_failed; ++i) {
+    char ack[32];
+    char* slot = p + (size_t)(i - 1) * page;
+    snprintf(slot, 32, "commit %d\n", i);
+    int a = snprintf(ack, sizeof ack, "committed %d\n", i);
+    if (ack_first) Check(write(1, ack, (size_t)a) == a);
+    Check(msync(slot, page, MS_SYNC) == 0);
+    if (!ack_first) Check(write(1, ack, (size_t)a) == a);
+  }
+  Check(munmap(p, 2 * page) == 0);
+  close(fd);
+  return g_failed;
+}
+
+static int MapUnseen(void) {
+  int fd = Open("log", O_CREAT | O_WRONLY | O_TRUNC);
+  Write(fd, "commit 1\n");
+  Check(fsync(fd) == 0);
+  close(fd);
+  DirSync("");
+  Check(write(1, "committed 1\n", 12) == 12);
+  int in = Open("log", O_RDONLY), out = Open("cache.idx", O_CREAT | O_RDWR | O_TRUNC);
+  Check(in >= 0 && out >= 0 && copy_file_range(in, NULL, out, NULL, 9, 0) == 9);
+  char* p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, out, 0);
+  if (p == MAP_FAILED) return 1;
+  memcpy(p, "index", 5);  // within the 9 bytes the file has
+  _exit(g_failed);        // no msync, no munmap, no destructor: the store is never seen
+}
+
 static int Run(const char* mode) {
   int fd;
+  if (strcmp(mode, "map-commit") == 0) return MapCommit(0);
+  if (strcmp(mode, "map-ack-early") == 0) return MapCommit(1);
+  if (strcmp(mode, "map-unseen") == 0) return MapUnseen();
+  if (strcmp(mode, "msync-sync-kept") == 0) {
+    fd = Open("m", O_RDWR);
+    char* p = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) return 1;
+    p[0] = 'b';
+    Check(msync(p, 4096, MS_SYNC) == 0);
+    Check(munmap(p, 4096) == 0);
+    close(fd);
+    return g_failed;
+  }
   if (strcmp(mode, "commit-dsync") == 0) return Commit(O_DSYNC);
   if (strcmp(mode, "commit-plain") == 0) return Commit(0);
   if (strcmp(mode, "append-unsynced") == 0) {

@@ -283,11 +283,11 @@ TEST_F(BlackboxCliTest, ATwoFaultBugIsShrunkToAMinimalReplayablePlan) {
 TEST_F(BlackboxCliTest, SqliteCliKeepsCommitsWithExtraAndLosesTheLastOneWithFull) {
   const std::string actions = testing::LongRun() ? "" : " --actions powerloss";
   CommandResult extra =
-      Stepfault("blackbox explore --spec " + Example("sqlite-cli/rollback-extra.json") + actions +
+      Stepfault("blackbox explore --spec " + Example("real/sqlite3/rollback-extra.json") + actions +
                 " --jobs 2 --out extra");
   EXPECT_EQ(extra.exit_code, 0) << extra.out << extra.err;
   CommandResult full =
-      Stepfault("blackbox explore --spec " + Example("sqlite-cli/rollback-full.json") + actions +
+      Stepfault("blackbox explore --spec " + Example("real/sqlite3/rollback-full.json") + actions +
                 " --jobs 2 --out full");
   ASSERT_EQ(full.exit_code, 1) << full.out << full.err;
   Json report = Json::parse(ReadAll(dir_ + "/full/report.json"));
@@ -304,7 +304,7 @@ TEST_F(BlackboxCliTest, SqliteCliKeepsCommitsWithExtraAndLosesTheLastOneWithFull
 
 TEST_F(BlackboxCliTest, SqliteCliWithSynchronousOffLosesCommittedTransactions) {
   const std::string actions = testing::LongRun() ? "" : " --actions powerloss";
-  CommandResult off = Stepfault("blackbox explore --spec " + Example("sqlite-cli/sync-off.json") +
+  CommandResult off = Stepfault("blackbox explore --spec " + Example("real/sqlite3/sync-off.json") +
                                 actions + " --jobs 2 --out off");
   ASSERT_EQ(off.exit_code, 1) << off.out << off.err;
   Json report = Json::parse(ReadAll(dir_ + "/off/report.json"));
@@ -312,7 +312,7 @@ TEST_F(BlackboxCliTest, SqliteCliWithSynchronousOffLosesCommittedTransactions) {
       HasViolation(report, "powerloss@proc.exit[cmd1]#1", "commit 1 was acknowledged but is lost"))
       << report["violations"].dump(2);
   STEPFAULT_SKIP_UNLESS_LONG();  // the WAL + synchronous=FULL sweep
-  CommandResult wal = Stepfault("blackbox explore --spec " + Example("sqlite-cli/wal-full.json") +
+  CommandResult wal = Stepfault("blackbox explore --spec " + Example("real/sqlite3/wal-full.json") +
                                 " --jobs 2 --out wal");
   EXPECT_EQ(wal.exit_code, 0) << wal.out << wal.err;
   EXPECT_NE(wal.out.find("app.db-shm is memory-mapped"), std::string::npos) << wal.out;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <tuple>
 
@@ -66,7 +67,9 @@ std::string FailureClass(const CheckFailure& failure) {
       out += line[i++];
     }
   }
-  return out;
+  // A list of numbers is one blank, however long: "rows present: 1 2" and "rows present: 1".
+  static const std::regex kList("#(?:[ ,|]+#)+");
+  return std::regex_replace(out, kList, "#");
 }
 
 namespace {

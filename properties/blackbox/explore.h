@@ -40,7 +40,8 @@ struct BbExploreOptions {
 
 // The class of a failure, which groups counterexamples with its invariant: the first line of the
 // message with every run of digits, and every hex-looking run of 7 or more characters holding a
-// digit, blanked to '#' ("check `./verify` failed (exit #): lost commit #"). Two failures of one
+// digit, blanked to '#', and a list of such blanks made one ("check `./verify` failed (exit #):
+// lost commit #"; "rows present: 1 2 3" gives "rows present: #"). Two failures of one
 // invariant in different classes (a lost commit; a repository that no longer opens) are reported
 // apart.
 std::string FailureClass(const CheckFailure& failure);

@@ -187,6 +187,8 @@ TEST(FailureClassTest, NumbersAndHashesAreBlankedSoOneKindOfFailureIsOneClass) {
   EXPECT_NE(FailureClass({"INV-BB-CHECK", "lost commit 1"}),
             FailureClass({"INV-BB-CHECK", "fsck: repository is broken"}));
   EXPECT_EQ(FailureClass({"INV-BB-CHECK", "added faced decade"}), "added faced decade");
+  EXPECT_EQ(FailureClass({"INV-BB-CHECK", "lost 3 (rows present: 1 2)"}),
+            FailureClass({"INV-BB-CHECK", "lost 2 (rows present: 1)"}));
 }
 
 TEST(SqlCheckMessageTest, AMissingDatabaseNamesThePathItLookedForAndWhatItIsRelativeTo) {

@@ -43,6 +43,18 @@ class BlackboxCliTest : public ::testing::Test {
     std::ofstream(path) << json;
     return path;
   }
+  // Writes check.sh: every "committed N" in $STEPFAULT_ACKED must be a line "commit N" of what
+  // the shell command `reader` prints (the recovered file), else "commit N was acknowledged but
+  // is lost" and exit 1.
+  void WriteCommitCheck(const std::string& reader) {
+    std::ofstream(dir_ + "/check.sh")
+        << "for n in $(sed -n 's/^committed //p' \"$STEPFAULT_ACKED\" 2>/dev/null); do\n"
+           "  " +
+               reader +
+               " | grep -qx \"commit $n\" ||\n"
+               "    { echo \"commit $n was acknowledged but is lost\"; exit 1; }\n"
+               "done\n";
+  }
   std::string dir_;
 };
 

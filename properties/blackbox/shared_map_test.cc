@@ -27,13 +27,7 @@ class SharedMapTest : public BlackboxCliTest {
   // Explores `mode` on a directory holding an 8192-byte `data` (zeros); the check reads `file`.
   CommandResult Explore(const std::string& mode, const std::string& file,
                         const std::string& extra = "") {
-    std::ofstream(dir_ + "/check.sh")
-        << "for n in $(sed -n 's/^committed //p' \"$STEPFAULT_ACKED\" 2>/dev/null); do\n"
-           "  tr -d '\\000' < \"$STEPFAULT_DIR/" +
-               file +
-               "\" | grep -qx \"commit $n\" ||\n"
-               "    { echo \"commit $n was acknowledged but is lost\"; exit 1; }\n"
-               "done\n";
+    WriteCommitCheck("tr -d '\\000' < \"$STEPFAULT_DIR/" + file + "\"");
     std::string spec = WriteSpec(mode + ".json", R"({"name":")" + mode + R"(","dir":"d",
       "setup":["mkdir -p d && head -c 8192 /dev/zero > d/data"],
       "run":["stepfault-crash-programs )" + mode + R"( $STEPFAULT_DIR"],

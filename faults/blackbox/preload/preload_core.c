@@ -38,6 +38,7 @@ int g_counter_fd = -1;
 long g_fault_call;
 int g_fault_errno;
 char g_ack_path[PATH_MAX];
+char g_stdout_id[64];
 // The count of this thread's last fault-able call, until its record is emitted (0: none).
 static __thread long long t_call_k;
 static char* g_volatile;  // STEPFAULT_BB_VOLATILE: globs, one per line
@@ -386,12 +387,14 @@ __attribute__((constructor)) static void stepfault_preload_init(void) {
   // The descriptor the first recorded process got as standard output: writes to fd 1 count as
   // acknowledgements only while fd 1 is still that file (not a pipe of `$(...)` inside a run
   // command). Children inherit the identity through the environment.
+  const char* inherited = getenv("STEPFAULT_BB_STDOUT");
   struct stat out;
-  if (!getenv("STEPFAULT_BB_STDOUT") && fstat(1, &out) == 0) {
-    char id[64];
-    snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)out.st_dev,
+  if (inherited) {
+    snprintf(g_stdout_id, sizeof g_stdout_id, "%s", inherited);
+  } else if (fstat(1, &out) == 0) {
+    snprintf(g_stdout_id, sizeof g_stdout_id, "%llu:%llu", (unsigned long long)out.st_dev,
              (unsigned long long)out.st_ino);
-    setenv("STEPFAULT_BB_STDOUT", id, 1);
+    setenv("STEPFAULT_BB_STDOUT", g_stdout_id, 1);
   }
   adopt_inherited_fds();
   pthread_atfork(NULL, NULL, after_fork_child);

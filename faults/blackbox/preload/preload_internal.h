@@ -52,7 +52,9 @@ extern int g_trace_fd;
 extern int g_counter_fd;
 extern long g_fault_call;  // STEPFAULT_BB_FAULT="#K:ERRNO": the K-th fault-able call fails
 extern int g_fault_errno;
-extern char g_ack_path[PATH_MAX];  // STEPFAULT_BB_ACK, normalised ("" when not given)
+extern char g_ack_path[PATH_MAX];
+extern char g_stdout_id[64];  // STEPFAULT_BB_STDOUT, "dev:ino" of the command's standard output  //
+                              // STEPFAULT_BB_ACK, normalised ("" when not given)
 extern FdEntry g_fds[SF_MAX_FDS];
 extern pthread_mutex_t g_mu;
 extern __thread int t_guard;

@@ -299,13 +299,12 @@ static ssize_t do_write(WriteCtx c) {
 // What the program printed with write(2) on fd 1, in trace order: the acknowledgements a check
 // may compare a crash state with (ALICE's rule: the checker sees what was acknowledged).
 static int stdout_is_the_commands(void) {
-  const char* id = getenv("STEPFAULT_BB_STDOUT");
   struct stat st;
-  if (!id || fstat(1, &st) != 0) return 1;
+  if (!g_stdout_id[0] || fstat(1, &st) != 0) return 1;
   char mine[64];
   snprintf(mine, sizeof mine, "%llu:%llu", (unsigned long long)st.st_dev,
            (unsigned long long)st.st_ino);
-  return strcmp(mine, id) == 0;
+  return strcmp(mine, g_stdout_id) == 0;
 }
 static ssize_t stdout_write(const void* buf, size_t n) {
   if (!stdout_is_the_commands()) return real_write(1, buf, n);

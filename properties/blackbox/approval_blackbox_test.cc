@@ -28,8 +28,9 @@ TEST_F(BlackboxCliTest, ApprovalCliFromOutsideAgreesWithTheInProcessScenario) {
       Stepfault("blackbox explore --spec " + testing::Example("approval-cli/approval.json") +
                 " --actions " + actions + " --jobs 2 --out outside");
   ASSERT_EQ(outside.exit_code, 0) << outside.out << outside.err;
-  CommandResult inside = Stepfault("explore --scenario approval --depth 1 --actions " + actions +
-                                   " --quiet --out inside");
+  // The file store: the one `stepfault approval` keeps its checkpoints in.
+  CommandResult inside = Stepfault("explore --scenario approval --store file --depth 1 --actions " +
+                                   actions + " --quiet --out inside");
   ASSERT_EQ(inside.exit_code, 0) << inside.out << inside.err;
   Json out = Json::parse(testing::ReadAll(dir_ + "/outside/report.json"))["scenarios"][0];
   Json in = Json::parse(testing::ReadAll(dir_ + "/inside/report.json"))["scenarios"][0];

@@ -132,7 +132,7 @@ TEST(ShardedExploreProcesses, ParallelShardsFromTheEnvironmentMergeIntoTheUnshar
   namespace fs = std::filesystem;
   const fs::path base = test_env::ScratchDir("shard-env");
   const std::string explore =
-      Binary() + " explore --scenario fan-in --actions crash --depth 1 --quiet --out ";
+      Binary() + " explore --scenario fan-in --store file --actions crash --depth 1 --quiet --out ";
   ASSERT_EQ(Shell(explore + (base / "all").string() + " >/dev/null 2>&1"), 0);
   const std::string parallel =
       "GTEST_SHARD_INDEX=0 GTEST_TOTAL_SHARDS=3 " + explore + (base / "s1").string() +

@@ -61,32 +61,6 @@ void Grow(ExploreState& st, const faults::Plan& prefix, const TaskResult& r, siz
 
 }  // namespace
 
-const char* KindName(FaultActionKind k) {
-  switch (k) {
-    case FaultActionKind::kCrash:
-      return "crash";
-    case FaultActionKind::kPowerLoss:
-      return "powerloss";
-    case FaultActionKind::kIOError:
-      return "ioerror";
-    case FaultActionKind::kCorrupt:
-      return "corrupt";
-    case FaultActionKind::kFailAfterWrite:
-      return "fail-after-write";
-    case FaultActionKind::kTopology:
-      return "topology";
-    case FaultActionKind::kDuplicateResponse:
-      return "duplicate-response";
-    case FaultActionKind::kConflictingResponse:
-      return "conflicting-response";
-    case FaultActionKind::kObserverCancel:
-      return "observer-cancel";
-    case FaultActionKind::kNone:
-      return "none";
-  }
-  return "none";
-}
-
 bool Supported(const FaultAction& a, const scenarios::Scenario& s) {
   if (!faults::IsRecoverySide(a)) return true;
   auto actions = s.RecoveryActions();
@@ -94,8 +68,9 @@ bool Supported(const FaultAction& a, const scenarios::Scenario& s) {
 }
 
 bool Filtered(const FaultAction& a, const ExploreOptions& o) {
-  return !o.action_kinds.empty() && std::find(o.action_kinds.begin(), o.action_kinds.end(),
-                                              KindName(a.kind)) == o.action_kinds.end();
+  return !o.action_kinds.empty() &&
+         std::find(o.action_kinds.begin(), o.action_kinds.end(),
+                   faults::FaultActionKindName(a.kind)) == o.action_kinds.end();
 }
 
 void Discover(ExploreState& st, const TaskResult& r, size_t first_life, bool recovery) {

@@ -48,7 +48,6 @@ struct ExploreState {
 // it.
 bool Supported(const faults::FaultAction& a, const scenarios::Scenario& s);
 bool Filtered(const faults::FaultAction& a, const ExploreOptions& o);
-const char* KindName(faults::FaultActionKind k);
 
 // Registers the windows of `r`'s lives from `first_life` (0-based) on; `recovery` marks new ones.
 void Discover(ExploreState& st, const TaskResult& r, size_t first_life, bool recovery);

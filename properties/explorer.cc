@@ -88,15 +88,12 @@ void RunUntilFirstViolation(ExploreState& st, const std::vector<Task>& tasks) {
 }  // namespace
 
 const std::vector<std::string>& ActionKindNames() {
-  static const auto* names = new std::vector<std::string>{"crash",
-                                                          "powerloss",
-                                                          "ioerror",
-                                                          "corrupt",
-                                                          "fail-after-write",
-                                                          "topology",
-                                                          "duplicate-response",
-                                                          "conflicting-response",
-                                                          "observer-cancel"};
+  static const auto* names = [] {
+    auto* out = new std::vector<std::string>;
+    for (faults::FaultActionKind k : faults::AllFaultActionKinds())
+      out->emplace_back(faults::FaultActionKindName(k));
+    return out;
+  }();
   return *names;
 }
 

@@ -80,7 +80,7 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
                         const ExploreOptions& options, const std::string& command,
                         std::string* fault_free_failure = nullptr);
 
-// The action kind names ExploreOptions::action_kinds accepts.
+// The action kind names ExploreOptions::action_kinds accepts: faults/plan.h's, in its order.
 const std::vector<std::string>& ActionKindNames();
 
 // The checkpoint stores every scenario is explored over: the names of scenarios::

@@ -6,8 +6,9 @@ STEPFAULT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$STEPFAULT_ROOT}"
 STEPFAULT_PACKAGES=(cmake ninja-build g++ libgtest-dev libgmock-dev librapidcheck-dev libsqlite3-dev
                     nlohmann-json3-dev libbenchmark-dev libcli11-dev libfmt-dev ccache sqlite3)
-# Only tools/fuzz/run needs these: clang and its libFuzzer + sanitizer runtimes.
-STEPFAULT_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+# The sanitizer tree (tools/test --asan, tools/fuzz/run) needs these: clang and its libFuzzer and
+# sanitizer runtimes.
+STEPFAULT_CLANG_PACKAGES=(clang libclang-rt-14-dev)
 
 # stepfault_install PKG...: apt-get install only the packages that are not installed yet.
 stepfault_install() {
@@ -28,9 +29,11 @@ stepfault_install() {
   fi
 }
 
-# stepfault_build PRESET: configure (first time only) and build into the preset's directory.
+# stepfault_build PRESET [TARGET...]: configure (first time only) and build into the preset's
+# directory: everything, or only the given targets and what they need.
 stepfault_build() {
   local preset="$1"
+  shift
   local dir="$STEPFAULT_ROOT/build"
   case "$preset" in
     release) dir="$STEPFAULT_ROOT/build" ;;
@@ -40,7 +43,11 @@ stepfault_build() {
   if [ ! -f "$dir/build.ninja" ]; then
     cmake --preset "$preset" >/dev/null
   fi
-  cmake --build "$dir" --parallel "$(nproc)"
+  if [ $# -gt 0 ]; then
+    cmake --build "$dir" --parallel "$(nproc)" --target "$@"
+  else
+    cmake --build "$dir" --parallel "$(nproc)"
+  fi
 }
 
 # stepfault_check_consumer: install the Release build into build/install, then configure, build and

@@ -66,7 +66,7 @@ inline bool LongRun() {
 // the same programs several times slower, more so under the load of a parallel ctest), else 1. A
 // test's own time limit on a child process is a hang detector, not a benchmark.
 inline int TimeoutScale() {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(STEPFAULT_SANITIZED)
   return 4;
 #else
   return 1;

@@ -13,7 +13,7 @@ namespace {
 const bool kDefaultsSet = [] {
   setenv("STEPFAULT_SOURCE_DIR", STEPFAULT_SOURCE_DIR_DEFAULT, /*overwrite=*/0);
   setenv("STEPFAULT_BIN_DIR", STEPFAULT_BIN_DIR_DEFAULT, /*overwrite=*/0);
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(STEPFAULT_SANITIZED)
   setenv("ASAN_OPTIONS", "verify_asan_link_order=0", /*overwrite=*/0);
 #endif
   return true;

@@ -25,8 +25,6 @@
 // recorder's own calls pass through); the lock is re-created in a forked child, which reopens the
 // trace so its flock is its own. Only C and libc: no C++ runtime in the interposed process.
 #define _GNU_SOURCE
-// Paths are bounded by PATH_MAX; a longer one is cut (and then matches no role), never overrun.
-#pragma GCC diagnostic ignored "-Wformat-truncation"
 #include "preload_internal.h"
 
 char g_root[PATH_MAX];

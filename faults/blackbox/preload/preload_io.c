@@ -1,7 +1,6 @@
 // preload_io.c: opens, writes, stdio streams and syncs of the recorder (see preload_core.c).
 // Thread-safety: every wrapper is safe from any thread (state changes under lock_all()).
 #define _GNU_SOURCE
-#pragma GCC diagnostic ignored "-Wformat-truncation"
 #include "preload_internal.h"
 
 // ---- open ----

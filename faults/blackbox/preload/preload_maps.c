@@ -23,7 +23,6 @@
 // PROT_READ is an error, never a SIGBUS); where that is refused, directly, clamped to the file's
 // size. Thread-safety: the table is read and written under lock_all().
 #define _GNU_SOURCE
-#pragma GCC diagnostic ignored "-Wformat-truncation"
 #include "preload_internal.h"
 
 #define SF_MAX_MAPS 64

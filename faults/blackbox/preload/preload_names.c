@@ -1,7 +1,6 @@
 // preload_names.c: name operations, descriptor operations and the detection of what the recorder
 // cannot model (see preload_core.c). Thread-safety: every wrapper is safe from any thread.
 #define _GNU_SOURCE
-#pragma GCC diagnostic ignored "-Wformat-truncation"
 #include "preload_internal.h"
 
 // ---- name operations ----

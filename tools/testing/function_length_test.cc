@@ -47,7 +47,6 @@ const std::map<std::string, int> kAllowed = {
     {"reports/merge_test.cc:RandomReport", 78},
     {"reports/report_json.cc:ToJson", 79},
     {"reports/report_json_test.cc:SchemaValidator::Check", 71},
-    {"reports/test_reports.h:SampleReport", 201},
     {"scenarios/approval/approval_scenario.cc:ApprovalScenario::Check", 111},
     {"scenarios/invariants.cc:AllInvariants", 75},
     {"scenarios/json/json_scenario.cc:JsonScenario::RunLife", 113},

@@ -5,13 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "engine/checkpoint.h"
 #include "engine/run_test_util.h"
+#include "tools/testing/source_files.h"
 #include "tools/testing/test_env.h"
 
 namespace stepfault {
@@ -98,25 +97,16 @@ TEST(HygieneTest, NoWallClockOrUnseededRandomnessAndEngineNeverIncludesFaults) {
   std::vector<std::string> offenders;
   int files = 0;
   int c_files = 0;  // the black-box recorder (faults/blackbox/preload) and the examples' programs
-  for (const char* dir : {"engine", "faults", "scenarios", "properties", "reports", "examples"}) {
-    if (!fs::exists(root / dir)) continue;
-    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
-      const std::string name = entry.path().filename().string();
-      if (!entry.is_regular_file() || name.find("_test.") != std::string::npos) continue;
-      if (entry.path().string().find("/node_modules/") != std::string::npos) continue;
-      const fs::path ext = entry.path().extension();
-      if (ext != ".cc" && ext != ".h" && ext != ".c") continue;
-      ++files;
-      if (ext == ".c") ++c_files;
-      std::ifstream in(entry.path());
-      std::stringstream text;
-      text << in.rdbuf();
-      const std::string s = text.str();
-      if (std::regex_search(s, banned))
-        offenders.push_back(entry.path().string() + ": wall clock/randomness");
-      if (std::string(dir) == "engine" && std::regex_search(s, faults_include)) {
-        offenders.push_back(entry.path().string() + ": engine includes faults/");
-      }
+  for (const test_env::SourceFile& file : test_env::SourceFiles(
+           {"engine", "faults", "scenarios", "properties", "reports", "examples"})) {
+    if (file.test) continue;
+    ++files;
+    if (file.path.extension() == ".c") ++c_files;
+    const std::string s = test_env::ReadSource(file.path);
+    if (std::regex_search(s, banned))
+      offenders.push_back(file.relative + ": wall clock/randomness");
+    if (file.folder == "engine" && std::regex_search(s, faults_include)) {
+      offenders.push_back(file.relative + ": engine includes faults/");
     }
   }
   EXPECT_GT(files, 10);
@@ -127,26 +117,18 @@ TEST(HygieneTest, NoWallClockOrUnseededRandomnessAndEngineNeverIncludesFaults) {
 // One way to mark an internal header: its name ends in _internal.h, it is private to its folder
 // (never installed), and no file in another folder includes it.
 TEST(HygieneTest, InternalHeadersAreIncludedOnlyFromTheirOwnFolder) {
-  namespace fs = std::filesystem;
-  const fs::path root(test_env::SourceDir());
   const std::regex internal_include(R"re(#include\s*"([a-z_/]+)/[a-z_]+_internal\.h")re");
   std::vector<std::string> offenders;
   int internal_includes = 0;
-  for (const char* dir : {"engine", "faults", "scenarios", "properties", "reports", "tools"}) {
-    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
-      const std::string ext = entry.path().extension().string();
-      if (!entry.is_regular_file() || (ext != ".cc" && ext != ".h")) continue;
-      std::ifstream in(entry.path());
-      std::stringstream text;
-      text << in.rdbuf();
-      const std::string s = text.str();
-      const std::string folder = fs::relative(entry.path().parent_path(), root).string();
-      for (auto it = std::sregex_iterator(s.begin(), s.end(), internal_include);
-           it != std::sregex_iterator(); ++it) {
-        ++internal_includes;
-        if ((*it)[1].str() != folder)
-          offenders.push_back(entry.path().string() + ": " + (*it)[0].str());
-      }
+  for (const test_env::SourceFile& file :
+       test_env::SourceFiles({"engine", "faults", "scenarios", "properties", "reports", "tools"})) {
+    if (file.path.extension() == ".c") continue;
+    const std::string s = test_env::ReadSource(file.path);
+    const std::string folder = std::filesystem::path(file.relative).parent_path().string();
+    for (auto it = std::sregex_iterator(s.begin(), s.end(), internal_include);
+         it != std::sregex_iterator(); ++it) {
+      ++internal_includes;
+      if ((*it)[1].str() != folder) offenders.push_back(file.relative + ": " + (*it)[0].str());
     }
   }
   EXPECT_GT(internal_includes, 3);  // the scan sees the internal headers in use

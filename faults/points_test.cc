@@ -9,12 +9,11 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "engine/probe_points.h"
+#include "tools/testing/source_files.h"
 #include "tools/testing/test_env.h"
 
 namespace stepfault::faults {
@@ -180,33 +179,24 @@ TEST(PointRegistry, EveryConstantIsRegisteredAndEveryRegisteredPointHasAConstant
 // point through a points:: constant. A point hit with a string of its own could be missing from
 // the registry, and the explorer could never name its windows.
 TEST(PointRegistry, EveryHitInTheSourcesNamesARegisteredConstant) {
-  namespace fs = std::filesystem;
-  const fs::path root(test_env::SourceDir());
-  ASSERT_TRUE(fs::exists(root / "engine")) << root;
   // A call of Hit( or Point( whose first argument is anything but points::kName.
   const std::regex hit(R"((->|\.)(Hit|Point)\(\s*([^,)]*))");
   const std::regex constant(R"(points::k[A-Za-z]+)");
   std::vector<std::string> offenders;
   int hits = 0;
-  for (const char* dir : {"engine", "faults", "scenarios", "properties", "tools"}) {
-    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
-      const std::string name = entry.path().filename().string();
-      if (!entry.is_regular_file() || name.ends_with("_test.cc")) continue;
-      if (!name.ends_with(".cc") && !name.ends_with(".h")) continue;
-      std::ifstream in(entry.path());
-      std::stringstream text;
-      text << in.rdbuf();
-      const std::string source = text.str();
-      for (auto it = std::sregex_iterator(source.begin(), source.end(), hit);
-           it != std::sregex_iterator(); ++it) {
-        const std::string arg = (*it)[3].str();
-        // Forwarders pass a parameter on (Injector::Hit -> Visit, ProbedEnv -> hook): only a
-        // literal or a constant is a point name; a quoted string is the defect this test catches.
-        if (arg.find('"') != std::string::npos) {
-          offenders.push_back(entry.path().string() + ": " + (*it)[0].str());
-        } else if (std::regex_match(arg, constant)) {
-          ++hits;
-        }
+  for (const test_env::SourceFile& file :
+       test_env::SourceFiles({"engine", "faults", "scenarios", "properties", "tools"})) {
+    if (file.test || file.path.extension() == ".c") continue;
+    const std::string source = test_env::ReadSource(file.path);
+    for (auto it = std::sregex_iterator(source.begin(), source.end(), hit);
+         it != std::sregex_iterator(); ++it) {
+      const std::string arg = (*it)[3].str();
+      // Forwarders pass a parameter on (Injector::Hit -> Visit, ProbedEnv -> hook): only a
+      // literal or a constant is a point name; a quoted string is the defect this test catches.
+      if (arg.find('"') != std::string::npos) {
+        offenders.push_back(file.relative + ": " + (*it)[0].str());
+      } else if (std::regex_match(arg, constant)) {
+        ++hits;
       }
     }
   }

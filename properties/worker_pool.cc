@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 
 #include "engine/status.h"
 #include "properties/interrupt.h"
@@ -101,11 +103,18 @@ class Pool {
     if (pid == 0) {
       ::close(p[0]);
       BecomeGuardedWorker(parent);
-      for (size_t pos : share) {
-        WriteAll(p[1], Json{{"k", pos}, {"r", job_(indices_[pos])}}.dump() + "\n");
+      // An exception must never unwind into the parent's code running in this child: it is a
+      // death of the job (an abort), said on stderr.
+      try {
+        for (size_t pos : share) {
+          WriteAll(p[1], Json{{"k", pos}, {"r", job_(indices_[pos])}}.dump() + "\n");
+        }
+        ::close(p[1]);
+        if (options_.at_exit) options_.at_exit();
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "stepfault: a worker's job threw: %s\n", e.what());
+        std::abort();
       }
-      ::close(p[1]);
-      if (options_.at_exit) options_.at_exit();
       ::_exit(0);
     }
     ::close(p[1]);

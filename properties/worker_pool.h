@@ -10,7 +10,9 @@
 // - A worker that dies (an abort, SF_CHECK, a signal, an early exit) has the job it was on answered
 //   by `on_death(index, how)`, `how` naming the death: "died of signal 6 (Aborted)" or "exited with
 //   status 7"; a new worker takes over the rest of its share, and every other job is answered as if
-//   nothing happened. Inline (jobs <= 1) nothing is caught: an abort there ends the process.
+//   nothing happened. An exception escaping a job in a worker is such a death (an abort, the
+//   exception's text on stderr). Inline (jobs <= 1) nothing is caught: an abort there ends the
+//   process, an exception reaches the caller.
 // - Workers are guarded workers (properties/process_guard.h): they die with the parent, and take
 //   the program they run with them.
 // - An interrupt (properties/interrupt.h) stops the pool: the workers are killed (a worker killed

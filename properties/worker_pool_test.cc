@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "properties/interrupt.h"
 
@@ -101,7 +102,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Death{"abort", [] { std::abort(); }, "died of signal 6 (Aborted)"},
                       Death{"exit7", [] { ::_exit(7); }, "exited with status 7"},
                       Death{"sigsegv", [] { ::raise(SIGSEGV); },
-                            "died of signal 11 (Segmentation fault)"}),
+                            "died of signal 11 (Segmentation fault)"},
+                      Death{"exception", [] { throw std::runtime_error("job failed"); },
+                            "died of signal 6 (Aborted)"}),
     [](const ::testing::TestParamInfo<Death>& info) { return std::string(info.param.name); });
 
 TEST_F(WorkerPoolTest, ProgressHearsEveryJobOnceInOrderInlineAndInWorkers) {

@@ -2,8 +2,6 @@
 #include "properties/interrupt.h"
 
 #include <signal.h>
-#include <sys/prctl.h>
-#include <unistd.h>
 
 #include <atomic>
 
@@ -51,12 +49,5 @@ void RequestInterrupt(int sig) {
 }
 
 void ClearInterruptForTesting() { g_signal.store(0); }
-
-void BecomeInterruptibleWorker(int parent_pid) {
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent_pid) ::_exit(1);  // the parent died before the request
-}
 
 }  // namespace stepfault::properties

@@ -1,10 +1,11 @@
 // Interruption of an exploration: the first SIGINT or SIGTERM to `explore` does not kill it; it
-// asks it to stop. The task pool then kills its workers (SIGKILL), counts the tasks they had not
-// answered as interrupted (never run: not recorded, nothing grown from them), the explorer stops
-// at once, and the command writes the report of what was done, marked partial. A second signal
-// kills the process as usual. Workers never install the handler: they die of the signal or of
-// their parent's death (PR_SET_PDEATHSIG), and their death is not blamed on the plan they were
-// running when an interrupt was requested.
+// asks it to stop. The worker pool (properties/worker_pool.h) then kills its workers (SIGKILL),
+// counts the jobs they had not answered as interrupted (never run: not recorded, nothing grown
+// from them), the explorer stops at once, and the command writes the report of what was done,
+// marked partial. A second signal kills the process as usual. Workers never install this handler:
+// they are guarded workers (properties/process_guard.h) that die of the signal or of their
+// parent's death, and their death is not blamed on the job they were running when an interrupt
+// was requested.
 // Thread-safety: the flag is a lock-free atomic; install from the main thread.
 #pragma once
 
@@ -25,9 +26,5 @@ std::string InterruptSignalName();
 void RequestInterrupt(int sig);
 // Forgets a request (tests only).
 void ClearInterruptForTesting();
-
-// In a freshly forked worker: the default disposition of SIGINT and SIGTERM, and SIGKILL when the
-// parent dies (at once if it already has).
-void BecomeInterruptibleWorker(int parent_pid);
 
 }  // namespace stepfault::properties

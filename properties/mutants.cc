@@ -1,13 +1,7 @@
 // The mutant table and the hunt.
 #include "properties/mutants.h"
 
-#include <poll.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -16,6 +10,8 @@
 #include "faults/plan.h"
 #include "properties/explore_flow.h"
 #include "properties/life_runner.h"
+#include "properties/worker_pool.h"
+#include "reports/shell_quote.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
@@ -252,17 +248,11 @@ reports::MutantResult HuntMutant(const Mutant& m, const ExploreOptions& base) {
   return r;
 }
 
-Json ResultToJson(size_t index, const reports::MutantResult& r) {
-  return Json{{"i", index},
-              {"name", r.name},
-              {"description", r.description},
-              {"scenario", r.scenario},
-              {"killed", r.killed},
-              {"invariant", r.invariant},
-              {"plan", r.plan},
-              {"replay", r.replay},
-              {"expected", r.expected},
-              {"verdict", r.verdict}};
+Json ResultToJson(const reports::MutantResult& r) {
+  return Json{{"name", r.name},      {"description", r.description}, {"scenario", r.scenario},
+              {"killed", r.killed},  {"invariant", r.invariant},     {"plan", r.plan},
+              {"replay", r.replay},  {"expected", r.expected},       {"verdict", r.verdict},
+              {"message", r.message}};
 }
 
 reports::MutantResult ResultFromJson(const Json& j) {
@@ -276,74 +266,23 @@ reports::MutantResult ResultFromJson(const Json& j) {
   r.replay = j.at("replay").get<std::string>();
   r.expected = j.at("expected").get<std::vector<std::string>>();
   r.verdict = j.at("verdict").get<std::string>();
+  r.message = j.at("message").get<std::string>();
   return r;
 }
 
-// Forks `workers` processes; worker k hunts mutants k, k + workers, ... and writes one JSON line
-// per result to its pipe. Results land by index, so the outcome never depends on the job count.
-std::vector<reports::MutantResult> HuntInWorkers(
-    const std::vector<const Mutant*>& chosen, const ExploreOptions& base, int workers,
-    const std::function<void(int64_t, int64_t)>& progress) {
-  std::fflush(nullptr);
-  std::vector<std::pair<pid_t, int>> children;
-  for (int k = 0; k < workers; ++k) {
-    int fds[2];
-    SF_CHECK(::pipe(fds) == 0);
-    const pid_t pid = ::fork();
-    SF_CHECK(pid >= 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      for (size_t i = static_cast<size_t>(k); i < chosen.size(); i += workers) {
-        const std::string line = ResultToJson(i, HuntMutant(*chosen[i], base)).dump() + "\n";
-        for (size_t off = 0; off < line.size();) {
-          const ssize_t n = ::write(fds[1], line.data() + off, line.size() - off);
-          if (n <= 0) ::_exit(3);
-          off += static_cast<size_t>(n);
-        }
-      }
-      ::_exit(0);
-    }
-    ::close(fds[1]);
-    children.emplace_back(pid, fds[0]);
-  }
-  std::vector<std::optional<reports::MutantResult>> slots(chosen.size());
-  std::vector<std::string> pending(children.size());
-  int64_t done = 0;
-  std::vector<pollfd> polls;
-  for (const auto& c : children) polls.push_back(pollfd{c.second, POLLIN, 0});
-  size_t open = polls.size();
-  while (open > 0) {
-    SF_CHECK(::poll(polls.data(), polls.size(), -1) >= 0 || errno == EINTR);
-    for (size_t w = 0; w < polls.size(); ++w) {
-      if (polls[w].fd < 0 || polls[w].revents == 0) continue;
-      char buf[4096];
-      const ssize_t n = ::read(polls[w].fd, buf, sizeof buf);
-      if (n <= 0) {
-        ::close(polls[w].fd);
-        polls[w].fd = -1;
-        --open;
-        continue;
-      }
-      pending[w].append(buf, static_cast<size_t>(n));
-      for (size_t nl; (nl = pending[w].find('\n')) != std::string::npos;) {
-        const Json j = Json::parse(pending[w].substr(0, nl));
-        pending[w].erase(0, nl + 1);
-        slots[j.at("i").get<size_t>()] = ResultFromJson(j);
-        if (progress) progress(++done, static_cast<int64_t>(chosen.size()));
-      }
-    }
-  }
-  for (const auto& c : children) {
-    int status = 0;
-    ::waitpid(c.first, &status, 0);
-    SF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0 && "a mutant worker failed");
-  }
-  std::vector<reports::MutantResult> results;
-  for (auto& slot : slots) {
-    SF_CHECK(slot.has_value());
-    results.push_back(std::move(*slot));
-  }
-  return results;
+// The result of a mutant whose hunting worker died: no kill, and the harness failed (verdict
+// harness-failed), naming the mutant and the death.
+reports::MutantResult HarnessFailure(const Mutant& m, const std::string& how) {
+  reports::MutantResult r;
+  r.name = m.name;
+  r.description = m.description;
+  r.expected = m.expected;
+  r.invariant = scenarios::kInvHarness;
+  r.message =
+      "the worker hunting mutant '" + m.name + "' " + how + " (an abort, SF_CHECK or signal)";
+  r.replay = "stepfault mutants --only " + reports::ShellQuote(m.name) + " --out mutant-replay";
+  r.verdict = "harness-failed";
+  return r;
 }
 
 }  // namespace
@@ -356,14 +295,31 @@ std::vector<reports::MutantResult> RunMutants(
     if (only.empty() || std::find(only.begin(), only.end(), m.name) != only.end())
       chosen.push_back(&m);
   }
+  return HuntMutants(chosen, base, progress);
+}
+
+std::vector<reports::MutantResult> HuntMutants(
+    const std::vector<const Mutant*>& chosen, const ExploreOptions& base,
+    const std::function<void(int64_t, int64_t)>& progress) {
   // --jobs N: N worker processes hunt different mutants (each hunt is sequential: it stops at the
-  // first violation).
-  const int workers = static_cast<int>(std::min<size_t>(std::max(base.jobs, 1), chosen.size()));
-  if (workers > 1) return HuntInWorkers(chosen, base, workers, progress);
+  // first violation). Results land by index, so the outcome never depends on the job count.
+  const auto total = static_cast<int64_t>(chosen.size());
+  PoolOptions options;
+  options.jobs = base.jobs;
+  options.progress = [&](int64_t done) {
+    if (progress) progress(done, total);
+  };
+  options.on_death = [&](size_t i, const std::string& how) {
+    return ResultToJson(HarnessFailure(*chosen[i], how));
+  };
+  const std::vector<std::optional<Json>> answers = RunPool(
+      AllIndices(chosen.size()),
+      [&](size_t i) { return ResultToJson(HuntMutant(*chosen[i], base)); }, options);
   std::vector<reports::MutantResult> results;
-  for (size_t i = 0; i < chosen.size(); ++i) {
-    results.push_back(HuntMutant(*chosen[i], base));
-    if (progress) progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(chosen.size()));
+  for (const std::optional<Json>& answer : answers) {
+    // The hunt runs with the default disposition of SIGINT (interrupt.h): nothing asks it to stop.
+    SF_CHECK(answer.has_value() && "the mutant hunt was interrupted");
+    results.push_back(ResultFromJson(*answer));
   }
   return results;
 }

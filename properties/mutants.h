@@ -48,6 +48,16 @@ std::vector<reports::MutantResult> RunMutants(
     const ExploreOptions& base, const std::vector<std::string>& only,
     const std::function<void(int64_t, int64_t)>& progress);
 
+// Hunts `chosen` (RunMutants' list; any mutants, e.g. a test's) in base.jobs worker processes
+// (worker_pool.h), one result each in order. A worker that dies hunting a mutant (an abort, a
+// signal) makes that mutant's result the harness's failure: not killed, verdict "harness-failed",
+// invariant INV-HARNESS, `message` naming the mutant and the death, replay the `stepfault
+// mutants --only NAME` command; the other mutants are hunted as usual. Inline (jobs <= 1) an
+// abort ends the process.
+std::vector<reports::MutantResult> HuntMutants(
+    const std::vector<const Mutant*>& chosen, const ExploreOptions& base,
+    const std::function<void(int64_t, int64_t)>& progress);
+
 // The interactive-flow hazards (scenarios/interactive_flow/flow_hazards.h), hunted by schedule
 // exploration (properties/explore_schedules.h: PCT with faults, up to `schedules` runs of seed 1)
 // instead of plans: plan is the shrunk fault, replay the `stepfault replay --scenario

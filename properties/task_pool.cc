@@ -1,27 +1,20 @@
-// The task pool: inline, or forked workers streaming JSON lines through pipes; a worker that dies
-// gives its current task an INV-HARNESS result and is replaced for the rest of its share.
+// The task pool: exploration's tasks on the worker pool (worker_pool.h); a worker that dies gives
+// its current task an INV-HARNESS result.
 #include "properties/task_pool.h"
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <optional>
 #include <string>
 
 #include "engine/random.h"
-#include "properties/interrupt.h"
+#include "properties/worker_pool.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties {
 namespace {
 
-Json ToJson(size_t index, const TaskResult& r) {
+Json ToJson(const TaskResult& r) {
   Json v = Json::array();
   for (const auto& x : r.violations) v.push_back(Json{{"i", x.invariant}, {"m", x.message}});
   Json lives = Json::array();
@@ -30,8 +23,7 @@ Json ToJson(size_t index, const TaskResult& r) {
     for (const auto& x : l.windows) w.push_back(Json{x.point, x.occurrence});
     lives.push_back(Json{{"c", l.command}, {"w", w}});
   }
-  return Json{{"index", index},
-              {"v", v},
+  return Json{{"v", v},
               {"lives", r.lives},
               {"completed", r.completed},
               {"died", r.died_in_life},
@@ -58,12 +50,8 @@ TaskResult FromJson(const Json& j) {
 }
 
 // The result of a task whose worker died without answering.
-TaskResult HarnessDeath(const faults::Plan& plan, int wait_status) {
+TaskResult HarnessDeath(const faults::Plan& plan, const std::string& how) {
   TaskResult r;
-  std::string how = WIFSIGNALED(wait_status)
-                        ? "died of signal " + std::to_string(WTERMSIG(wait_status)) + " (" +
-                              strsignal(WTERMSIG(wait_status)) + ")"
-                        : "exited with status " + std::to_string(WEXITSTATUS(wait_status));
   r.violations.push_back({scenarios::kInvHarness, "the worker running plan '" +
                                                       faults::PrintPlan(plan) + "' " + how +
                                                       " (an abort, SF_CHECK or signal)"});
@@ -89,100 +77,6 @@ void PrintReuseStats(const RunMemo& memo) {
       static_cast<long long>(s.lives_hits), static_cast<long long>(s.lives_hits + s.lives_misses),
       static_cast<long long>(s.later_lives_hits), static_cast<long long>(s.death_check_hits),
       static_cast<long long>(s.death_check_hits + s.death_check_misses));
-}
-
-// One forked worker: the task indices it owns and how far its answers got.
-struct Worker {
-  pid_t pid = -1;
-  int fd = -1;
-  std::string buffer;
-  std::vector<size_t> indices;
-  size_t answered = 0;
-};
-
-void WriteAll(int fd, const std::string& line) {
-  for (size_t off = 0; off < line.size();) {
-    ssize_t n = ::write(fd, line.data() + off, line.size() - off);
-    if (n <= 0) ::_exit(3);
-    off += static_cast<size_t>(n);
-  }
-}
-
-Worker Spawn(const scenarios::Scenario& scenario, const RunConfig& config,
-             const std::vector<faults::Plan>& plans, std::vector<size_t> indices, bool reuse) {
-  int p[2];
-  SF_CHECK(::pipe(p) == 0);
-  std::fflush(nullptr);
-  const pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  SF_CHECK(pid >= 0);
-  if (pid == 0) {
-    ::close(p[0]);
-    BecomeInterruptibleWorker(parent);
-    RunMemo memo;
-    for (size_t i : indices) {
-      const Execution ex = RunPlan(scenario, plans[i], config, reuse ? &memo : nullptr);
-      WriteAll(p[1], ToJson(i, Summarize(plans[i], ex)).dump() + "\n");
-    }
-    ::close(p[1]);
-    PrintReuseStats(memo);
-    ::_exit(0);
-  }
-  ::close(p[1]);
-  Worker w;
-  w.pid = pid;
-  w.fd = p[0];
-  w.indices = std::move(indices);
-  return w;
-}
-
-// Reads what is available from `w`; false at end of stream.
-bool Drain(Worker& w, std::vector<TaskResult>* results, int64_t* done,
-           const std::function<void(int64_t)>& progress) {
-  char buf[1 << 16];
-  ssize_t n = ::read(w.fd, buf, sizeof(buf));
-  if (n <= 0) return false;
-  w.buffer.append(buf, static_cast<size_t>(n));
-  size_t nl;
-  while ((nl = w.buffer.find('\n')) != std::string::npos) {
-    Json j = Json::parse(w.buffer.substr(0, nl));
-    w.buffer.erase(0, nl + 1);
-    (*results)[j["index"].get<size_t>()] = FromJson(j);
-    ++w.answered;
-    ++*done;
-    if (progress) progress(*done);
-  }
-  return true;
-}
-
-// Reaps a finished worker. When it died before answering every task, the task it was on gets an
-// INV-HARNESS result and the returned list holds the tasks still to run (else it is empty).
-std::vector<size_t> Reap(Worker& w, const std::vector<faults::Plan>& plans,
-                         std::vector<TaskResult>* results, int64_t* done,
-                         const std::function<void(int64_t)>& progress) {
-  ::close(w.fd);
-  int status = 0;
-  ::waitpid(w.pid, &status, 0);
-  if (w.answered >= w.indices.size()) return {};
-  const size_t culprit = w.indices[w.answered];
-  (*results)[culprit] = HarnessDeath(plans[culprit], status);
-  ++*done;
-  if (progress) progress(*done);
-  return std::vector<size_t>(w.indices.begin() + static_cast<std::ptrdiff_t>(w.answered) + 1,
-                             w.indices.end());
-}
-
-// After an interrupt: kills every worker and marks the tasks they had not answered interrupted.
-void StopWorkers(std::vector<Worker>& workers, std::vector<TaskResult>* results) {
-  for (Worker& w : workers) {
-    ::kill(w.pid, SIGKILL);
-    ::close(w.fd);
-    int status = 0;
-    ::waitpid(w.pid, &status, 0);
-    for (size_t k = w.answered; k < w.indices.size(); ++k)
-      (*results)[w.indices[k]].interrupted = true;
-  }
-  workers.clear();
 }
 
 }  // namespace
@@ -220,62 +114,30 @@ TaskResult Summarize(const faults::Plan& plan, const Execution& ex) {
 std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunConfig& config,
                                  const std::vector<faults::Plan>& plans, int jobs,
                                  const std::function<void(int64_t done)>& progress, bool reuse) {
+  // Forked from this process before any task ran, each worker starts with its own empty memo.
+  RunMemo memo;
+  PoolOptions options;
+  options.jobs = jobs;
+  options.progress = progress;
+  options.on_death = [&](size_t i, const std::string& how) {
+    return ToJson(HarnessDeath(plans[i], how));
+  };
+  options.at_exit = [&] { PrintReuseStats(memo); };
+  const std::vector<std::optional<Json>> answers = RunPool(
+      AllIndices(plans.size()),
+      [&](size_t i) {
+        return ToJson(
+            Summarize(plans[i], RunPlan(scenario, plans[i], config, reuse ? &memo : nullptr)));
+      },
+      options);
   std::vector<TaskResult> results(plans.size());
-  if (jobs <= 1 || plans.size() < 2) {
-    RunMemo memo;
-    for (size_t i = 0; i < plans.size(); ++i) {
-      if (Interrupted()) {
-        for (size_t k = i; k < plans.size(); ++k) results[k].interrupted = true;
-        break;
-      }
-      results[i] =
-          Summarize(plans[i], RunPlan(scenario, plans[i], config, reuse ? &memo : nullptr));
-      if (progress) progress(static_cast<int64_t>(i + 1));
+  for (size_t i = 0; i < plans.size(); ++i) {
+    if (answers[i].has_value()) {
+      results[i] = FromJson(*answers[i]);
+    } else {
+      results[i].interrupted = true;
     }
-    PrintReuseStats(memo);
-    return results;
   }
-  jobs = std::min<int>(jobs, static_cast<int>(plans.size()));
-  std::vector<Worker> workers;
-  // Runs of neighbouring tasks (the children of one crash state) share a prefix and often a
-  // continuation, so each worker gets whole blocks of them, dealt in turn for balance.
-  const size_t block = std::max<size_t>(1, plans.size() / (static_cast<size_t>(jobs) * 16));
-  for (int k = 0; k < jobs; ++k) {
-    std::vector<size_t> share;
-    for (size_t start = static_cast<size_t>(k) * block; start < plans.size();
-         start += block * static_cast<size_t>(jobs)) {
-      for (size_t i = start; i < std::min(plans.size(), start + block); ++i) share.push_back(i);
-    }
-    workers.push_back(Spawn(scenario, config, plans, std::move(share), reuse));
-  }
-  int64_t done = 0;
-  while (!workers.empty()) {
-    if (Interrupted()) {
-      StopWorkers(workers, &results);
-      return results;
-    }
-    std::vector<pollfd> polls;
-    for (const Worker& w : workers) polls.push_back({w.fd, POLLIN, 0});
-    if (::poll(polls.data(), polls.size(), -1) < 0) {
-      SF_CHECK(errno == EINTR);
-      continue;  // a signal: the loop's head sees an interrupt
-    }
-    // A worker killed by the same Ctrl-C is no harness failure: look at the flag before reaping.
-    if (Interrupted()) continue;
-    std::vector<Worker> next;
-    for (size_t k = 0; k < workers.size(); ++k) {
-      Worker& w = workers[k];
-      if ((polls[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0 ||
-          Drain(w, &results, &done, progress)) {
-        next.push_back(std::move(w));
-        continue;
-      }
-      std::vector<size_t> rest = Reap(w, plans, &results, &done, progress);
-      if (!rest.empty()) next.push_back(Spawn(scenario, config, plans, std::move(rest), reuse));
-    }
-    workers = std::move(next);
-  }
-  SF_CHECK(done == static_cast<int64_t>(plans.size()));
   return results;
 }
 

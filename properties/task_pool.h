@@ -1,7 +1,6 @@
-// Runs exploration tasks (plans) inline or in forked worker processes. SQLite's randomness is
-// process-wide, so parallel runs need processes, not threads; each worker runs its share of the
-// tasks and streams its results back through a pipe as JSON lines; results land in task order, so
-// the outcome never depends on the number of workers.
+// Runs exploration tasks (plans) inline or in forked worker processes, on the worker pool
+// (properties/worker_pool.h): results land in task order, so the outcome never depends on the
+// number of workers.
 //
 // Every crash is a counterexample: an exception escaping a life becomes an INV-HARNESS violation
 // inside RunPlan; a worker that aborts (SF_CHECK), dies of a signal or exits early turns the task
@@ -51,8 +50,9 @@ TaskResult Summarize(const faults::Plan& plan, const Execution& ex);
 
 // An interrupt (properties/interrupt.h) stops the run: the workers are killed and every task not
 // answered yet comes back `interrupted`.
-// `reuse`: each process (inline: this one; else each worker) keeps a RunMemo across its tasks
-// (the same results; see properties/life_runner.h). Workers get whole blocks of neighbouring tasks.
+// `reuse`: each process (inline: this one; else each worker, forked with an empty one) keeps a
+// RunMemo across its tasks (the same results; see properties/life_runner.h). Workers get whole
+// blocks of neighbouring tasks.
 std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunConfig& config,
                                  const std::vector<faults::Plan>& plans, int jobs,
                                  const std::function<void(int64_t done)>& progress,

@@ -447,12 +447,14 @@ std::string Mutants(const Report& r) {
     auto code = [](const std::string& s) {
       return s.empty() ? std::string() : "<code>" + H(s) + "</code>";
     };
+    const std::string result = m.killed ? (m.verdict.empty() ? "killed" : H(m.verdict))
+                               : m.verdict == "harness-failed" ? "HARNESS FAILED: " + H(m.message)
+                                                               : "SURVIVED";
     out += fmt::format(
         "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td class=\"{}\">{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        H(m.name), H(m.description), H(m.scenario), m.killed ? "good" : "bad",
-        m.killed ? (m.verdict.empty() ? "killed" : H(m.verdict)) : "SURVIVED", code(m.invariant),
-        code(m.plan), code(m.replay));
+        H(m.name), H(m.description), H(m.scenario), m.killed ? "good" : "bad", result,
+        code(m.invariant), code(m.plan), code(m.replay));
   }
   return out + "</tbody>\n</table>\n</section>\n";
 }

@@ -201,7 +201,12 @@ std::string JunitReportWriter::Render(const Report& r) {
     Suite suite{.name = "mutants"};
     for (const MutantResult& m : r.mutants) {
       std::string inner;
-      if (!m.killed) {
+      if (m.verdict == "harness-failed") {
+        inner = Failure("mutant-harness-failed",
+                        fmt::format("mutant {}: the harness failed: {}", m.name, m.message),
+                        m.description);
+        ++suite.failures;
+      } else if (!m.killed) {
         inner = Failure("mutant-survived",
                         fmt::format("mutant {} survived: no invariant caught it", m.name),
                         m.description);

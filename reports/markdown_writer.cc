@@ -142,8 +142,12 @@ std::string MarkdownReportWriter::Render(const Report& r) {
     out += fmt::format("\nMutants: {}/{} killed.\n", r.mutants.size() - survived.size(),
                        r.mutants.size());
     for (size_t i = 0; i < std::min(survived.size(), kMaxListed); ++i) {
-      out += fmt::format("- SURVIVED {} ({})\n", MarkdownCode(survived[i]->name),
-                         MarkdownCode(survived[i]->scenario));
+      const MutantResult& m = *survived[i];
+      out +=
+          m.verdict == "harness-failed"
+              ? fmt::format("- HARNESS FAILED {}: {}\n", MarkdownCode(m.name),
+                            MarkdownText(m.message))
+              : fmt::format("- SURVIVED {} ({})\n", MarkdownCode(m.name), MarkdownCode(m.scenario));
     }
     out += More(survived.size(), kMaxListed);
     const int64_t by_another = std::count_if(r.mutants.begin(), r.mutants.end(), [](const auto& m) {

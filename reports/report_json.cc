@@ -414,11 +414,12 @@ Status ReadProperty(const Json& j, const std::string& p, PropertyResult* r) {
 }
 
 Status ReadMutant(const Json& j, const std::string& p, MutantResult* m) {
-  // "expected" and "verdict" are optional, so reports written before them still read.
+  // "expected", "verdict" and "message" are optional, so reports written before them still read.
   Json required = j;
   if (required.is_object()) {
     required.erase("expected");
     required.erase("verdict");
+    required.erase("message");
   }
   SF_RETURN_IF_ERROR(CheckObject(
       required, p, {"name", "description", "scenario", "killed", "invariant", "plan", "replay"}));
@@ -430,6 +431,7 @@ Status ReadMutant(const Json& j, const std::string& p, MutantResult* m) {
     }
   }
   if (j.contains("verdict")) SF_RETURN_IF_ERROR(GetString(j, p, "verdict", &m->verdict));
+  if (j.contains("message")) SF_RETURN_IF_ERROR(GetString(j, p, "message", &m->message));
   SF_RETURN_IF_ERROR(GetString(j, p, "name", &m->name));
   SF_RETURN_IF_ERROR(GetString(j, p, "description", &m->description));
   SF_RETURN_IF_ERROR(GetString(j, p, "scenario", &m->scenario));
@@ -497,6 +499,7 @@ std::string ToJson(const Report& r) {
     // Optional: absent when unknown (reports of older hunts stay byte-identical).
     if (!m.expected.empty()) mutants.back()["expected"] = m.expected;
     if (!m.verdict.empty()) mutants.back()["verdict"] = m.verdict;
+    if (!m.message.empty()) mutants.back()["message"] = m.message;
   }
   Json bench = Json::array();
   for (const BenchResult& b : r.bench) {

@@ -152,8 +152,11 @@ struct MutantResult {
   bool killed = false;
   std::string invariant, plan, replay;  // what killed it; empty when it survived
   std::vector<std::string> expected;    // the invariants the mutant is expected to be killed by
-  // "killed-as-expected" (one of `expected` killed it), "killed-by-another", or "survived".
+  // "killed-as-expected" (one of `expected` killed it), "killed-by-another", "survived", or
+  // "harness-failed" (not killed: the worker hunting it died; invariant INV-HARNESS, `message` says
+  // how, `replay` hunts it again).
   std::string verdict;
+  std::string message;  // why the harness failed (verdict harness-failed), else ""
   friend bool operator==(const MutantResult&, const MutantResult&) = default;
 };
 

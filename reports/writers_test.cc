@@ -334,6 +334,29 @@ TEST(WritersTest, AViolationShowsInEveryFormat) {
       << xml;
 }
 
+// A mutant whose hunting worker died (verdict harness-failed, properties/mutants.h) says so, with
+// its message, in every report, is no pass, and its message round-trips through report.json.
+TEST(WritersTest, AMutantWhoseHarnessFailedSaysSoInEveryReport) {
+  Report r = testing::SampleReport();
+  MutantResult& m = r.mutants[2];
+  m.invariant = "INV-HARNESS";
+  m.verdict = "harness-failed";
+  m.message = "the worker hunting mutant 'skip-dirsync' died of signal 6 (Aborted)";
+  EXPECT_EQ(ComputeVerdict(r), Verdict::kViolation);
+  Result<Report> back = FromJson(ToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->mutants[2], m);
+  EXPECT_NE(HtmlReportWriter().Render(r).find("HARNESS FAILED: the worker hunting mutant "
+                                              "&#39;skip-dirsync&#39; died of signal 6"),
+            std::string::npos);
+  EXPECT_NE(MarkdownReportWriter().Render(r).find("- HARNESS FAILED `skip-dirsync`: the worker"),
+            std::string::npos);
+  EXPECT_NE(JunitReportWriter().Render(r).find("type=\"mutant-harness-failed\""),
+            std::string::npos);
+  // Without a message the member is absent: reports of other hunts keep their bytes.
+  EXPECT_EQ(ToJson(testing::SampleReport()).find("\"message\": \"the worker"), std::string::npos);
+}
+
 // The sample report with its one violation, failed property and surviving mutant made good.
 Report CleanSampleReport() {
   Report r = testing::SampleReport();

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -88,6 +89,45 @@ TEST_F(BlackboxBadInputTest, ARecoveryThatHangsAfterAFaultIsALivenessViolationWi
     if (v["invariant"] == "INV-LIVENESS" && v["plan"] == "crash@fs.create[done]#1") found = true;
   }
   EXPECT_TRUE(found) << report["violations"].dump(2);
+}
+
+// A worker that dies (here the program kills it: $PPID of a command is the worker running it) is
+// an INV-HARNESS violation of the cell it was on, naming the job and the death, in either phase
+// (live ioerror run, recovery and checks); every other cell is still explored. It used to surface
+// as bad input (exit 2) from the results the dead worker never wrote.
+TEST_F(BlackboxBadInputTest, AWorkerThatDiesIsAnInvHarnessViolationOfItsCellNotBadInput) {
+  std::string spec = WriteSpec("spec.json", R"({"name":"killer","dir":"data",
+    "run":["{ echo a > $STEPFAULT_DIR/a || kill -SEGV $PPID; } && echo done > $STEPFAULT_DIR/done"],
+    "recover":["test -s $STEPFAULT_DIR/done || kill -SEGV $PPID"]})");
+  CommandResult r =
+      Stepfault("blackbox explore --spec " + spec + " --actions crash,ioerror --jobs 2 --out out");
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  nlohmann::json report = nlohmann::json::parse(ReadAll(dir_ + "/out/report.json"));
+  std::set<std::string> plans;
+  for (const auto& v : report["violations"]) {
+    const std::string plan = v["plan"];
+    const std::string message = v["message"];
+    EXPECT_EQ(v["invariant"], "INV-HARNESS") << plan;
+    EXPECT_NE(message.find(plan + " died of signal 11 (Segmentation fault)"), std::string::npos)
+        << message;
+    plans.insert(plan);
+  }
+  // Killed in its live run (the write failed, so the program killed its runner), and in recovery.
+  bool live = false;
+  for (const auto& v : report["violations"])
+    live = live || v["message"].get<std::string>().find(
+                       "the worker running the live run of ioerror@fs.write[a]#1 died") !=
+                       std::string::npos;
+  EXPECT_TRUE(live) << report["violations"].dump(2);
+  EXPECT_EQ(plans, (std::set<std::string>{
+                       "crash@fs.create[a]#1", "crash@fs.write[a]#1", "crash@fs.create[done]#1",
+                       "crash@fs.write[done]#1", "ioerror@fs.create[a]#1", "ioerror@fs.write[a]#1",
+                       "ioerror@fs.create[done]#1", "ioerror@fs.write[done]#1"}));
+  // After the last command the recovery finds its file: that cell passes, in a new worker.
+  bool passed = false;
+  for (const auto& c : report["scenarios"][0]["cells"])
+    passed = passed || (c["window"] == "proc.exit[cmd1]#1" && c["outcome"] == "pass");
+  EXPECT_TRUE(passed) << report["scenarios"][0]["cells"].dump(2);
 }
 
 TEST_F(BlackboxBadInputTest, ChildrenLeftBehindAreKilledWithTheProcessGroup) {

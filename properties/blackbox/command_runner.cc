@@ -13,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "properties/blackbox/process_guard.h"
+#include "properties/process_guard.h"
 
 extern char** environ;
 

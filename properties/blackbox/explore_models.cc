@@ -7,6 +7,7 @@
 
 #include "properties/blackbox/bb_plan.h"
 #include "properties/blackbox/explore_internal.h"
+#include "scenarios/invariants.h"
 
 namespace stepfault::properties::blackbox {
 namespace {
@@ -118,7 +119,9 @@ void LabelPersistenceModels(const Spec& spec, const SessionConfig& config, const
   ModelChecker checker(spec, config, rec, tasks, outcomes);
   std::map<std::string, std::vector<std::optional<std::set<std::string>>>> by_plan;
   for (BbShrunk& s : result->shrunk) {
-    if (s.faults != 1) continue;
+    // A worker that died (INV-HARNESS) is no property of the model, and its recovery is not run
+    // again here, in this process.
+    if (s.faults != 1 || s.invariant == scenarios::kInvHarness) continue;
     auto [it, fresh] = by_plan.try_emplace(s.plan);
     if (fresh) it->second = checker.Check(s.plan);
     s.holds_under = HoldsUnder(it->second, s.invariant);

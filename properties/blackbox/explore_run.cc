@@ -1,19 +1,16 @@
 // Running black-box exploration's tasks (see explore_internal.h).
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "properties/blackbox/bb_plan.h"
 #include "properties/blackbox/explore_internal.h"
-#include "properties/blackbox/process_guard.h"
+#include "properties/worker_pool.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties::blackbox {
@@ -163,66 +160,29 @@ Outcome RunTask(const Spec& spec, const SessionConfig& config, const Task& task,
   return out;
 }
 
-// Runs job(i) for every i in `indices`: here when jobs <= 1, else in `jobs` forked workers that
-// write their results to <scratch>/<tag>-worker-W.jsonl. Results in the order of `indices`.
-// `one_done` is called in this process once per finished job, as it finishes (a worker says so by
-// a byte on a pipe), for the progress display only.
-std::vector<Json> Parallel(const std::string& scratch, const std::string& tag,
-                           const std::vector<size_t>& indices, int jobs,
+// Runs job(i) for every i in `indices` on the worker pool (properties/worker_pool.h): here when
+// jobs <= 1, else in `jobs` forked guarded workers. Results in the order of `indices`; `one_done`
+// is called in this process once per finished job, for the progress display only. A worker that
+// dies (the program or a check killed it, an abort) answers the job it was on with
+// {"harness": why}, naming the job by `name(i)`; RunAll makes that an INV-HARNESS failure of the
+// job's cells.
+std::vector<Json> Parallel(const std::vector<size_t>& indices, int jobs,
                            const std::function<Json(size_t)>& job,
+                           const std::function<std::string(size_t)>& name,
                            const std::function<void()>& one_done) {
-  std::vector<Json> out(indices.size());
-  if (jobs <= 1 || indices.size() < 2) {
-    for (size_t k = 0; k < indices.size(); ++k) {
-      out[k] = job(indices[k]);
-      one_done();
-    }
-    return out;
-  }
-  int done_pipe[2] = {-1, -1};
-  const bool counted = pipe(done_pipe) == 0;  // without it the display just does not move
-  std::vector<pid_t> workers;
-  const pid_t parent = getpid();
-  for (int w = 0; w < jobs; ++w) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      BecomeGuardedWorker(parent);  // dies with the parent, and takes its program with it
-      if (counted) close(done_pipe[0]);
-      std::ofstream file(fs::path(scratch) / (tag + "-worker-" + std::to_string(w) + ".jsonl"));
-      for (size_t k = static_cast<size_t>(w); k < indices.size(); k += static_cast<size_t>(jobs)) {
-        file << k << "\t" << job(indices[k]).dump() << "\n";
-        const char byte = 1;
-        if (counted) (void)!write(done_pipe[1], &byte, 1);
-      }
-      file.close();
-      _exit(0);
-    }
-    AddGuardedWorker(pid);
-    workers.push_back(pid);
-  }
-  if (counted) {
-    close(done_pipe[1]);
-    // EOF once every worker has exited (each holds the write end until then).
-    char bytes[64];
-    for (;;) {
-      const ssize_t n = read(done_pipe[0], bytes, sizeof bytes);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      for (ssize_t b = 0; b < n; ++b) one_done();
-    }
-    close(done_pipe[0]);
-  }
-  for (pid_t pid : workers) {
-    waitpid(pid, nullptr, 0);
-    RemoveGuardedWorker(pid);
-  }
-  for (int w = 0; w < jobs; ++w) {
-    std::ifstream file(fs::path(scratch) / (tag + "-worker-" + std::to_string(w) + ".jsonl"));
-    std::string line;
-    while (std::getline(file, line)) {
-      size_t tab = line.find('\t');
-      out[std::stoul(line.substr(0, tab))] = Json::parse(line.substr(tab + 1));
-    }
+  PoolOptions options;
+  options.jobs = jobs;
+  options.progress = [&](int64_t) { one_done(); };
+  options.on_death = [&](size_t i, const std::string& how) {
+    return Json{{"harness", "the worker running " + name(i) + " " + how +
+                                " (the program, a check or an abort killed it)"}};
+  };
+  std::vector<Json> out;
+  for (std::optional<Json>& answer : RunPool(indices, job, options)) {
+    // Black-box commands install the process guard, not the graceful interrupt: nothing asks the
+    // pool to stop, a signal kills the run.
+    SF_CHECK(answer.has_value() && "black-box exploration was interrupted");
+    out.push_back(std::move(*answer));
   }
   return out;
 }
@@ -263,9 +223,10 @@ std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
   auto one_done = [&] {
     if (progress) progress(++done, total);
   };
+  auto name = [&](size_t i) { return tasks[i].action + "@" + tasks[i].window.id; };
   std::vector<Json> left = Parallel(
-      config.scratch, "live", live, jobs,
-      [&](size_t i) { return LiveIOError(spec, config, rec, tasks[i], cell(i)); }, one_done);
+      live, jobs, [&](size_t i) { return LiveIOError(spec, config, rec, tasks[i], cell(i)); },
+      [&](size_t i) { return "the live run of " + name(i); }, one_done);
   // In task order, the first ioerror task that left a directory represents every later one that
   // left the same (digest and acknowledgements): only it is recovered and checked.
   std::vector<Outcome> out(tasks.size());
@@ -278,6 +239,11 @@ std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
   for (size_t k = 0; k < live.size(); ++k) {
     const size_t i = live[k];
     ++dedup->cells;
+    if (left[k].contains("harness")) {
+      out[i].failures.push_back({scenarios::kInvHarness, left[k]["harness"].get<std::string>()});
+      ++dedup->distinct;
+      continue;
+    }
     if (left[k].contains("error")) {
       out[i].failures.push_back({scenarios::kInvLiveness, "the ioerror run could not be set up: " +
                                                               left[k]["error"].get<std::string>()});
@@ -311,12 +277,19 @@ std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
   for (int64_t k = 0; k < settled; ++k) one_done();
   // Phase 2: every crash state and every distinct ioerror directory is recovered and checked.
   std::vector<Json> checked = Parallel(
-      config.scratch, "state", work, jobs,
+      work, jobs,
       [&](size_t i) {
         return ToJson(RunTask(spec, config, run[i], rec.reference, cell(i), depth, pair_cap));
       },
-      one_done);
-  for (size_t k = 0; k < work.size(); ++k) out[work[k]] = FromJson(checked[k]);
+      [&](size_t i) { return "the recovery and checks of " + name(i); }, one_done);
+  for (size_t k = 0; k < work.size(); ++k) {
+    if (checked[k].contains("harness")) {
+      out[work[k]].failures.push_back(
+          {scenarios::kInvHarness, checked[k]["harness"].get<std::string>()});
+    } else {
+      out[work[k]] = FromJson(checked[k]);
+    }
+  }
   for (const auto& [i, rep] : same_as) out[i] = out[rep];
   for (size_t i : live) out[i].acked = run[i].acked;
   return out;

@@ -361,6 +361,11 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
                             : "the built-in scenarios; blackbox:* on the crash-state catalogue";
     std::fprintf(out, "mutants killed: %d/%zu (hunted on %s)\n", killed, report.mutants.size(),
                  where);
+    for (const auto& m : report.mutants) {
+      if (m.verdict == "harness-failed")
+        std::fprintf(out, "HARNESS FAILED %s: %s\n  replay: %s\n", m.name.c_str(),
+                     m.message.c_str(), m.replay.c_str());
+    }
   }
   // Every failure names its seed and the command that replays it.
   for (size_t i = 0; i < report.violations.size() && i < 5; ++i) {

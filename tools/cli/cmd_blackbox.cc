@@ -17,8 +17,8 @@
 #include "faults/blackbox/trace.h"
 #include "properties/blackbox/bb_plan.h"
 #include "properties/blackbox/explore.h"
-#include "properties/blackbox/process_guard.h"
 #include "properties/blackbox/session.h"
+#include "properties/process_guard.h"
 #include "scenarios/invariants.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
@@ -385,7 +385,7 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
   rec->add_option("--check-trace", args->trace, "only validate an existing trace file");
   rec->callback([&state, args] {
     state.run = [args] {
-      bb::InstallProcessGuard();
+      properties::InstallProcessGuard();
       return RunRecord(*args);
     };
   });
@@ -418,7 +418,7 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
   ex->add_option("--out", args->out, "directory for the reports")->required();
   ex->callback([&state, args] {
     state.run = [args] {
-      bb::InstallProcessGuard();
+      properties::InstallProcessGuard();
       return RunBbExplore(*args);
     };
   });
@@ -430,7 +430,7 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state) {
   rp->add_option("--fs-model", args->fs_model, FsModelHelp());
   rp->callback([&state, args] {
     state.run = [args] {
-      bb::InstallProcessGuard();
+      properties::InstallProcessGuard();
       return RunBbReplay(*args);
     };
   });

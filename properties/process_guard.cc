@@ -1,5 +1,5 @@
 // The process guard (see process_guard.h).
-#include "properties/blackbox/process_guard.h"
+#include "properties/process_guard.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -7,7 +7,7 @@
 
 #include <atomic>
 
-namespace stepfault::properties::blackbox {
+namespace stepfault::properties {
 namespace {
 
 constexpr int kMaxWorkers = 64;  // --jobs is at most 64
@@ -60,4 +60,4 @@ void SetGuardedProgramGroup(pid_t pgid) { g_program_group.store(pgid); }
 
 void DieWithParent() { ::prctl(PR_SET_PDEATHSIG, SIGKILL); }
 
-}  // namespace stepfault::properties::blackbox
+}  // namespace stepfault::properties

@@ -179,6 +179,27 @@ Suite ScenarioSuite(const ScenarioReport& s, const Report& r) {
   return suite;
 }
 
+// One case per mutant: a failure when it survived or its hunt's harness failed.
+Suite MutantSuite(const Report& r) {
+  Suite suite{.name = "mutants"};
+  for (const MutantResult& m : r.mutants) {
+    std::string inner;
+    if (m.verdict == "harness-failed") {
+      inner = Failure("mutant-harness-failed",
+                      fmt::format("mutant {}: the harness failed: {}", m.name, m.message),
+                      m.description);
+      ++suite.failures;
+    } else if (!m.killed) {
+      inner =
+          Failure("mutant-survived",
+                  fmt::format("mutant {} survived: no invariant caught it", m.name), m.description);
+      ++suite.failures;
+    }
+    AddCase(&suite, "stepfault.mutants." + m.scenario, m.name, inner);
+  }
+  return suite;
+}
+
 }  // namespace
 
 std::string JunitReportWriter::Render(const Report& r) {
@@ -197,25 +218,7 @@ std::string JunitReportWriter::Render(const Report& r) {
     }
     suites.push_back(std::move(suite));
   }
-  if (!r.mutants.empty()) {
-    Suite suite{.name = "mutants"};
-    for (const MutantResult& m : r.mutants) {
-      std::string inner;
-      if (m.verdict == "harness-failed") {
-        inner = Failure("mutant-harness-failed",
-                        fmt::format("mutant {}: the harness failed: {}", m.name, m.message),
-                        m.description);
-        ++suite.failures;
-      } else if (!m.killed) {
-        inner = Failure("mutant-survived",
-                        fmt::format("mutant {} survived: no invariant caught it", m.name),
-                        m.description);
-        ++suite.failures;
-      }
-      AddCase(&suite, "stepfault.mutants." + m.scenario, m.name, inner);
-    }
-    suites.push_back(std::move(suite));
-  }
+  if (!r.mutants.empty()) suites.push_back(MutantSuite(r));
   // A partial report fails CI whatever ran: one failing case says so.
   if (!r.interrupted.empty()) {
     Suite suite{.name = "run"};

@@ -49,6 +49,32 @@ std::string VerdictTableMarkdown(const Report& r) {
   return out;  // the mutant score is said once, with the survivors (Render)
 }
 
+// The mutants' line and the survivors (and harness failures) under it.
+std::string MutantLines(const Report& r) {
+  std::string out;
+  std::vector<const MutantResult*> survived;
+  for (const MutantResult& m : r.mutants) {
+    if (!m.killed) survived.push_back(&m);
+  }
+  out += fmt::format("\nMutants: {}/{} killed.\n", r.mutants.size() - survived.size(),
+                     r.mutants.size());
+  for (size_t i = 0; i < std::min(survived.size(), kMaxListed); ++i) {
+    const MutantResult& m = *survived[i];
+    out +=
+        m.verdict == "harness-failed"
+            ? fmt::format("- HARNESS FAILED {}: {}\n", MarkdownCode(m.name),
+                          MarkdownText(m.message))
+            : fmt::format("- SURVIVED {} ({})\n", MarkdownCode(m.name), MarkdownCode(m.scenario));
+  }
+  out += More(survived.size(), kMaxListed);
+  const int64_t by_another = std::count_if(r.mutants.begin(), r.mutants.end(), [](const auto& m) {
+    return m.verdict == "killed-by-another";
+  });
+  if (by_another > 0)
+    out += fmt::format("{} killed by an invariant other than the expected one.\n", by_another);
+  return out;
+}
+
 }  // namespace
 
 std::string MarkdownReportWriter::Render(const Report& r) {
@@ -134,28 +160,7 @@ std::string MarkdownReportWriter::Render(const Report& r) {
     }
     out += More(failed.size(), kMaxListed);
   }
-  if (!r.mutants.empty()) {
-    std::vector<const MutantResult*> survived;
-    for (const MutantResult& m : r.mutants) {
-      if (!m.killed) survived.push_back(&m);
-    }
-    out += fmt::format("\nMutants: {}/{} killed.\n", r.mutants.size() - survived.size(),
-                       r.mutants.size());
-    for (size_t i = 0; i < std::min(survived.size(), kMaxListed); ++i) {
-      const MutantResult& m = *survived[i];
-      out +=
-          m.verdict == "harness-failed"
-              ? fmt::format("- HARNESS FAILED {}: {}\n", MarkdownCode(m.name),
-                            MarkdownText(m.message))
-              : fmt::format("- SURVIVED {} ({})\n", MarkdownCode(m.name), MarkdownCode(m.scenario));
-    }
-    out += More(survived.size(), kMaxListed);
-    const int64_t by_another = std::count_if(r.mutants.begin(), r.mutants.end(), [](const auto& m) {
-      return m.verdict == "killed-by-another";
-    });
-    if (by_another > 0)
-      out += fmt::format("{} killed by an invariant other than the expected one.\n", by_another);
-  }
+  if (!r.mutants.empty()) out += MutantLines(r);
   if (!r.bench.empty())
     out += fmt::format("\nBenchmarks: {} results (charts in report.html).\n", r.bench.size());
   return out;

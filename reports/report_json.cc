@@ -457,6 +457,17 @@ Status ReadBench(const Json& j, const std::string& p, BenchResult* b) {
   return Status::Ok();
 }
 
+Json MutantToJson(const MutantResult& m) {
+  Json j{{"name", m.name},     {"description", m.description}, {"scenario", m.scenario},
+         {"killed", m.killed}, {"invariant", m.invariant},     {"plan", m.plan},
+         {"replay", m.replay}};
+  // Optional: absent when unknown (reports of older hunts stay byte-identical).
+  if (!m.expected.empty()) j["expected"] = m.expected;
+  if (!m.verdict.empty()) j["verdict"] = m.verdict;
+  if (!m.message.empty()) j["message"] = m.message;
+  return j;
+}
+
 }  // namespace
 
 std::string ToJson(const Report& r) {
@@ -488,19 +499,7 @@ std::string ToJson(const Report& r) {
                           {"message", p.message}});
   }
   Json mutants = Json::array();
-  for (const MutantResult& m : r.mutants) {
-    mutants.push_back({{"name", m.name},
-                       {"description", m.description},
-                       {"scenario", m.scenario},
-                       {"killed", m.killed},
-                       {"invariant", m.invariant},
-                       {"plan", m.plan},
-                       {"replay", m.replay}});
-    // Optional: absent when unknown (reports of older hunts stay byte-identical).
-    if (!m.expected.empty()) mutants.back()["expected"] = m.expected;
-    if (!m.verdict.empty()) mutants.back()["verdict"] = m.verdict;
-    if (!m.message.empty()) mutants.back()["message"] = m.message;
-  }
+  for (const MutantResult& m : r.mutants) mutants.push_back(MutantToJson(m));
   Json bench = Json::array();
   for (const BenchResult& b : r.bench) {
     bench.push_back({{"name", b.name},

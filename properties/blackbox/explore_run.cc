@@ -205,6 +205,29 @@ Json LiveIOError(const Spec& spec, const SessionConfig& config, const Recording&
   return out;
 }
 
+// A live ioerror run that leaves nothing to recover: its worker died (INV-HARNESS), it could not
+// be set up (INV-LIVENESS), or the program did not make the window's call again (nothing at this
+// window was tested: not run). True when `left` is one of those, with `out` filled.
+bool SettledWithoutRecovery(const Json& left, const Task& task, Outcome* out) {
+  if (left.contains("harness")) {
+    out->failures.push_back({scenarios::kInvHarness, left["harness"].get<std::string>()});
+    return true;
+  }
+  if (left.contains("error")) {
+    out->failures.push_back({scenarios::kInvLiveness, "the ioerror run could not be set up: " +
+                                                          left["error"].get<std::string>()});
+    return true;
+  }
+  if (!left.contains("missed")) return false;
+  const std::string other = left["missed"].get<std::string>();
+  out->not_run = true;
+  out->notes.push_back("NONDETERMINISTIC: the live run of " + task.action + "@" + task.window.id +
+                       (other.empty() ? " never reached the window's call"
+                                      : " failed a different call (" + other + ")") +
+                       "; the cell is left not run");
+  return true;
+}
+
 }  // namespace
 
 std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
@@ -239,26 +262,7 @@ std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
   for (size_t k = 0; k < live.size(); ++k) {
     const size_t i = live[k];
     ++dedup->cells;
-    if (left[k].contains("harness")) {
-      out[i].failures.push_back({scenarios::kInvHarness, left[k]["harness"].get<std::string>()});
-      ++dedup->distinct;
-      continue;
-    }
-    if (left[k].contains("error")) {
-      out[i].failures.push_back({scenarios::kInvLiveness, "the ioerror run could not be set up: " +
-                                                              left[k]["error"].get<std::string>()});
-      ++dedup->distinct;
-      continue;
-    }
-    if (left[k].contains("missed")) {
-      // The program did not make the window's call again: nothing at this window was tested.
-      const std::string other = left[k]["missed"].get<std::string>();
-      out[i].not_run = true;
-      out[i].notes.push_back("NONDETERMINISTIC: the live run of " + tasks[i].action + "@" +
-                             tasks[i].window.id +
-                             (other.empty() ? " never reached the window's call"
-                                            : " failed a different call (" + other + ")") +
-                             "; the cell is left not run");
+    if (SettledWithoutRecovery(left[k], tasks[i], &out[i])) {
       ++dedup->distinct;
       continue;
     }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdio>
 #include <ostream>
 #include <string>
 
@@ -25,6 +26,10 @@ struct RealProgram {
   int exit_code;        // of the bounded exploration
   const char* failure;  // the failure class of its shrunk plan ("" when it passes)
   const char* holds;    // the persistence models its minimal plan holds under
+  // The program's own timing decides what it writes (redis' once-a-second background fsync): a
+  // run that the harness finds NONDETERMINISTIC (the replay of the recording differs) is run once
+  // more, and the second must be clean. A loaded machine stretches the run past the fsync.
+  bool timing_dependent = false;
   friend void PrintTo(const RealProgram& p, std::ostream* os) { *os << p.spec; }
 };
 
@@ -40,8 +45,13 @@ TEST_P(RealProgramsTest, FindsWhatTheFindingsTableSaysAndItsMinimalPlanReplays) 
   const std::string actions = test_env::LongRun()
                                   ? " --depth 2 --actions crash,powerloss,reorder,ioerror"
                                   : " --actions crash,powerloss";
-  CommandResult r =
-      Stepfault("blackbox explore --quiet --jobs 2 --spec " + spec + actions + " --out ex");
+  const std::string explore = "blackbox explore --quiet --jobs 2 --spec " + spec + actions;
+  CommandResult r = Stepfault(explore + " --out ex");
+  if (p.timing_dependent && r.out.find("NONDETERMINISTIC") != std::string::npos) {
+    std::printf("%s: the program's timing made the first run nondeterministic; running again\n",
+                p.spec);
+    r = Stepfault(explore + " --out ex-again");
+  }
   ASSERT_EQ(r.exit_code, p.exit_code) << r.out << r.err;
   EXPECT_EQ(r.out.find("INCOMPLETE"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("NONDETERMINISTIC"), std::string::npos) << r.out;
@@ -81,7 +91,7 @@ INSTANTIATE_TEST_SUITE_P(
         RealProgram{"redis/aof-everysec.json", "redis-server", 1,
                     "check `sh $STEPFAULT_SPEC_DIR/check.sh` failed (exit #): acknowledged SET "
                     "of key# is lost (key#=)",
-                    "posix, ext4-ordered, xfs, btrfs"},
+                    "posix, ext4-ordered, xfs, btrfs", /*timing_dependent=*/true},
         RealProgram{"lmdb/load.json", "mdb_load", 1,
                     "check `sh $STEPFAULT_SPEC_DIR/check.sh` failed (exit #): mdb_stat cannot "
                     "open the environment",

@@ -310,6 +310,30 @@ void PrintNotRun(std::FILE* out, const reports::Report& report) {
   }
 }
 
+// The mutant hunt's line, and each mutant whose hunt the harness failed with its replay.
+void PrintMutants(std::FILE* out, const reports::Report& report) {
+  int killed = 0;
+  size_t by_catalogue = 0;
+  for (const auto& m : report.mutants) {
+    killed += m.killed ? 1 : 0;
+    by_catalogue += m.name.starts_with("blackbox:") ? 1 : 0;
+  }
+  // The mutants are defects of the built-in hosts and stores: they are hunted there, whatever
+  // scenarios the exploration itself ran (issue 16, item 6); the black-box crash model's own
+  // (blackbox:*) by its crash-state catalogue.
+  const char* where = by_catalogue == 0 ? "the built-in scenarios"
+                      : by_catalogue == report.mutants.size()
+                          ? "the crash-state catalogue"
+                          : "the built-in scenarios; blackbox:* on the crash-state catalogue";
+  std::fprintf(out, "mutants killed: %d/%zu (hunted on %s)\n", killed, report.mutants.size(),
+               where);
+  for (const auto& m : report.mutants) {
+    if (m.verdict == "harness-failed")
+      std::fprintf(out, "HARNESS FAILED %s: %s\n  replay: %s\n", m.name.c_str(), m.message.c_str(),
+                   m.replay.c_str());
+  }
+}
+
 }  // namespace
 
 void PrintSummary(std::FILE* out, const reports::Report& report, const std::string& dir) {
@@ -345,28 +369,7 @@ void PrintSummary(std::FILE* out, const reports::Report& report, const std::stri
                  static_cast<long long>(c.windows_total), static_cast<long long>(c.cells_total),
                  static_cast<long long>(c.cells_exercised), static_cast<long long>(violations));
   }
-  if (!report.mutants.empty()) {
-    int killed = 0;
-    size_t by_catalogue = 0;
-    for (const auto& m : report.mutants) {
-      killed += m.killed ? 1 : 0;
-      by_catalogue += m.name.starts_with("blackbox:") ? 1 : 0;
-    }
-    // The mutants are defects of the built-in hosts and stores: they are hunted there, whatever
-    // scenarios the exploration itself ran (issue 16, item 6); the black-box crash model's own
-    // (blackbox:*) by its crash-state catalogue.
-    const char* where = by_catalogue == 0 ? "the built-in scenarios"
-                        : by_catalogue == report.mutants.size()
-                            ? "the crash-state catalogue"
-                            : "the built-in scenarios; blackbox:* on the crash-state catalogue";
-    std::fprintf(out, "mutants killed: %d/%zu (hunted on %s)\n", killed, report.mutants.size(),
-                 where);
-    for (const auto& m : report.mutants) {
-      if (m.verdict == "harness-failed")
-        std::fprintf(out, "HARNESS FAILED %s: %s\n  replay: %s\n", m.name.c_str(),
-                     m.message.c_str(), m.replay.c_str());
-    }
-  }
+  if (!report.mutants.empty()) PrintMutants(out, report);
   // Every failure names its seed and the command that replays it.
   for (size_t i = 0; i < report.violations.size() && i < 5; ++i) {
     const auto& v = report.violations[i];

@@ -71,7 +71,7 @@ WorkflowSpec BuildSpec(int width, int bytes, EffectStore* effects) {
       }));
   spec.ports.push_back({"merge-approval", "MergeRequest", "MergeDecision"});
   for (int i = 0; i < width; ++i) {
-    const std::string id = workers[i];
+    const std::string& id = workers[i];  // the handler keeps its own copy (captured by value)
     spec.executors.push_back(FunctionExecutor(
         id, "Worker", {"Work", "Tick"}, [id, i, bytes](const Message& m, WorkflowContext& ctx) {
           int remaining = m.type == "Work" ? i : m.body.value("remaining", 0);

@@ -6,8 +6,6 @@
 #include <tuple>
 
 #include "faults/points.h"
-#include "properties/explore_schedules.h"
-#include "scenarios/interactive_flow/flow_hazards.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
 
@@ -17,14 +15,14 @@ namespace {
 constexpr char kStrategy[] = "pct";
 constexpr int kPctDepth = 3;
 
-// The schedule exploration `explore` asks for: the default one from the root seed, the flow
-// hazards of the configuration switched on.
-ScheduleExploreOptions FlowExploreOptions(const ExploreOptions& options, int schedules) {
-  ScheduleExploreOptions o = DefaultFlowExploreOptions(options.config.seed, schedules);
-  for (const auto& h : scenarios::flow::FlowHazards()) {
-    if (options.config.hazards.count(h.name) > 0) o.flow.hazards.insert(h.name);
+// The host hazards of the configuration that `s` declares.
+scenarios::HostHazards OwnHazards(const scenarios::ScheduleScenario& s,
+                                  const scenarios::HostHazards& on) {
+  scenarios::HostHazards own;
+  for (const scenarios::HostHazard& h : s.host_hazards()) {
+    if (on.count(h.name) > 0) own.insert(h.name);
   }
-  return o;
+  return own;
 }
 
 // The kind of window a flow counterexample struck at, for the grouped counterexamples: the kind
@@ -36,13 +34,20 @@ std::string KindOfFault(const std::string& fault) {
 
 // INV-DETERMINISM: a few schedules explored twice give the same figures, worlds and
 // counterexamples. Returns the message of a difference, "" when none.
-std::string DeterminismDifference(const ScheduleExploreOptions& base) {
-  ScheduleExploreOptions o = base;
+scenarios::ScheduleSearchOptions DeterminismSearch(const scenarios::ScheduleSearchOptions& base) {
+  scenarios::ScheduleSearchOptions o = base;
   o.schedules = kFlowDeterminismSchedules;
   o.bounded_first = std::min(base.bounded_first, 1);  // both phases: one bounded run, then PCT
-  const ScheduleExploration a = ExploreFlowSchedules(o);
-  const ScheduleExploration b = ExploreFlowSchedules(o);
-  auto figures = [](const ScheduleExploration& e) {
+  return o;
+}
+
+std::string DeterminismDifference(const scenarios::ScheduleScenario& s,
+                                  const scenarios::ScheduleSearchOptions& base,
+                                  const scenarios::HostHazards& hazards) {
+  const scenarios::ScheduleSearchOptions o = DeterminismSearch(base);
+  const scenarios::ScheduleExploration a = s.ExploreSchedules(o, hazards);
+  const scenarios::ScheduleExploration b = s.ExploreSchedules(o, hazards);
+  auto figures = [](const scenarios::ScheduleExploration& e) {
     return std::make_tuple(e.schedules, e.distinct_states, e.distinct_final_worlds,
                            e.context_switches, e.steps, e.faults_fired, e.window_names,
                            e.violated_schedules);
@@ -60,7 +65,8 @@ std::string DeterminismDifference(const ScheduleExploreOptions& base) {
   return "";
 }
 
-reports::ScheduleCoverage CoverageOf(const ScheduleExploration& e, int budget, int states_counted) {
+reports::ScheduleCoverage CoverageOf(const scenarios::ScheduleExploration& e, int budget,
+                                     int states_counted) {
   reports::ScheduleCoverage c;
   c.strategy = kStrategy;
   c.pct_depth = kPctDepth;
@@ -103,7 +109,7 @@ std::vector<std::string> PointsReached(const std::vector<std::string>& windows) 
 
 // One result per invariant of the report: checks are schedules (INV-DETERMINISM: the repeated
 // exploration), violations the schedules that broke it.
-void AddInvariantResults(const ScheduleExploration& e, const std::string& nondeterminism,
+void AddInvariantResults(const scenarios::ScheduleExploration& e, const std::string& nondeterminism,
                          reports::ScenarioReport* rep) {
   for (const std::string& id : rep->invariants) {
     reports::InvariantResult r{id, scenarios::InvariantStatement(id), 0, 0};
@@ -121,10 +127,13 @@ void AddInvariantResults(const ScheduleExploration& e, const std::string& nondet
 
 // The shrunk counterexamples as report violations: plan is the fault, replay the command with
 // --plan and --schedule.
-void AddCounterexamples(const ScheduleExploration& e, const std::string& nondeterminism,
-                        const ScheduleExploreOptions& o, uint64_t seed, ScenarioExploration* out) {
+void AddCounterexamples(const scenarios::ScheduleScenario& s,
+                        const scenarios::ScheduleExploration& e, const std::string& nondeterminism,
+                        const scenarios::ScheduleSearchOptions& o,
+                        const scenarios::HostHazards& hazards, uint64_t seed,
+                        ScenarioExploration* out) {
   const std::string& name = out->report.name;
-  for (const ScheduleCounterexample& c : e.violations) {
+  for (const scenarios::ScheduleCounterexample& c : e.violations) {
     out->violations.push_back(
         {name, c.invariant, KindOfFault(c.fault), "schedule", c.fault, c.replay,
          c.message + " (found at schedule " + std::to_string(c.found_at) + "; shrunk to schedule " +
@@ -132,13 +141,9 @@ void AddCounterexamples(const ScheduleExploration& e, const std::string& nondete
          "", seed});
   }
   if (nondeterminism.empty()) return;
-  std::string again = "stepfault schedules explore --seed " + std::to_string(o.seed) +
-                      " --schedules " + std::to_string(kFlowDeterminismSchedules) +
-                      " --bounded-first 1 --max-preemptions " +
-                      std::to_string(kFlowBoundedPreemptions);
-  for (const std::string& h : o.flow.hazards) again += " --hazard host:" + h;
   out->violations.push_back({name, scenarios::kInvDeterminism, "schedule without fault", "schedule",
-                             "none", again, nondeterminism, "", seed});
+                             "none", s.ExploreCommand(DeterminismSearch(o), hazards),
+                             nondeterminism, "", seed});
 }
 
 }  // namespace
@@ -147,8 +152,8 @@ int StateCountedSchedules(int budget) { return std::min(budget, 40); }
 
 int FlowBoundedSchedules(int budget) { return std::min(budget / 4, 50); }
 
-ScheduleExploreOptions DefaultFlowExploreOptions(uint64_t seed, int budget) {
-  ScheduleExploreOptions o;
+scenarios::ScheduleSearchOptions DefaultFlowExploreOptions(uint64_t seed, int budget) {
+  scenarios::ScheduleSearchOptions o;
   o.strategy = kStrategy;
   o.pct_depth = kPctDepth;
   o.seed = seed;
@@ -160,10 +165,11 @@ ScheduleExploreOptions DefaultFlowExploreOptions(uint64_t seed, int budget) {
   return o;
 }
 
-ScenarioExploration ExploreScheduleScenario(const scenarios::Scenario& s,
+ScenarioExploration ExploreScheduleScenario(const scenarios::ScheduleScenario& s,
                                             const ExploreOptions& options) {
   const int budget = options.flow_schedules > 0 ? options.flow_schedules : kDefaultFlowSchedules;
-  const ScheduleExploreOptions o = FlowExploreOptions(options, budget);
+  const scenarios::ScheduleSearchOptions o = DefaultFlowExploreOptions(options.config.seed, budget);
+  const scenarios::HostHazards hazards = OwnHazards(s, options.config.hazards);
   ScenarioExploration out;
   reports::ScenarioReport& rep = out.report;
   rep.name = s.name();
@@ -172,48 +178,49 @@ ScenarioExploration ExploreScheduleScenario(const scenarios::Scenario& s,
   rep.invariants.push_back(scenarios::kInvDeterminism);
   // Shard 1 explores the whole scenario; the others list it with nothing run.
   const bool mine = options.shard_index == 1;
-  ScheduleExploration e;
+  scenarios::ScheduleExploration e;
   std::string nondeterminism;
   const int counted = StateCountedSchedules(budget);
   if (mine) {
-    e = ExploreFlowSchedules(o);
-    ScheduleExploreOptions keyed = o;
+    e = s.ExploreSchedules(o, hazards);
+    scenarios::ScheduleSearchOptions keyed = o;
     keyed.schedules = counted;
     keyed.count_states = true;
     keyed.shrink = false;
-    e.distinct_states = ExploreFlowSchedules(keyed).distinct_states;
-    nondeterminism = DeterminismDifference(o);
+    e.distinct_states = s.ExploreSchedules(keyed, hazards).distinct_states;
+    nondeterminism = DeterminismDifference(s, o, hazards);
     rep.determinism_checks = 1;
   }
   rep.schedules = CoverageOf(e, budget, mine ? counted : 0);
   rep.runs = static_cast<int64_t>(e.schedules);
   rep.points_reached = PointsReached(e.window_names);
   AddInvariantResults(e, nondeterminism, &rep);
-  AddCounterexamples(e, nondeterminism, o, options.config.seed, &out);
+  AddCounterexamples(s, e, nondeterminism, o, hazards, options.config.seed, &out);
   return out;
 }
 
-bool ExploreIfScheduleScenario(const scenarios::Scenario& s, const ExploreOptions& options,
+void AppendScheduleExploration(const scenarios::ScheduleScenario& s, const ExploreOptions& options,
                                reports::Report* report) {
-  if (!scenarios::IsScheduleScenario(s)) return false;
   ScenarioExploration e = ExploreScheduleScenario(s, options);
   report->runs += e.report.runs;
   report->scenarios.push_back(std::move(e.report));
   for (reports::Violation& v : e.violations) report->violations.push_back(std::move(v));
-  return true;
 }
 
-reports::MutantResult HuntFlowMutant(const std::string& hazard, const std::string& description,
-                                     const std::string& expected, uint64_t seed, int schedules) {
-  ScheduleExploreOptions o = DefaultFlowExploreOptions(seed, schedules);
+reports::MutantResult HuntScheduleMutant(const std::string& hazard, const std::string& description,
+                                         const std::string& expected, uint64_t seed,
+                                         int schedules) {
+  scenarios::ScheduleSearchOptions o = DefaultFlowExploreOptions(seed, schedules);
   o.stop_at_invariant = expected;
+  const std::string bare = hazard.starts_with("host:") ? hazard.substr(5) : hazard;
   reports::MutantResult r;
   r.name = hazard;
   r.description = description;
-  r.scenario = "interactive-flow";
   r.expected = {expected};
-  if (FlowOptionsForMutant(hazard, &o.flow)) {
-    for (const ScheduleCounterexample& c : ExploreFlowSchedules(o).violations) {
+  for (const auto& s : scenarios::ScheduleScenarios()) {
+    if (OwnHazards(*s, {bare}).empty()) continue;
+    r.scenario = s->name();
+    for (const scenarios::ScheduleCounterexample& c : s->ExploreSchedules(o, {bare}).violations) {
       // The expected invariant's counterexample when there is one, else the first.
       if (r.killed && c.invariant != expected) continue;
       r.killed = true;
@@ -221,6 +228,7 @@ reports::MutantResult HuntFlowMutant(const std::string& hazard, const std::strin
       r.plan = c.fault;
       r.replay = c.replay;
     }
+    break;
   }
   r.verdict = !r.killed                 ? "survived"
               : r.invariant == expected ? "killed-as-expected"

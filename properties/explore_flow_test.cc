@@ -10,17 +10,17 @@
 #include <gtest/gtest.h>
 
 #include "faults/schedule_strategies.h"
-#include "properties/explore_schedules.h"
 #include "properties/mutants.h"
 #include "reports/merge.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
+#include "scenarios/interactive_flow/flow_schedules.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
 
 namespace stepfault::properties {
 namespace {
 
-std::shared_ptr<const scenarios::Scenario> Flow() {
+std::shared_ptr<const scenarios::ScheduleScenario> Flow() {
   auto s = scenarios::FindScheduleScenario("interactive-flow");
   SF_CHECK(s != nullptr);
   return s;
@@ -34,11 +34,11 @@ ExploreOptions Small(int schedules) {
 
 TEST(ExploreFlowTest, TheRegistryListsInteractiveFlowAsAScheduleScenarioOnly) {
   auto flow = Flow();
-  EXPECT_TRUE(scenarios::IsScheduleScenario(*flow));
+  EXPECT_EQ(flow->AsScheduleScenario(), flow.get());
+  EXPECT_EQ(flow->AsLifeScenario(), nullptr);
   EXPECT_EQ(scenarios::FindScenario("interactive-flow"), nullptr)
       << "the life runner must never be handed a scenario with several actors";
-  for (const auto& s : scenarios::BuiltinScenarios())
-    EXPECT_FALSE(scenarios::IsScheduleScenario(*s));
+  for (const auto& s : scenarios::BuiltinScenarios()) EXPECT_EQ(s->AsScheduleScenario(), nullptr);
   const auto& all = scenarios::AllScenarios();
   EXPECT_EQ(all.size(), scenarios::BuiltinScenarios().size() + 1);
   EXPECT_EQ(all.back(), flow);
@@ -119,8 +119,10 @@ TEST(ExploreFlowTest, AFlowHazardIsFoundByItsInvariantWithAReplayablePlanAndSche
   auto fault = scenarios::flow::ParseFlowFault(kill->plan, &error);
   ASSERT_TRUE(fault.has_value()) << error;
   scenarios::flow::FlowOptions flow;
-  ASSERT_TRUE(FlowOptionsForMutant(scenarios::flow::kHazardDuplicateResponseResumesTwice, &flow));
-  ScheduleReplay replay = ReplayFlowSchedule(flow, *choices, *fault);
+  ASSERT_TRUE(scenarios::flow::FlowOptionsForMutant(
+      scenarios::flow::kHazardDuplicateResponseResumesTwice, &flow));
+  scenarios::flow::ScheduleReplay replay =
+      scenarios::flow::ReplayFlowSchedule(flow, *choices, *fault);
   EXPECT_EQ(replay.divergences, 0u);
   bool again = false;
   for (const auto& v : replay.result.violations) again |= v.invariant == kill->invariant;

@@ -70,7 +70,7 @@ std::string Signature(const Execution& ex) {
 }
 
 // A variant the run was interrupted before: listed, never counted as explored.
-reports::ScenarioReport NotExplored(const scenarios::Scenario& s, const std::string& name,
+reports::ScenarioReport NotExplored(const scenarios::ScenarioInfo& s, const std::string& name,
                                     const std::string& label) {
   reports::ScenarioReport rep;
   rep.name = name;
@@ -82,9 +82,9 @@ reports::ScenarioReport NotExplored(const scenarios::Scenario& s, const std::str
 
 }  // namespace
 
-reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scenario>>& scenarios,
-                        const ExploreOptions& options, const std::string& command,
-                        std::string* fault_free_failure) {
+reports::Report Explore(
+    const std::vector<std::shared_ptr<const scenarios::ScenarioInfo>>& scenarios,
+    const ExploreOptions& options, const std::string& command, std::string* fault_free_failure) {
   reports::Report report;
   report.command = command;
   report.seed = options.config.seed;
@@ -110,8 +110,8 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
   // crash-consistency finding, and exploring under faults would only blame its failure on them.
   std::vector<std::vector<std::string>> signatures(scenarios.size());
   for (size_t k = 0; k < scenarios.size(); ++k) {
-    const scenarios::Scenario& s = *scenarios[k];
-    if (scenarios::IsScheduleScenario(s)) continue;
+    if (scenarios[k]->AsLifeScenario() == nullptr) continue;  // schedules: no fault-free life
+    const scenarios::Scenario& s = *scenarios[k]->AsLifeScenario();
     for (const Variant& v : VariantsOf(s, options)) {
       ExploreOptions o = options;
       o.config.params = v.params;
@@ -139,7 +139,7 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
   // display can count the whole run.
   int64_t to_run = 0, started = 0;
   for (size_t k = 0; k < scenarios.size(); ++k) {
-    if (scenarios::IsScheduleScenario(*scenarios[k])) {
+    if (scenarios[k]->AsScheduleScenario() != nullptr) {
       ++to_run;
       continue;
     }
@@ -150,14 +150,17 @@ reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scena
     if (options.variant) options.variant(started++, to_run, name);
   };
   for (size_t k = 0; k < scenarios.size(); ++k) {
-    const auto& s = scenarios[k];
-    if (scenarios::IsScheduleScenario(*s) && Interrupted()) {
-      report.scenarios.push_back(NotExplored(*s, s->name(), ""));
+    if (const scenarios::ScheduleScenario* several = scenarios[k]->AsScheduleScenario()) {
+      if (Interrupted()) {
+        report.scenarios.push_back(NotExplored(*several, several->name(), ""));
+        continue;
+      }
+      starting(several->name());
+      AppendScheduleExploration(*several, options, &report);  // several actors: schedules
       continue;
     }
-    if (scenarios::IsScheduleScenario(*s)) starting(s->name());
-    if (ExploreIfScheduleScenario(*s, options, &report)) continue;  // several actors: schedules
-    std::vector<std::pair<std::string, Variant>> seen;              // signature, variant
+    const scenarios::Scenario* s = scenarios[k]->AsLifeScenario();
+    std::vector<std::pair<std::string, Variant>> seen;  // signature, variant
     size_t index = 0;
     for (const Variant& v : VariantsOf(*s, options)) {
       ExploreOptions o = options;

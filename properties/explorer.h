@@ -19,6 +19,7 @@
 // Thread-safety: not thread-safe; one exploration per process at a time.
 #pragma once
 
+#include <concepts>
 #include <functional>
 #include <memory>
 #include <string>
@@ -76,9 +77,19 @@ ScenarioExploration ExploreScenario(const scenarios::Scenario& scenario,
 // Every variant's fault-free run comes first: when one breaks an invariant, nothing is explored
 // under faults (every fault would be blamed for it) and the report holds only that variant, its
 // fault-free run and its violations; *fault_free_failure (when given) names the variant.
-reports::Report Explore(const std::vector<std::shared_ptr<const scenarios::Scenario>>& scenarios,
-                        const ExploreOptions& options, const std::string& command,
-                        std::string* fault_free_failure = nullptr);
+reports::Report Explore(
+    const std::vector<std::shared_ptr<const scenarios::ScenarioInfo>>& scenarios,
+    const ExploreOptions& options, const std::string& command,
+    std::string* fault_free_failure = nullptr);
+// The same over a list of one kind (BuiltinScenarios(), ScheduleScenarios()).
+template <typename Kind>
+requires std::derived_from<Kind, scenarios::ScenarioInfo> reports::Report Explore(
+    const std::vector<std::shared_ptr<const Kind>>& scenarios, const ExploreOptions& options,
+    const std::string& command, std::string* fault_free_failure = nullptr) {
+  return Explore(std::vector<std::shared_ptr<const scenarios::ScenarioInfo>>(scenarios.begin(),
+                                                                             scenarios.end()),
+                 options, command, fault_free_failure);
+}
 
 // The action kind names ExploreOptions::action_kinds accepts: faults/plan.h's, in its order.
 const std::vector<std::string>& ActionKindNames();

@@ -16,13 +16,18 @@
 
 #include "faults/schedule_strategies.h"
 #include "properties/explore_flow.h"
-#include "properties/explore_schedules.h"
 #include "properties/mutants.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
+#include "scenarios/interactive_flow/flow_schedules.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties {
 namespace {
+
+// The flow world's schedule explorer (flow_schedules.h) under test.
+using namespace scenarios::flow;  // NOLINT(google-build-using-namespace)
+using scenarios::ScheduleCounterexample;
+using scenarios::ScheduleExploration;
 
 TEST(FlowScheduleExploration, StrictModelPassesEveryExploredScheduleAndFault) {
   for (const char* strategy : {"pct", "random"}) {

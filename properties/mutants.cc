@@ -99,7 +99,7 @@ const std::vector<Mutant>& AllMutants() {
     // name, in registry order, the first declaration's meaning.
     std::set<std::string> seen;
     for (const auto& scenario : scenarios::AllScenarios()) {
-      const bool by_schedules = scenarios::IsScheduleScenario(*scenario);
+      const bool by_schedules = scenario->AsScheduleScenario() != nullptr;
       for (const scenarios::HostHazard& h : scenario->host_hazards()) {
         if (!seen.insert(h.name).second) continue;
         const std::string name = h.name;
@@ -202,8 +202,8 @@ reports::MutantResult HuntByCatalogue(const Mutant& m) {
 reports::MutantResult HuntMutant(const Mutant& m, const ExploreOptions& base) {
   if (m.by_schedules) {
     SF_CHECK(m.expected.size() == 1);
-    return HuntFlowMutant(m.name, m.description, m.expected[0], base.config.seed,
-                          kFlowMutantSchedules);
+    return HuntScheduleMutant(m.name, m.description, m.expected[0], base.config.seed,
+                              kFlowMutantSchedules);
   }
   if (!m.crash_model_hazard.empty()) return HuntByCatalogue(m);
   reports::MutantResult r;
@@ -327,8 +327,8 @@ std::vector<reports::MutantResult> HuntMutants(
 std::vector<reports::MutantResult> RunFlowScheduleMutants(int schedules) {
   std::vector<reports::MutantResult> out;
   for (const auto& hazard : scenarios::flow::FlowHazards()) {
-    out.push_back(HuntFlowMutant(std::string("host:") + hazard.name, hazard.meaning,
-                                 hazard.expected_invariant, /*seed=*/1, schedules));
+    out.push_back(HuntScheduleMutant(std::string("host:") + hazard.name, hazard.meaning,
+                                     hazard.expected_invariant, /*seed=*/1, schedules));
   }
   return out;
 }

@@ -31,7 +31,7 @@ struct Mutant {
   // is this mutant's own bug, not the one it builds on.
   std::string refines;
   // A mistake of a scenario with several actors (scenarios::ScheduleScenarios()): hunted by
-  // schedule exploration (properties/explore_flow.h HuntFlowMutant), not by plans.
+  // schedule exploration (properties/explore_flow.h HuntScheduleMutant), not by plans.
   bool by_schedules = false;
   // A hazard of the black-box crash-state builder (faults::blackbox::CrashModelOptions, by name):
   // hunted by the crash-state catalogue (faults/blackbox/crash_catalogue.h), not by plans.
@@ -59,10 +59,10 @@ std::vector<reports::MutantResult> HuntMutants(
     const std::function<void(int64_t, int64_t)>& progress);
 
 // The interactive-flow hazards (scenarios/interactive_flow/flow_hazards.h), hunted by schedule
-// exploration (properties/explore_schedules.h: PCT with faults, up to `schedules` runs of seed 1)
-// instead of plans: plan is the shrunk fault, replay the `stepfault replay --scenario
-// interactive-flow` command with the shrunk schedule. Seed 1; RunMutants hunts the same mutants
-// from the root seed.
+// exploration (properties/explore_flow.h HuntScheduleMutant: PCT with faults, up to `schedules`
+// runs of seed 1) instead of plans: plan is the shrunk fault, replay the `stepfault replay
+// --scenario interactive-flow` command with the shrunk schedule. Seed 1; RunMutants hunts the same
+// mutants from the root seed.
 std::vector<reports::MutantResult> RunFlowScheduleMutants(int schedules);
 
 }  // namespace stepfault::properties

@@ -18,30 +18,24 @@ std::shared_ptr<const Scenario> FindScenario(const std::string& name) {
   return nullptr;
 }
 
-const std::vector<std::shared_ptr<const Scenario>>& ScheduleScenarios() {
-  static const auto* list = new std::vector<std::shared_ptr<const Scenario>>{
+const std::vector<std::shared_ptr<const ScheduleScenario>>& ScheduleScenarios() {
+  static const auto* list = new std::vector<std::shared_ptr<const ScheduleScenario>>{
       MakeInteractiveFlowScenario(),
   };
   return *list;
 }
 
-std::shared_ptr<const Scenario> FindScheduleScenario(const std::string& name) {
+std::shared_ptr<const ScheduleScenario> FindScheduleScenario(const std::string& name) {
   for (const auto& s : ScheduleScenarios()) {
     if (s->name() == name) return s;
   }
   return nullptr;
 }
 
-bool IsScheduleScenario(const Scenario& s) {
-  for (const auto& x : ScheduleScenarios()) {
-    if (x.get() == &s) return true;
-  }
-  return false;
-}
-
-const std::vector<std::shared_ptr<const Scenario>>& AllScenarios() {
+const std::vector<std::shared_ptr<const ScenarioInfo>>& AllScenarios() {
   static const auto* list = [] {
-    auto* v = new std::vector<std::shared_ptr<const Scenario>>(BuiltinScenarios());
+    auto* v = new std::vector<std::shared_ptr<const ScenarioInfo>>(BuiltinScenarios().begin(),
+                                                                   BuiltinScenarios().end());
     v->insert(v->end(), ScheduleScenarios().begin(), ScheduleScenarios().end());
     return v;
   }();

@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -24,8 +25,8 @@ namespace fs = std::filesystem;
 
 fs::path SourceRoot() { return test_env::SourceDir(); }
 
-std::vector<std::shared_ptr<const Scenario>> EveryShippedScenario() {
-  std::vector<std::shared_ptr<const Scenario>> all = AllScenarios();
+std::vector<std::shared_ptr<const ScenarioInfo>> EveryShippedScenario() {
+  std::vector<std::shared_ptr<const ScenarioInfo>> all = AllScenarios();
   std::vector<std::string> examples;
   for (const auto& e : fs::directory_iterator(SourceRoot() / "scenarios/json/examples")) {
     if (e.path().extension() == ".json") examples.push_back(e.path().string());
@@ -67,24 +68,39 @@ TEST(InvariantRegistry, EveryRegisteredInvariantHasAStatement) {
 }
 
 // The scenarios with several actors are found by their own lookup, never by FindScenario (whose
-// callers hand scenarios to the life runner), and names are unique across both kinds.
-TEST(ScenarioRegistry, ScheduleScenariosAreListedApartAndNamesAreUniqueAcrossKinds) {
-  std::set<std::string> names;
-  for (const auto& s : AllScenarios()) {
-    EXPECT_TRUE(names.insert(s->name()).second) << "two scenarios named " << s->name();
-  }
+// callers hand scenarios to the life runner), and each says its own kind.
+TEST(ScenarioRegistry, ScheduleScenariosAreListedApartAndEachSaysItsKind) {
   ASSERT_FALSE(ScheduleScenarios().empty());
   for (const auto& s : ScheduleScenarios()) {
-    EXPECT_TRUE(IsScheduleScenario(*s));
+    EXPECT_EQ(s->AsScheduleScenario(), s.get());
+    EXPECT_EQ(s->AsLifeScenario(), nullptr);
     EXPECT_EQ(FindScheduleScenario(s->name()), s);
     EXPECT_EQ(FindScenario(s->name()), nullptr);
   }
   for (const auto& s : BuiltinScenarios()) {
-    EXPECT_FALSE(IsScheduleScenario(*s));
+    EXPECT_EQ(s->AsLifeScenario(), s.get());
+    EXPECT_EQ(s->AsScheduleScenario(), nullptr);
     EXPECT_EQ(FindScheduleScenario(s->name()), nullptr);
   }
-  EXPECT_EQ(AllScenarios().size(), BuiltinScenarios().size() + ScheduleScenarios().size());
   EXPECT_NE(FindScheduleScenario("interactive-flow"), nullptr);
+}
+
+// AllScenarios is exactly the two typed lists: every Scenario and every ScheduleScenario appears
+// in it once (the same object), names are distinct across both kinds, and nothing else is in it.
+TEST(ScenarioRegistry, EveryScenarioOfEitherKindAppearsOnceInAllScenariosWithADistinctName) {
+  std::set<std::string> names;
+  for (const auto& s : AllScenarios()) {
+    EXPECT_TRUE(names.insert(s->name()).second) << "two scenarios named " << s->name();
+    EXPECT_NE(s->AsLifeScenario() == nullptr, s->AsScheduleScenario() == nullptr)
+        << s->name() << " must be exactly one kind";
+  }
+  auto count = [](const ScenarioInfo* s) {
+    return std::count_if(AllScenarios().begin(), AllScenarios().end(),
+                         [&](const auto& x) { return x.get() == s; });
+  };
+  for (const auto& s : BuiltinScenarios()) EXPECT_EQ(count(s.get()), 1) << s->name();
+  for (const auto& s : ScheduleScenarios()) EXPECT_EQ(count(s.get()), 1) << s->name();
+  EXPECT_EQ(AllScenarios().size(), BuiltinScenarios().size() + ScheduleScenarios().size());
 }
 
 }  // namespace

@@ -143,25 +143,45 @@ struct Violation {
   std::string message;
 };
 
-class Scenario {
+class Scenario;
+class ScheduleScenario;  // scenarios/schedule_scenario.h
+
+// What every scenario has, whatever its kind: a name, a description, the invariants it declares,
+// its parameters and the host mistakes it can reproduce. Two kinds derive from it: Scenario (one
+// host per life, explored by the life runner, properties/explorer.h) and ScheduleScenario
+// (several actors in one world, explored by schedules, scenarios/schedule_scenario.h). Code that
+// holds a ScenarioInfo (`list`, `explore --all`, the mutant table) asks it for its kind
+// (AsLifeScenario / AsScheduleScenario: exactly one is non-null) and branches on that.
+class ScenarioInfo {
  public:
-  virtual ~Scenario() = default;
+  virtual ~ScenarioInfo() = default;
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
-  // What `stepfault replay` and `explore --scenario` take to find this scenario again: its name, or
-  // the path of the file a user-defined scenario came from.
-  virtual std::string replay_name() const { return name(); }
-  // The invariant ids it declares (docs/design.md §6); the harness adds INV-LIVENESS and
-  // INV-DETERMINISM.
+  // The invariant ids it declares (docs/design.md §6); the harness adds INV-DETERMINISM (and,
+  // for a Scenario, INV-LIVENESS).
   virtual std::vector<std::string> invariants() const = 0;
-  // How many lives the fault-free run takes; the harness allows this plus two per injected fault
-  // (and one more) before it calls a run not live (INV-LIVENESS).
-  virtual int fault_free_lives() const { return 2; }
   // The scenario's parameters, declared once (scenarios/params.h): name, type, range, default and
   // documentation. Every scenario folder implements it; `--params` is validated against it.
   virtual std::vector<ParamDecl> params() const = 0;
   // The default parameters of the fault-free reference run (from params()).
   Json default_params() const { return DefaultParams(params()); }
+  // The host mistakes this scenario can reproduce (its mutants), declared in its folder.
+  virtual std::vector<HostHazard> host_hazards() const { return {}; }
+  // The scenario's kind: itself as a Scenario or as a ScheduleScenario (null when it is not one).
+  virtual const Scenario* AsLifeScenario() const { return nullptr; }
+  virtual const ScheduleScenario* AsScheduleScenario() const { return nullptr; }
+};
+
+// A scenario with one host per life (see the top of this file).
+class Scenario : public ScenarioInfo {
+ public:
+  const Scenario* AsLifeScenario() const final { return this; }
+  // What `stepfault replay` and `explore --scenario` take to find this scenario again: its name, or
+  // the path of the file a user-defined scenario came from.
+  virtual std::string replay_name() const { return name(); }
+  // How many lives the fault-free run takes; the harness allows this plus two per injected fault
+  // (and one more) before it calls a run not live (INV-LIVENESS).
+  virtual int fault_free_lives() const { return 2; }
   // The parameter sets exploration enumerates (each a complete parameter object), the default
   // first; each scenario lists its own in its folder. Every variant is explored like the default.
   virtual std::vector<Json> Variants() const { return {default_params()}; }
@@ -178,8 +198,6 @@ class Scenario {
     (void)previous;
     return BusinessWindow(command, point);
   }
-  // The host mistakes this scenario can reproduce (its mutants), declared in its folder.
-  virtual std::vector<HostHazard> host_hazards() const { return {}; }
   // Which recovery-side variations make sense for this scenario.
   virtual std::vector<faults::FaultAction> RecoveryActions() const { return {}; }
 

@@ -110,8 +110,9 @@ Result<properties::RunConfig> MakeRunConfig(const std::string& profile,
   return config;
 }
 
-Status CheckHazardsApply(const std::vector<std::string>& hazards,
-                         const std::vector<std::shared_ptr<const scenarios::Scenario>>& chosen) {
+Status CheckHazardsApply(
+    const std::vector<std::string>& hazards,
+    const std::vector<std::shared_ptr<const scenarios::ScenarioInfo>>& chosen) {
   for (const std::string& h : hazards) {
     const std::string bare = h.starts_with("host:") ? h.substr(5) : h;
     bool is_host = false, declared = false;

@@ -76,7 +76,7 @@ Result<Json> ResolveParamsText(const scenarios::Scenario& scenario, const std::s
 // Every --hazard that is a host hazard must be declared by one of `chosen` (an undeclared one
 // would change nothing and the run would pass); the error names the scenario's hazards.
 Status CheckHazardsApply(const std::vector<std::string>& hazards,
-                         const std::vector<std::shared_ptr<const scenarios::Scenario>>& chosen);
+                         const std::vector<std::shared_ptr<const scenarios::ScenarioInfo>>& chosen);
 
 // A built-in scenario by name, or a JSON scenario file.
 Result<std::shared_ptr<const scenarios::Scenario>> ResolveScenario(const std::string& name);

@@ -9,6 +9,7 @@
 #include "properties/interrupt.h"
 #include "properties/mutants.h"
 #include "reports/shell_quote.h"
+#include "scenarios/exit_codes.h"
 #include "scenarios/registry.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
@@ -144,7 +145,7 @@ int RunExplore(const ExploreArgs& a) {
   }
   auto config = MakeRunConfig(a.profile, a.hazards, a.seed);
   if (!config.ok()) return UsageError(config.status().message());
-  std::vector<std::shared_ptr<const scenarios::Scenario>> chosen;
+  std::vector<std::shared_ptr<const scenarios::ScenarioInfo>> chosen;
   if (a.all) {
     chosen = scenarios::AllScenarios();
   } else if (auto several = scenarios::FindScheduleScenario(a.scenario)) {
@@ -296,6 +297,38 @@ void AddMutantsCommand(CLI::App& app, CommandState& state) {
   });
 }
 
+namespace {
+
+// `replay` of a scenario with several actors: its own plan grammar and schedule, replayed exactly
+// by the scenario (ScheduleScenario::ReplaySchedule); prints what the run did. Exit: violation(s)
+// found, else ok; a schedule that diverged (printed for another plan, hazards or build) is a
+// usage error.
+int RunScheduleReplay(const scenarios::ScheduleScenario& s, const ReplayArgs& a) {
+  auto r = s.ReplaySchedule({a.plan, a.schedule, a.hazards, a.params, a.trace});
+  if (!r.ok()) return UsageError(r.status().message());
+  for (const std::string& line : r->trace) std::printf("%s\n", line.c_str());
+  for (const std::string& d : r->deaths) std::printf("death %s\n", d.c_str());
+  for (const auto& v : r->violations)
+    std::printf("VIOLATION %s: %s\n", v.invariant.c_str(), v.message.c_str());
+  std::printf("world %s\n", r->digest.c_str());
+  std::printf(
+      "schedule %s\nfault %s, run %s, %llu scheduling points, %llu context switches, "
+      "%zu violation(s)\n",
+      r->schedule.c_str(), r->plan.c_str(), r->final_status.c_str(),
+      static_cast<unsigned long long>(r->steps),
+      static_cast<unsigned long long>(r->context_switches), r->violations.size());
+  if (r->divergences > 0) {
+    std::fprintf(stderr,
+                 "stepfault: the schedule diverged at %llu choice(s): it was printed for another "
+                 "fault, hazards or build\n",
+                 static_cast<unsigned long long>(r->divergences));
+    return kExitUsage;
+  }
+  return r->violations.empty() ? kExitOk : kExitViolation;
+}
+
+}  // namespace
+
 void AddReplayCommand(CLI::App& app, CommandState& state) {
   auto* cmd = app.add_subcommand("replay", "replay one scenario under one fault plan, exactly");
   auto* o = &state.replay;
@@ -313,7 +346,8 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("--store", o->store, "checkpoint store the hosts open: " + StoreNamesText())
       ->check(CLI::IsMember(properties::CheckpointStoreNames()));
   cmd->add_flag("--trace", o->trace, "print the full trace of every life");
-  cmd->add_option("--schedule", o->schedule, "interactive-flow: the actor schedule (a3b1...)");
+  cmd->add_option("--schedule", o->schedule,
+                  "a scenario with several actors: the actor schedule (a3b1...)");
   std::string footer = "Scenario parameters (--params):\n";
   for (const auto& s : scenarios::BuiltinScenarios())
     footer += "  " + s->name() + "\n" + scenarios::DescribeParams(s->params(), "    ");
@@ -330,14 +364,16 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
       if (a.scenario.empty()) a.scenario = a.scenario_positional;
       if (a.scenario.empty())
         return UsageError("replay needs a scenario: --scenario NAME (`stepfault list` names them)");
-      if (a.scenario == "interactive-flow") return RunFlowScheduleReplay(a);
+      if (auto several = scenarios::FindScheduleScenario(a.scenario))
+        return RunScheduleReplay(*several, a);
       if (!a.schedule.empty()) {
-        return UsageError(
-            "--schedule applies only to interactive-flow (the one scenario with "
-            "several actors); '" +
-            a.scenario +
-            "' runs one host per life: drop "
-            "--schedule");
+        std::string names;
+        for (const auto& s : scenarios::ScheduleScenarios())
+          names += (names.empty() ? "" : ", ") + s->name();
+        return UsageError("--schedule applies only to " + names +
+                          " (the scenarios with several actors); '" + a.scenario +
+                          "' runs one host per life: drop "
+                          "--schedule");
       }
       auto scenario = ResolveScenario(a.scenario);
       if (!scenario.ok()) return UsageError(scenario.status().message());

@@ -25,7 +25,7 @@ int List(const std::string& what) {
       for (const auto& i : s->invariants()) invs += " " + i;
       std::printf("%-18s %s\n%-18s invariants:%s\n", s->name().c_str(), s->description().c_str(),
                   "", invs.c_str());
-      if (scenarios::IsScheduleScenario(*s))
+      if (s->AsScheduleScenario() != nullptr)
         std::printf("%-18s several actors: explored by schedules, not by lives\n", "");
     }
   } else if (what == "points") {

@@ -1,17 +1,16 @@
-// `stepfault schedules explore|hunt` and the interactive-flow branch of `stepfault replay`: the
-// command line of the multi-actor schedule explorer (properties/explore_schedules.h).
+// `stepfault schedules explore|hunt`: interactive-flow's own command line for its schedule
+// explorer (scenarios/interactive_flow/flow_schedules.h), with every strategy and knob exposed.
+// (`stepfault replay` of any ScheduleScenario is generic: cmd_explore.cc.)
 // Output is deterministic (no timings: measure with `time`).
 #include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <set>
 
-#include "engine/message.h"
-#include "faults/schedule_strategies.h"
 #include "properties/explore_flow.h"
-#include "properties/explore_schedules.h"
 #include "scenarios/exit_codes.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
+#include "scenarios/interactive_flow/flow_schedules.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
 
@@ -33,20 +32,7 @@ struct SchedulesArgs {
   std::string hunt_strategies = "all";
 };
 
-// Flow hazards from --hazard values ("host:flow-..." or "flow-..."); a usage error otherwise.
-Status FlowHazardsFrom(const std::vector<std::string>& names, scenarios::flow::FlowOptions* out) {
-  for (const std::string& name : names) {
-    if (!properties::FlowOptionsForMutant(name, out)) {
-      std::string known;
-      for (const auto& h : scenarios::flow::FlowHazards()) known += std::string(" host:") + h.name;
-      return Status::InvalidArgument("unknown interactive-flow hazard '" + name +
-                                     "'; known:" + known);
-    }
-  }
-  return Status::Ok();
-}
-
-void PrintViolations(const properties::ScheduleExploration& e) {
+void PrintViolations(const scenarios::ScheduleExploration& e) {
   for (const auto& v : e.violations) {
     std::printf(
         "VIOLATION %s: %s\n  found at schedule %d (%llu context switches); shrunk: fault %s, "
@@ -59,7 +45,7 @@ void PrintViolations(const properties::ScheduleExploration& e) {
 }
 
 int RunSchedulesExplore(const SchedulesArgs& a) {
-  properties::ScheduleExploreOptions o;
+  scenarios::flow::ScheduleExploreOptions o;
   o.strategy = a.strategy;
   o.pct_depth = a.depth;
   o.seed = a.seed;
@@ -72,9 +58,9 @@ int RunSchedulesExplore(const SchedulesArgs& a) {
   if (o.bounded_first > 0 && a.strategy.starts_with("dfs")) {
     return UsageError("--bounded-first applies to pct and random (dfs is bounded already)");
   }
-  Status hazards = FlowHazardsFrom(a.hazards, &o.flow);
+  Status hazards = scenarios::flow::FlowHazardsFrom(a.hazards, &o.flow);
   if (!hazards.ok()) return UsageError(hazards.message());
-  properties::ScheduleExploration e = properties::ExploreFlowSchedules(o);
+  scenarios::ScheduleExploration e = scenarios::flow::ExploreFlowSchedules(o);
   std::printf("scenario interactive-flow: strategy %s%s, seed %llu\n", a.strategy.c_str(),
               a.strategy == "pct" ? (" depth " + std::to_string(a.depth)).c_str() : "",
               static_cast<unsigned long long>(a.seed));
@@ -106,7 +92,7 @@ int RunSchedulesExplore(const SchedulesArgs& a) {
 }
 
 // "median/worst" of a hunted column, "-" when it was not hunted.
-std::string Cell(const properties::FlowHuntColumn& c) {
+std::string Cell(const scenarios::flow::FlowHuntColumn& c) {
   if (c.per_seed.empty()) return "-";
   char text[32];
   std::snprintf(text, sizeof text, "%.1f/%d", c.median, c.worst);
@@ -115,7 +101,7 @@ std::string Cell(const properties::FlowHuntColumn& c) {
 
 int RunSchedulesHunt(const SchedulesArgs& a) {
   // The bounded column is explore's default exploration unless told otherwise.
-  properties::ScheduleExploreOptions o = properties::DefaultFlowExploreOptions(1, a.schedules);
+  scenarios::flow::ScheduleExploreOptions o = properties::DefaultFlowExploreOptions(1, a.schedules);
   o.pct_depth = a.depth;
   o.with_faults = !a.no_faults;
   if (a.bounded_first >= 0) o.bounded_first = a.bounded_first;
@@ -128,61 +114,19 @@ int RunSchedulesHunt(const SchedulesArgs& a) {
       "hazard", "expected invariant", "bounded+PCT", "PCT", "random", a.seeds, a.schedules,
       o.bounded_first, o.max_preemptions);
   int survived = 0;
-  for (const auto& row : properties::HuntFlowMutants(o, a.seeds, strategies)) {
+  for (const auto& row : scenarios::flow::HuntFlowMutants(o, a.seeds, strategies)) {
     std::printf("%-42s %-26s %12s %12s %12s\n", row.hazard.c_str(), row.invariant.c_str(),
                 Cell(row.bounded).c_str(), Cell(row.pct).c_str(), Cell(row.random).c_str());
     // The verdict is the first strategy hunted: explore's default unless --strategy says.
-    const properties::FlowHuntColumn& first = !row.bounded.per_seed.empty() ? row.bounded
-                                              : !row.pct.per_seed.empty()   ? row.pct
-                                                                            : row.random;
+    const scenarios::flow::FlowHuntColumn& first = !row.bounded.per_seed.empty() ? row.bounded
+                                                   : !row.pct.per_seed.empty()   ? row.pct
+                                                                                 : row.random;
     survived += first.worst > a.schedules;
   }
   return survived == 0 ? kExitOk : kExitViolation;
 }
 
 }  // namespace
-
-int RunFlowScheduleReplay(const ReplayArgs& a) {
-  scenarios::flow::FlowOptions flow;
-  Status hazards = FlowHazardsFrom(a.hazards, &flow);
-  if (!hazards.ok()) return UsageError(hazards.message());
-  if (!a.params.empty()) {
-    Json params = Json::parse(a.params, nullptr, /*allow_exceptions=*/false);
-    if (!params.is_object() || params.size() != params.count("force_purge") ||
-        (params.contains("force_purge") && !params["force_purge"].is_boolean())) {
-      return UsageError("bad --params for interactive-flow: only {\"force_purge\": true|false}");
-    }
-    flow.force_purge = params.value("force_purge", false);
-  }
-  std::string error;
-  auto fault = scenarios::flow::ParseFlowPlan(a.plan, &error);
-  if (!fault.has_value()) return UsageError("bad --plan: " + error);
-  auto choices = faults::DecodeSchedule(a.schedule, &error);
-  if (!choices.has_value()) return UsageError("bad --schedule: " + error);
-  faults::ReplayStrategy replay(*choices);
-  auto r = scenarios::flow::RunFlowWorld(&replay, flow, *fault, 20000, a.trace);
-  if (a.trace) {
-    for (const std::string& line : r.run.trace) std::printf("%s\n", line.c_str());
-  }
-  for (const std::string& d : r.run.deaths) std::printf("death %s\n", d.c_str());
-  for (const auto& v : r.violations)
-    std::printf("VIOLATION %s: %s\n", v.invariant.c_str(), v.message.c_str());
-  std::printf("world %s\n", r.digest.c_str());
-  std::printf(
-      "schedule %s\nfault %s, run %s, %llu scheduling points, %llu context switches, "
-      "%zu violation(s)\n",
-      r.run.schedule.c_str(), scenarios::flow::FlowPlanText(*fault).c_str(), r.final_status.c_str(),
-      static_cast<unsigned long long>(r.run.steps),
-      static_cast<unsigned long long>(r.run.context_switches), r.violations.size());
-  if (replay.divergences() > 0) {
-    std::fprintf(stderr,
-                 "stepfault: the schedule diverged at %llu choice(s): it was printed for another "
-                 "fault, hazards or build\n",
-                 static_cast<unsigned long long>(replay.divergences()));
-    return kExitUsage;
-  }
-  return r.violations.empty() ? kExitOk : kExitViolation;
-}
 
 void AddSchedulesCommand(CLI::App& app, CommandState& state) {
   static SchedulesArgs args;  // the command line is parsed once per process

@@ -46,7 +46,7 @@ struct ReplayArgs {
   std::string store =
       "file";  // the checkpoint store every host opens (properties::CheckpointStoreNames)
   bool trace = false;
-  std::string schedule;  // interactive-flow only: the actor schedule (cmd_schedules.cc)
+  std::string schedule;  // a ScheduleScenario only: the actor schedule (cmd_explore.cc)
 };
 
 struct CheckArgs {
@@ -100,7 +100,6 @@ void AddBlackboxCommand(CLI::App& app, CommandState& state);      // cmd_blackbo
 void AddSchedulesCommand(CLI::App& app, CommandState& state);     // cmd_schedules.cc
 void AddDifferentialCommand(CLI::App& app, CommandState& state);  // cmd_differential.cc
 void AddExpectCommand(CLI::App& app, CommandState& state);        // cmd_expect.cc
-int RunFlowScheduleReplay(const ReplayArgs& args);                // cmd_schedules.cc
 
 int RunExplore(const ExploreArgs& args);
 

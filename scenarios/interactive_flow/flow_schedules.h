@@ -1,4 +1,5 @@
-// Schedule exploration of the interactive-flow world (scenarios/interactive_flow/flow_world.h):
+// Schedule exploration of the interactive-flow world (flow_world.h), behind its ScheduleScenario
+// (flow_scenario.cc; the generic explorer is properties/explore_flow.h):
 // many runs of its five actors, each under a strategy (PCT by default, or a random walk, or
 // bounded exhaustive exploration: iterative preemption bounding with state hashing, or plain
 // depth-first for comparison) and, for most runs, a fault plan (a crash of one actor or a power
@@ -13,8 +14,7 @@
 // exactly. Also the mutant hunt: how many schedules each strategy needs to kill each flow
 // hazard, by its expected invariant.
 //
-// This is the explorer entry point of the multi-actor capability; it does not go through
-// properties/explorer.h (one host per life). Deterministic: a function of the options.
+// Deterministic: a function of the options.
 // Thread-safety: each call is independent.
 #pragma once
 
@@ -26,64 +26,18 @@
 #include <vector>
 
 #include "scenarios/interactive_flow/flow_world.h"
+#include "scenarios/schedule_scenario.h"
 
-namespace stepfault::properties {
+namespace stepfault::scenarios::flow {
 
-struct ScheduleExploreOptions {
-  std::string strategy = "pct";  // "pct", "random", "dfs" (preemption bounded) or "dfs-plain"
-  int pct_depth = 3;
-  uint64_t seed = 1;
-  int schedules = 200;            // runs (dfs: at most this many)
-  bool with_faults = true;        // pct/random: two runs in three carry one seeded fault
-  bool stop_at_first = false;     // stop at the first violation
-  std::string stop_at_invariant;  // stop at the first violation of this invariant ("" none)
-  bool shrink = true;
-  bool count_states = true;  // pct/random: key every choice (about ten times slower per run)
-  scenarios::flow::FlowOptions flow;
-  int shrink_runs = 300;          // replays the switch shrinking of one violation may spend
-  int max_preemptions = INT_MAX;  // dfs: schedules with more preemptions are not run
-  // pct/random: a bounded exhaustive phase first: up to this many runs of iterative preemption
-  // bounding ("dfs", at most max_preemptions preemptions, state-hash pruned, no fault), ending
-  // early when every such schedule was run; `strategy` runs the rest of `schedules` exactly as it
-  // would alone (its run i is seeded and planned as its own run i). 0: no such phase.
-  int bounded_first = 0;
-};
-
-struct ScheduleCounterexample {
-  std::string invariant;
-  std::string message;
-  std::string schedule;
-  std::string fault;  // FlowPlanText
-  uint64_t context_switches = 0;
-  int found_at = 0;                     // 1-based index of the run that found it (before shrinking)
-  std::string replay;                   // the command that replays it
-  uint64_t context_switches_found = 0;  // before shrinking
-  int shrink_runs = 0;                  // replays shrinking spent
-  bool switches_minimal = false;        // no single remaining switch can be removed
-};
-
-struct ScheduleExploration {
-  uint64_t schedules = 0;
-  uint64_t distinct_states = 0;  // distinct state keys at choice points (0 unless counted; see
-                                 // flow_world.h StateKey: db and journal bytes, actor positions);
-                                 // dfs without count_states: the keys it branched from
-  uint64_t distinct_final_worlds = 0;
-  uint64_t context_switches = 0;
-  uint64_t steps = 0;
-  uint64_t faults_fired = 0;
-  uint64_t windows = 0;  // distinct "<actor>@<point>" scheduling points reached under interleaving
-  bool dfs_complete = false;
-  std::vector<ScheduleCounterexample> violations;     // first per invariant
-  std::map<int, uint64_t> runs_per_preemption_bound;  // dfs: schedules run with 0, 1, 2, ...
-  // bounded_first: the runs of the bounded phase (the first of `schedules`), whether it ran every
-  // schedule within its bound, and the state keys it branched from (its own pruning set).
-  uint64_t bounded_schedules = 0;
-  bool bounded_complete = false;
-  uint64_t bounded_states = 0;
-  // Added for the reports (properties/explore_flow.h): the schedules that broke each invariant
-  // (counted once per schedule), and the distinct "<actor>@<point>" windows, sorted.
-  std::map<std::string, uint64_t> violated_schedules;
-  std::vector<std::string> window_names;
+// The search (scenarios/schedule_scenario.h) and the flow world's own options.
+struct ScheduleExploreOptions : ScheduleSearchOptions {
+  ScheduleExploreOptions() = default;
+  // Implicit on purpose: `ScheduleExploreOptions o = DefaultFlowExploreOptions(...)`.
+  ScheduleExploreOptions(
+      const ScheduleSearchOptions& search)  // NOLINT(google-explicit-constructor)
+      : ScheduleSearchOptions(search) {}
+  FlowOptions flow;
 };
 
 ScheduleExploration ExploreFlowSchedules(const ScheduleExploreOptions& options);
@@ -113,6 +67,9 @@ ScheduleCounterexample ShrinkFlowCounterexample(const ScheduleExploreOptions& op
 // The hazard set of the named flow mutant (flow_hazards.h names, with or without "host:").
 // Returns false for an unknown name.
 bool FlowOptionsForMutant(const std::string& name, scenarios::flow::FlowOptions* out);
+// The same for --hazard values: every one switched on in *out, or InvalidArgument naming the
+// unknown one and the known ones.
+Status FlowHazardsFrom(const std::vector<std::string>& names, FlowOptions* out);
 
 // Runs up to options.schedules runs, stopping at the first violation of `invariant`; returns how
 // many it took to hit `invariant` (schedules + 1 when none did).
@@ -137,4 +94,4 @@ struct FlowHuntRow {
 std::vector<FlowHuntRow> HuntFlowMutants(const ScheduleExploreOptions& options, int seeds,
                                          const std::set<std::string>& strategies);
 
-}  // namespace stepfault::properties
+}  // namespace stepfault::scenarios::flow

@@ -1,5 +1,5 @@
-// Schedule exploration of the interactive-flow world (see explore_schedules.h).
-#include "properties/explore_schedules.h"
+// Schedule exploration of the interactive-flow world (see flow_schedules.h).
+#include "scenarios/interactive_flow/flow_schedules.h"
 
 #include <algorithm>
 #include <set>
@@ -8,7 +8,7 @@
 #include "faults/schedule_strategies.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
 
-namespace stepfault::properties {
+namespace stepfault::scenarios::flow {
 namespace {
 
 using scenarios::flow::FlowFault;
@@ -291,6 +291,18 @@ bool FlowOptionsForMutant(const std::string& name, scenarios::flow::FlowOptions*
   return false;
 }
 
+Status FlowHazardsFrom(const std::vector<std::string>& names, FlowOptions* out) {
+  for (const std::string& name : names) {
+    if (!FlowOptionsForMutant(name, out)) {
+      std::string known;
+      for (const auto& h : FlowHazards()) known += std::string(" host:") + h.name;
+      return Status::InvalidArgument("unknown interactive-flow hazard '" + name +
+                                     "'; known:" + known);
+    }
+  }
+  return Status::Ok();
+}
+
 int SchedulesToKill(const ScheduleExploreOptions& options, const std::string& invariant) {
   ScheduleExploreOptions o = options;
   o.shrink = false;
@@ -347,4 +359,4 @@ std::vector<FlowHuntRow> HuntFlowMutants(const ScheduleExploreOptions& options, 
   return rows;
 }
 
-}  // namespace stepfault::properties
+}  // namespace stepfault::scenarios::flow

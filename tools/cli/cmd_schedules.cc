@@ -154,9 +154,9 @@ int RunFlowScheduleReplay(const ReplayArgs& a) {
     }
     flow.force_purge = params.value("force_purge", false);
   }
+  Result<scenarios::flow::FlowPlan> fault = scenarios::flow::ParseFlowPlan(a.plan);
+  if (!fault.ok()) return UsageError("bad --plan: " + fault.status().message());
   std::string error;
-  auto fault = scenarios::flow::ParseFlowPlan(a.plan, &error);
-  if (!fault.has_value()) return UsageError("bad --plan: " + error);
   auto choices = faults::DecodeSchedule(a.schedule, &error);
   if (!choices.has_value()) return UsageError("bad --schedule: " + error);
   faults::ReplayStrategy replay(*choices);

@@ -11,6 +11,7 @@
 //           leading zeros
 //   punct   one character of kPunctuation ("@[]#%~&;,:/."); Accept()
 //   end     the end of the text
+// and ParseJoined() reads items joined by one punctuation character ("a;b", "a,b,c").
 // What comes next, when it is not what the grammar expected, is described by Peek(): the end, one
 // punctuation character, a number, a word of kDefaultWordChars, or any other single character.
 // Every token carries its 1-based character position in the whole text; the end's is one past the
@@ -27,6 +28,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/status.h"
 
@@ -85,6 +88,14 @@ inline constexpr CharSet kDefaultWordChars("a-zA-Z0-9_-");
 
 enum class TokenKind { kWord, kNumber, kPunct, kOther, kEnd };
 
+// A list of items joined by one punctuation character, up to the end of the text (ParseJoined).
+struct JoinedForm {
+  char separator = ';';
+  size_t max_items = 0;
+  std::string_view too_many;  // the reason at the first item past max_items
+  std::string_view after;     // what may follow an item, for the message ("';' ... or the end")
+};
+
 struct Token {
   TokenKind kind = TokenKind::kEnd;
   std::string_view text;  // empty for kEnd (and for a Word() or Digits() that found none)
@@ -123,6 +134,22 @@ class PlanScanner {
   // Reads a decimal number in [min, max] written without leading zeros. `what` names it in
   // messages ("hit number after '#'").
   Result<uint64_t> Number(std::string_view what, uint64_t min, uint64_t max);
+
+  // Items of `form` up to the end of the text, each read by parse_item(*this) -> Result<T>.
+  template <typename T, typename ParseItem>
+  Result<std::vector<T>> ParseJoined(const JoinedForm& form, ParseItem parse_item) {
+    std::vector<T> out;
+    // Every item consumes at least one character, so the text length bounds the loop.
+    for (size_t i = 0; i <= text_.size(); ++i) {
+      if (out.size() == form.max_items) return Error(form.too_many);
+      SF_ASSIGN_OR_RETURN(T item, parse_item(*this));
+      out.push_back(std::move(item));
+      if (AtEnd()) return out;
+      if (!Accept(form.separator)) return Expected(form.after);
+    }
+    SF_CHECK(false && "joined list parse loop bound hit");
+    return Status::Internal("unreachable");
+  }
 
   // The error form: "position N: reason".
   static Status ErrorAt(size_t position, std::string_view reason);

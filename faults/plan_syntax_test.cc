@@ -110,6 +110,25 @@ TEST(PlanSyntax, ErrorsNamePositionExpectationAndWhatWasFound) {
   EXPECT_EQ(PlanScanner::ErrorAt(3, "why").message(), "position 3: why");
 }
 
+TEST(PlanSyntax, JoinedItemsStopAtTheEndTheLimitOrAMissingSeparator) {
+  const JoinedForm form{',', 2, "at most 2 items", "',' or the end"};
+  auto joined = [&](std::string_view text) -> std::string {
+    PlanScanner scan(text);
+    Result<std::vector<uint64_t>> items =
+        scan.ParseJoined<uint64_t>(form, [](PlanScanner& s) { return s.Number("digit", 0, 9); });
+    if (!items.ok()) return items.status().message();
+    std::string out;
+    for (uint64_t n : *items) out += std::to_string(n) + ".";
+    return out;
+  };
+  EXPECT_EQ(joined("1"), "1.");
+  EXPECT_EQ(joined("1,2"), "1.2.");
+  EXPECT_EQ(joined("1,2,3"), "position 5: at most 2 items");
+  EXPECT_EQ(joined("1;2"), "position 2: expected ',' or the end, found ';'");
+  EXPECT_EQ(joined("1,"), "position 3: expected a digit (digits), found the end of the text");
+  EXPECT_EQ(joined(""), "position 1: expected a digit (digits), found the end of the text");
+}
+
 // Whatever the text, the tokens of Peek()/Next() tile it in order, each at its 1-based position,
 // none empty but the end.
 RC_GTEST_PROP(PlanSyntax, TokensTileAnyText, ()) {

@@ -89,22 +89,12 @@ std::string PrintPlan(const Plan& plan) {
 }
 
 Result<Plan> ParsePlan(std::string_view text) {
+  static_assert(kMaxPlanFaults == 2, "the message names depth 2");
+  const JoinedForm form{';', kMaxPlanFaults,
+                        "at most 2 faults (depth 2: one in the run, one in the first recovery)",
+                        "';' starting the next fault, or the end of the plan"};
   PlanScanner scan(text);
-  Plan plan;
-  // Every fault consumes at least one character, so the text length bounds the loop.
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (plan.size() == kMaxPlanFaults) {
-      return scan.Error("at most " + std::to_string(kMaxPlanFaults) +
-                        " faults (depth 2: one in the run, one in the first recovery)");
-    }
-    SF_ASSIGN_OR_RETURN(Fault fault, ParseFault(scan));
-    plan.push_back(std::move(fault));
-    if (scan.AtEnd()) return plan;
-    if (!scan.Accept(';'))
-      return scan.Expected("';' starting the next fault, or the end of the plan");
-  }
-  SF_CHECK(false && "black-box plan parse loop bound hit");
-  return Status::Internal("unreachable");
+  return scan.ParseJoined<Fault>(form, ParseFault);
 }
 
 }  // namespace stepfault::faults::blackbox

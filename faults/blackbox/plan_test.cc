@@ -9,10 +9,10 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include "faults/plan_syntax_test_util.h"
+
 namespace stepfault::faults::blackbox {
 namespace {
-
-using ::testing::StartsWith;
 
 rc::Gen<std::string> StringOf(const std::string& alphabet, int min_size, int max_size) {
   return rc::gen::mapcat(rc::gen::inRange(min_size, max_size + 1), [alphabet](int n) {
@@ -65,13 +65,8 @@ TEST(BlackboxPlan, ClassifiesTheActionsBuiltFromTheTrace) {
     EXPECT_EQ(IsCrashLike(action), action.rfind("ioerror", 0) != 0) << action;
 }
 
-struct BadPlan {
-  std::string_view text;
-  std::string_view expected;  // a prefix of the message: position and reason
-};
-
 TEST(BlackboxPlan, MalformedPlansAreRejectedWithPositionReasonAndExpectedForm) {
-  const BadPlan cases[] = {
+  const faults::testing::BadPlan cases[] = {
       {"",
        "position 1: expected an action (crash, powerloss, reorder, ioerror or ioerror:ENOSPC); "
        "a black-box plan is action@point[role]#N joined by ';', e.g. "
@@ -97,12 +92,7 @@ TEST(BlackboxPlan, MalformedPlansAreRejectedWithPositionReasonAndExpectedForm) {
       {"crash@a[x]#1;bad", "position 14: unknown action 'bad'"},
       {"crash@a[x]#1;crash@b[y]#1;crash@c[z]#1", "position 27: at most 2 faults (depth 2"},
   };
-  for (const BadPlan& c : cases) {
-    Result<Plan> plan = ParsePlan(c.text);
-    ASSERT_FALSE(plan.ok()) << c.text;
-    EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(plan.status().message(), StartsWith(std::string(c.expected))) << c.text;
-  }
+  faults::testing::ExpectEachRejectedAsSaid(ParsePlan, cases);
 }
 
 }  // namespace

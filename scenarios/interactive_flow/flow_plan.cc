@@ -101,25 +101,16 @@ Result<FlowFault> ParseFlowFault(std::string_view text) {
 }
 
 Result<FlowPlan> ParseFlowPlan(std::string_view text) {
-  FlowPlan plan;
-  if (text == "none" || text.empty()) return plan;
+  if (text == "none" || text.empty()) return FlowPlan{};
+  const std::string too_many =
+      "at most " + std::to_string(kMaxFlowPlanFaults) + " faults in a plan";
+  const faults::JoinedForm form{',', kMaxFlowPlanFaults, too_many,
+                                "',' starting the next fault, or the end of the plan"};
   PlanScanner scan(text);
-  // Every fault consumes at least one character, so the text length bounds the loop.
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (plan.size() == kMaxFlowPlanFaults) {
-      return scan.Error("at most " + std::to_string(kMaxFlowPlanFaults) + " faults in a plan");
-    }
-    if (const Token next = scan.Peek(); next.text == "none") {
-      return scan.Error("'none' is a plan without faults and stands alone");
-    }
-    SF_ASSIGN_OR_RETURN(FlowFault fault, ParseFault(scan));
-    plan.push_back(fault);
-    if (scan.AtEnd()) return plan;
-    if (!scan.Accept(','))
-      return scan.Expected("',' starting the next fault, or the end of the plan");
-  }
-  SF_CHECK(false && "flow plan parse loop bound hit");
-  return Status::Internal("unreachable");
+  return scan.ParseJoined<FlowFault>(form, [](PlanScanner& s) -> Result<FlowFault> {
+    if (s.Peek().text == "none") return s.Error("'none' is a plan without faults and stands alone");
+    return ParseFault(s);
+  });
 }
 
 }  // namespace stepfault::scenarios::flow

@@ -9,6 +9,8 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include "faults/plan_syntax_test_util.h"
+
 namespace stepfault::scenarios::flow {
 namespace {
 
@@ -55,13 +57,8 @@ TEST(FlowPlanText, CanonicalExamplesPrintExactlyAsWritten) {
   EXPECT_EQ(*ParseFlowFault("powerloss:d@7"), (FlowFault{FlowFault::Kind::kPowerLoss, 3, 7}));
 }
 
-struct BadPlan {
-  std::string_view text;
-  std::string_view expected;  // a prefix of the message: position and reason
-};
-
 TEST(FlowPlanText, MalformedPlansAreRejectedWithPositionReasonAndExpectedForm) {
-  const BadPlan cases[] = {
+  const faults::testing::BadPlan cases[] = {
       {"melt:a@1",
        "position 1: unknown fault 'melt'; expected crash:<actor>@<step>, powerloss:<actor>@<step> "
        "or time:<actor>@<step>"},
@@ -87,12 +84,7 @@ TEST(FlowPlanText, MalformedPlansAreRejectedWithPositionReasonAndExpectedForm) {
       {"crash:a@1,", "position 11: expected a fault"},
       {"time:a@1,time:a@2,time:a@3,time:a@4,time:a@5", "position 37: at most 4 faults in a plan"},
   };
-  for (const BadPlan& c : cases) {
-    Result<FlowPlan> plan = ParseFlowPlan(c.text);
-    ASSERT_FALSE(plan.ok()) << c.text;
-    EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(plan.status().message(), StartsWith(std::string(c.expected))) << c.text;
-  }
+  faults::testing::ExpectEachRejectedAsSaid(ParseFlowPlan, cases);
   // One fault: the same errors, and nothing may follow it.
   EXPECT_THAT(ParseFlowFault("crash:z@1").status().message(),
               StartsWith("position 7: unknown actor 'z'"));

@@ -13,30 +13,29 @@
 #include "faults/points.h"
 #include "scenarios/interactive_flow/flow_plan.h"
 
+namespace {
+
+// An accepted text prints canonically and re-parses to the same value.
+template <typename Parse, typename Print>
+void CheckRoundTrip(std::string_view text, Parse parse, Print print) {
+  auto value = parse(text);
+  if (!value.ok()) return;
+  auto again = parse(print(*value));
+  SF_CHECK(again.ok());
+  SF_CHECK(*again == *value);
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  namespace sf = stepfault;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto plan = stepfault::faults::ParsePlan(text);
-  if (plan.ok()) {
-    (void)stepfault::faults::CheckPlanPoints(*plan);
-    const std::string printed = stepfault::faults::PrintPlan(*plan);
-    auto again = stepfault::faults::ParsePlan(printed);
-    SF_CHECK(again.ok());
-    SF_CHECK(*again == *plan);
+  if (auto plan = sf::faults::ParsePlan(text); plan.ok()) {
+    (void)sf::faults::CheckPlanPoints(*plan);
   }
-  (void)stepfault::faults::KillTarget::Parse(text);
-  auto bb = stepfault::faults::blackbox::ParsePlan(text);
-  if (bb.ok()) {
-    auto again =
-        stepfault::faults::blackbox::ParsePlan(stepfault::faults::blackbox::PrintPlan(*bb));
-    SF_CHECK(again.ok());
-    SF_CHECK(*again == *bb);
-  }
-  auto flow = stepfault::scenarios::flow::ParseFlowPlan(text);
-  if (flow.ok()) {
-    auto again =
-        stepfault::scenarios::flow::ParseFlowPlan(stepfault::scenarios::flow::FlowPlanText(*flow));
-    SF_CHECK(again.ok());
-    SF_CHECK(*again == *flow);
-  }
+  CheckRoundTrip(text, sf::faults::ParsePlan, sf::faults::PrintPlan);
+  (void)sf::faults::KillTarget::Parse(text);
+  CheckRoundTrip(text, sf::faults::blackbox::ParsePlan, sf::faults::blackbox::PrintPlan);
+  CheckRoundTrip(text, sf::scenarios::flow::ParseFlowPlan, sf::scenarios::flow::FlowPlanText);
   return 0;
 }

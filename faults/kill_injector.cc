@@ -14,22 +14,22 @@ std::string KillTarget::Print() const {
 }
 
 Result<KillTarget> KillTarget::Parse(std::string_view text) {
-  PlanCursor cursor(text);
+  PlanScanner scan(text);
   KillTarget target;
-  auto point = FaultPoint::ParseFrom(cursor);
+  auto point = FaultPoint::ParseFrom(scan);
   if (!point.ok()) {
     return point.status().WithContext(
         "--crash-at expects POINT[#N], e.g. 'checkpoint.commit.before#2'");
   }
   target.point = std::move(point).value();
-  if (cursor.Consume('#')) {
-    auto n = cursor.ReadNumber("hit number after '#'", 1, kMaxTriggerCount);
+  if (scan.Accept('#')) {
+    auto n = scan.Number("hit number after '#'", 1, kMaxTriggerCount);
     if (!n.ok()) return n.status().WithContext("--crash-at expects POINT[#N]");
     target.hit = static_cast<int64_t>(*n);
   }
-  if (!cursor.AtEnd()) {
-    return cursor
-        .Error("unexpected " + cursor.Found() + " after the point '" + target.point.Print() +
+  if (!scan.AtEnd()) {
+    return scan
+        .Error("unexpected " + scan.Found() + " after the point '" + target.point.Print() +
                "'; --crash-at expects POINT[#N], e.g. 'fs.rename[receipt]#2'")
         .WithContext("bad --crash-at");
   }

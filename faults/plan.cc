@@ -72,73 +72,64 @@ std::string NamesOf(const std::array<std::pair<E, std::string_view>, N>& table) 
   return out;
 }
 
-bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-}
-bool IsRoleChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-}
-bool IsWordChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_';
-}
+constexpr CharSet kNameChars("a-z0-9._-");
+constexpr CharSet kRoleChars("a-z0-9_-");
+constexpr CharSet kActionChars("a-zA-Z0-9_-");
 
 // Reads the action (word and optional ':' parameter).
-Result<FaultAction> ParseAction(PlanCursor& cursor) {
-  const size_t start = cursor.offset();
-  std::string_view word = cursor.TakeWhile(IsWordChar);
-  if (word.empty()) {
-    return cursor.Error("expected an action (" + std::string(kActionForms) + "), found " +
-                        cursor.Found());
-  }
-  std::optional<FaultActionKind> kind = ValueIn(kActionNames, word);
+Result<FaultAction> ParseAction(PlanScanner& scan) {
+  const Token word = scan.Word(kActionChars);
+  if (word.text.empty()) return scan.Expected("an action (" + std::string(kActionForms) + ")");
+  std::optional<FaultActionKind> kind = ValueIn(kActionNames, word.text);
   if (!kind) {
-    return cursor.ErrorAt(start, "unknown action '" + std::string(word) + "'; expected one of " +
-                                     std::string(kActionForms));
+    return PlanScanner::ErrorAt(word.position, "unknown action '" + std::string(word.text) +
+                                                   "'; expected one of " +
+                                                   std::string(kActionForms));
   }
   FaultAction action = FaultAction::Of(*kind);
   const bool takes_parameter =
       *kind == FaultActionKind::kIOError || *kind == FaultActionKind::kCorrupt ||
       *kind == FaultActionKind::kTopology || *kind == FaultActionKind::kConflictingResponse;
-  if (cursor.Peek() != ':') {
+  if (!scan.Peek().IsPunct(':')) {
     if (*kind == FaultActionKind::kCorrupt) {
-      return cursor.Error("expected ':' and a corruption (" + NamesOf(kCorruptionNames) +
-                          ") after 'corrupt', e.g. 'corrupt:bitflip'");
+      return scan.Error("expected ':' and a corruption (" + NamesOf(kCorruptionNames) +
+                        ") after 'corrupt', e.g. 'corrupt:bitflip'");
     }
     if (*kind == FaultActionKind::kTopology) {
-      return cursor.Error("expected ':' and a mutation (" + NamesOf(kMutationNames) +
-                          ") after 'topology', e.g. 'topology:remove-edge'");
+      return scan.Error("expected ':' and a mutation (" + NamesOf(kMutationNames) +
+                        ") after 'topology', e.g. 'topology:remove-edge'");
     }
     return action;
   }
   if (!takes_parameter) {
-    return cursor.Error("action '" + std::string(word) + "' takes no ':' parameter");
+    return scan.Error("action '" + std::string(word.text) + "' takes no ':' parameter");
   }
-  cursor.Consume(':');
-  const size_t param_start = cursor.offset();
-  std::string_view param = cursor.TakeWhile(IsWordChar);
+  scan.Accept(':');
+  const Token param_token = scan.Word(kActionChars);
+  const std::string_view param = param_token.text;
+  const size_t param_start = param_token.position;
   switch (*kind) {
     case FaultActionKind::kIOError:
       if (param == "EIO") return FaultAction::IOError(IOErrorKind::kEIO);
       if (param == "ENOSPC") return FaultAction::IOError(IOErrorKind::kENOSPC);
-      return cursor.ErrorAt(param_start, "unknown I/O error '" + std::string(param) +
-                                             "'; write 'ioerror:EIO' or 'ioerror:ENOSPC'");
+      return PlanScanner::ErrorAt(param_start, "unknown I/O error '" + std::string(param) +
+                                                   "'; write 'ioerror:EIO' or 'ioerror:ENOSPC'");
     case FaultActionKind::kCorrupt:
       if (auto c = ValueIn(kCorruptionNames, param)) return FaultAction::Corrupt(*c);
-      return cursor.ErrorAt(param_start, "unknown corruption '" + std::string(param) +
-                                             "'; expected " + NamesOf(kCorruptionNames));
+      return PlanScanner::ErrorAt(param_start, "unknown corruption '" + std::string(param) +
+                                                   "'; expected " + NamesOf(kCorruptionNames));
     case FaultActionKind::kTopology:
       if (auto m = ValueIn(kMutationNames, param)) return FaultAction::Topology(*m);
-      return cursor.ErrorAt(param_start, "unknown topology mutation '" + std::string(param) +
-                                             "'; expected " + NamesOf(kMutationNames));
+      return PlanScanner::ErrorAt(param_start, "unknown topology mutation '" + std::string(param) +
+                                                   "'; expected " + NamesOf(kMutationNames));
     case FaultActionKind::kConflictingResponse:
       if (auto f = ValueIn(kConflictNames, param); f && *f != ConflictField::kAll) {
         return FaultAction::Conflicting(*f);
       }
-      return cursor.ErrorAt(param_start,
-                            "unknown conflicting-response field '" + std::string(param) +
-                                "'; expected choice, comment or request-id (or no ':' at all "
-                                "for a response that differs in every field)");
+      return PlanScanner::ErrorAt(param_start,
+                                  "unknown conflicting-response field '" + std::string(param) +
+                                      "'; expected choice, comment or request-id (or no ':' at all "
+                                      "for a response that differs in every field)");
     default:
       break;
   }
@@ -292,31 +283,25 @@ bool FaultPoint::Matches(std::string_view point) const {
 std::string FaultPoint::Print() const { return role.empty() ? name : name + "[" + role + "]"; }
 
 Result<FaultPoint> FaultPoint::Parse(std::string_view text) {
-  PlanCursor cursor(text);
-  SF_ASSIGN_OR_RETURN(FaultPoint point, ParseFrom(cursor));
-  if (!cursor.AtEnd()) return cursor.Error("unexpected " + cursor.Found() + " after the point");
+  PlanScanner scan(text);
+  SF_ASSIGN_OR_RETURN(FaultPoint point, ParseFrom(scan));
+  SF_RETURN_IF_ERROR(scan.ExpectEnd("the point"));
   return point;
 }
 
-Result<FaultPoint> FaultPoint::ParseFrom(PlanCursor& cursor) {
+Result<FaultPoint> FaultPoint::ParseFrom(PlanScanner& scan) {
   FaultPoint point;
-  point.name = std::string(cursor.TakeWhile(IsNameChar));
+  point.name = std::string(scan.Word(kNameChars).text);
   if (point.name.empty()) {
-    return cursor.Error(
-        "expected a point name ([a-z0-9._-]+, e.g. 'fs.rename' or "
-        "'checkpoint.commit.before'), found " +
-        cursor.Found());
+    return scan.Expected("a point name (" + kNameChars.Describe() +
+                         "+, e.g. 'fs.rename' or 'checkpoint.commit.before')");
   }
-  if (!cursor.Consume('[')) return point;
-  point.role = std::string(cursor.TakeWhile(IsRoleChar));
+  if (!scan.Accept('[')) return point;
+  point.role = std::string(scan.Word(kRoleChars).text);
   if (point.role.empty()) {
-    return cursor.Error("expected a role ([a-z0-9_-]+, e.g. 'receipt') after '[', found " +
-                        cursor.Found());
+    return scan.Expected("a role (" + kRoleChars.Describe() + "+, e.g. 'receipt') after '['");
   }
-  if (!cursor.Consume(']')) {
-    return cursor.Error("expected ']' closing the role '" + point.role + "', found " +
-                        cursor.Found());
-  }
+  if (!scan.Accept(']')) return scan.Expected("']' closing the role '" + point.role + "'");
   return point;
 }
 
@@ -326,31 +311,29 @@ std::string Fault::Print() const {
 }
 
 Result<Fault> Fault::Parse(std::string_view text) {
-  PlanCursor cursor(text);
-  SF_ASSIGN_OR_RETURN(Fault fault, ParseFrom(cursor));
-  if (!cursor.AtEnd()) return cursor.Error("unexpected " + cursor.Found() + " after the fault");
+  PlanScanner scan(text);
+  SF_ASSIGN_OR_RETURN(Fault fault, ParseFrom(scan));
+  SF_RETURN_IF_ERROR(scan.ExpectEnd("the fault"));
   return fault;
 }
 
-Result<Fault> Fault::ParseFrom(PlanCursor& cursor) {
+Result<Fault> Fault::ParseFrom(PlanScanner& scan) {
   Fault fault;
-  SF_ASSIGN_OR_RETURN(fault.action, ParseAction(cursor));
+  SF_ASSIGN_OR_RETURN(fault.action, ParseAction(scan));
   if (fault.is_none()) {
-    if (cursor.Peek() == '@') {
-      return cursor.Error(
-          "'none' is a life without a fault and takes no point; write 'none' alone");
+    if (scan.Peek().IsPunct('@')) {
+      return scan.Error("'none' is a life without a fault and takes no point; write 'none' alone");
     }
     return fault;
   }
   const std::string action_name = FaultActionName(fault.action);
-  if (!cursor.Consume('@')) {
-    return cursor.Error("expected '@' and a point after the action '" + action_name + "', found " +
-                        cursor.Found() + " (e.g. '" + action_name +
-                        "@checkpoint.commit.before#1')");
+  if (!scan.Accept('@')) {
+    return scan.Error("expected '@' and a point after the action '" + action_name + "', found " +
+                      scan.Found() + " (e.g. '" + action_name + "@checkpoint.commit.before#1')");
   }
-  SF_ASSIGN_OR_RETURN(fault.point, FaultPoint::ParseFrom(cursor));
+  SF_ASSIGN_OR_RETURN(fault.point, FaultPoint::ParseFrom(scan));
   SF_ASSIGN_OR_RETURN(fault.trigger,
-                      Trigger::ParseFrom(cursor, "the point '" + fault.point.Print() + "'"));
+                      Trigger::ParseFrom(scan, "the point '" + fault.point.Print() + "'"));
   return fault;
 }
 
@@ -374,22 +357,21 @@ std::string PrintPlan(const Plan& plan) {
 Result<Plan> ParsePlan(std::string_view text) {
   Plan plan;
   if (text.empty()) return plan;
-  PlanCursor cursor(text);
+  PlanScanner scan(text);
   // Every fault consumes at least one character, so the text length bounds the loop.
   for (size_t i = 0; i <= text.size(); ++i) {
-    SF_ASSIGN_OR_RETURN(Fault fault, Fault::ParseFrom(cursor));
+    SF_ASSIGN_OR_RETURN(Fault fault, Fault::ParseFrom(scan));
     plan.faults.push_back(std::move(fault));
-    if (cursor.AtEnd()) return plan;
-    if (!cursor.Consume(';')) {
+    if (scan.AtEnd()) return plan;
+    if (!scan.Accept(';')) {
       const bool none = plan.faults.back().is_none();
-      return cursor.Error(
-          std::string(none ? "expected ';' starting the next fault"
-                           : "expected '&' joining another trigger, ';' starting the "
-                             "next fault") +
-          ", or the end of the plan, found " + cursor.Found());
+      return scan.Error(std::string(none ? "expected ';' starting the next fault"
+                                         : "expected '&' joining another trigger, ';' starting the "
+                                           "next fault") +
+                        ", or the end of the plan, found " + scan.Found());
     }
-    if (cursor.AtEnd()) {
-      return cursor.Error(
+    if (scan.AtEnd()) {
+      return scan.Error(
           "expected a fault after ';' (remove the trailing ';', or write 'none' for "
           "a life without a fault)");
     }

@@ -122,7 +122,7 @@ struct FaultPoint {
   // "name" or "name[role]".
   std::string Print() const;
   static Result<FaultPoint> Parse(std::string_view text);
-  static Result<FaultPoint> ParseFrom(PlanCursor& cursor);
+  static Result<FaultPoint> ParseFrom(PlanScanner& scan);
   friend bool operator==(const FaultPoint&, const FaultPoint&) = default;
 };
 
@@ -141,7 +141,7 @@ struct Fault {
   bool is_none() const { return action.kind == FaultActionKind::kNone; }
   std::string Print() const;
   static Result<Fault> Parse(std::string_view text);
-  static Result<Fault> ParseFrom(PlanCursor& cursor);
+  static Result<Fault> ParseFrom(PlanScanner& scan);
   friend bool operator==(const Fault&, const Fault&) = default;
 };
 

@@ -14,6 +14,8 @@
 #include <regex>
 #include <set>
 
+#include "faults/plan_syntax_test_util.h"
+
 namespace rc {
 
 using stepfault::faults::ConflictField;
@@ -309,13 +311,8 @@ TEST(PlanText, PointMatchingIgnoresRolesOnlyWhenThePatternHasNone) {
   EXPECT_FALSE(receipt.Matches("fs.rename"));
 }
 
-struct BadPlan {
-  std::string_view text;
-  std::string_view expected;  // a prefix of the message: position and reason
-};
-
 TEST(PlanText, MalformedPlansAreRejectedWithPositionAndReason) {
-  const BadPlan cases[] = {
+  const testing::BadPlan cases[] = {
       {"crash@fs.rename[receipt]",
        "position 25: expected '#', '%' or '~' starting a trigger after the point "
        "'fs.rename[receipt]', "
@@ -360,12 +357,7 @@ TEST(PlanText, MalformedPlansAreRejectedWithPositionAndReason) {
        "position 14: seed after '/s' '18446744073709551616' is too large"},
       {";", "position 1: expected an action"},
   };
-  for (const BadPlan& c : cases) {
-    Result<Plan> plan = ParsePlan(c.text);
-    ASSERT_FALSE(plan.ok()) << c.text;
-    EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(plan.status().message(), ::testing::StartsWith(std::string(c.expected))) << c.text;
-  }
+  testing::ExpectEachRejectedAsSaid(ParsePlan, cases);
 }
 
 TEST(PlanText, TriggerTermsParseAndPrintAlone) {

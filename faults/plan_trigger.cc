@@ -12,13 +12,11 @@ constexpr std::string_view kTriggerForms =
 // Wraps a term parser so Parse(text) demands the whole text be one term.
 template <typename T>
 Result<T> ParseWhole(std::string_view text) {
-  PlanCursor cursor(text);
-  SF_ASSIGN_OR_RETURN(T value, T::ParseFrom(cursor));
-  if (!cursor.AtEnd()) return cursor.Error("unexpected " + cursor.Found() + " after the trigger");
+  PlanScanner scan(text);
+  SF_ASSIGN_OR_RETURN(T value, T::ParseFrom(scan));
+  SF_RETURN_IF_ERROR(scan.ExpectEnd("the trigger"));
   return value;
 }
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
@@ -27,10 +25,9 @@ OnIndex::OnIndex(int64_t index) : index_(index) {
 }
 std::string OnIndex::Print() const { return "#" + std::to_string(index_); }
 Result<OnIndex> OnIndex::Parse(std::string_view text) { return ParseWhole<OnIndex>(text); }
-Result<OnIndex> OnIndex::ParseFrom(PlanCursor& cursor) {
-  if (!cursor.Consume('#'))
-    return cursor.Error("expected '#' starting a hit number, found " + cursor.Found());
-  SF_ASSIGN_OR_RETURN(uint64_t n, cursor.ReadNumber("hit number after '#'", 1, kMaxTriggerCount));
+Result<OnIndex> OnIndex::ParseFrom(PlanScanner& scan) {
+  if (!scan.Accept('#')) return scan.Expected("'#' starting a hit number");
+  SF_ASSIGN_OR_RETURN(uint64_t n, scan.Number("hit number after '#'", 1, kMaxTriggerCount));
   return OnIndex(static_cast<int64_t>(n));
 }
 
@@ -39,10 +36,9 @@ EveryNth::EveryNth(int64_t period) : period_(period) {
 }
 std::string EveryNth::Print() const { return "%" + std::to_string(period_); }
 Result<EveryNth> EveryNth::Parse(std::string_view text) { return ParseWhole<EveryNth>(text); }
-Result<EveryNth> EveryNth::ParseFrom(PlanCursor& cursor) {
-  if (!cursor.Consume('%'))
-    return cursor.Error("expected '%' starting a period, found " + cursor.Found());
-  SF_ASSIGN_OR_RETURN(uint64_t n, cursor.ReadNumber("period after '%'", 1, kMaxTriggerCount));
+Result<EveryNth> EveryNth::ParseFrom(PlanScanner& scan) {
+  if (!scan.Accept('%')) return scan.Expected("'%' starting a period");
+  SF_ASSIGN_OR_RETURN(uint64_t n, scan.Number("period after '%'", 1, kMaxTriggerCount));
   return EveryNth(static_cast<int64_t>(n));
 }
 
@@ -74,36 +70,31 @@ std::string Randomly::Print() const {
 
 Result<Randomly> Randomly::Parse(std::string_view text) { return ParseWhole<Randomly>(text); }
 
-Result<Randomly> Randomly::ParseFrom(PlanCursor& cursor) {
-  if (!cursor.Consume('~'))
-    return cursor.Error("expected '~' starting a probability, found " + cursor.Found());
-  const size_t start = cursor.offset();
-  const char whole = cursor.Peek();
-  if (whole != '0' && whole != '1') {
-    return cursor.Error(
-        "expected a probability between 0 and 1 after '~' (e.g. '~0.25/s7'), found " +
-        cursor.Found());
+Result<Randomly> Randomly::ParseFrom(PlanScanner& scan) {
+  if (!scan.Accept('~')) return scan.Expected("'~' starting a probability");
+  const size_t start = scan.position();
+  const bool one = scan.AcceptLiteral("1");
+  if (!one && !scan.AcceptLiteral("0")) {
+    return scan.Expected("a probability between 0 and 1 after '~' (e.g. '~0.25/s7')");
   }
-  cursor.Consume(whole);
-  uint32_t millionths = whole == '1' ? kProbabilityScale : 0;
-  if (cursor.Consume('.')) {
-    const size_t frac_start = cursor.offset();
-    std::string_view frac = cursor.TakeWhile(IsDigit);
-    if (frac.empty())
-      return cursor.Error("expected digits after the decimal point, found " + cursor.Found());
+  uint32_t millionths = one ? kProbabilityScale : 0;
+  if (scan.Accept('.')) {
+    const Token digits = scan.Digits();
+    const std::string_view frac = digits.text;
+    if (frac.empty()) return scan.Expected("digits after the decimal point");
     if (frac.size() > 6) {
-      return cursor.ErrorAt(frac_start, "a probability has at most 6 digits after the point");
+      return PlanScanner::ErrorAt(digits.position,
+                                  "a probability has at most 6 digits after the point");
     }
     uint32_t value = 0;
     for (size_t i = 0; i < 6; ++i) value = value * 10 + (i < frac.size() ? frac[i] - '0' : 0);
-    if (whole == '1' && value != 0) return cursor.ErrorAt(start, "a probability is at most 1");
+    if (one && value != 0) return PlanScanner::ErrorAt(start, "a probability is at most 1");
     millionths += value;
   }
-  if (!cursor.Consume('/') || !cursor.Consume('s')) {
-    return cursor.Error("expected '/s' and a seed after the probability (e.g. '~0.25/s7'), found " +
-                        cursor.Found());
+  if (!scan.Accept('/') || !scan.AcceptLiteral("s")) {
+    return scan.Expected("'/s' and a seed after the probability (e.g. '~0.25/s7')");
   }
-  SF_ASSIGN_OR_RETURN(uint64_t seed, cursor.ReadNumber("seed after '/s'", 0, UINT64_MAX));
+  SF_ASSIGN_OR_RETURN(uint64_t seed, scan.Number("seed after '/s'", 0, UINT64_MAX));
   return Randomly(millionths, seed);
 }
 
@@ -127,44 +118,42 @@ std::string Trigger::Print() const {
 }
 
 Result<Trigger> Trigger::Parse(std::string_view text) {
-  PlanCursor cursor(text);
-  SF_ASSIGN_OR_RETURN(Trigger trigger, ParseFrom(cursor, "the start"));
-  if (!cursor.AtEnd()) {
-    return cursor.Error("expected '&' joining another trigger or the end, found " + cursor.Found());
-  }
+  PlanScanner scan(text);
+  SF_ASSIGN_OR_RETURN(Trigger trigger, ParseFrom(scan, "the start"));
+  if (!scan.AtEnd()) return scan.Expected("'&' joining another trigger or the end");
   return trigger;
 }
 
-Result<Trigger> Trigger::ParseFrom(PlanCursor& cursor, std::string_view after) {
+Result<Trigger> Trigger::ParseFrom(PlanScanner& scan, std::string_view after) {
   std::vector<TriggerTerm> terms;
   // Each term consumes at least two characters, so the text length bounds the loop.
-  for (size_t i = 0; i <= cursor.text().size(); ++i) {
-    switch (cursor.Peek()) {
+  for (size_t i = 0; i <= scan.text().size(); ++i) {
+    const Token next = scan.Peek();
+    switch (next.kind == TokenKind::kPunct ? next.text[0] : '\0') {
       case '#': {
-        SF_ASSIGN_OR_RETURN(OnIndex t, OnIndex::ParseFrom(cursor));
+        SF_ASSIGN_OR_RETURN(OnIndex t, OnIndex::ParseFrom(scan));
         terms.emplace_back(t);
         break;
       }
       case '%': {
-        SF_ASSIGN_OR_RETURN(EveryNth t, EveryNth::ParseFrom(cursor));
+        SF_ASSIGN_OR_RETURN(EveryNth t, EveryNth::ParseFrom(scan));
         terms.emplace_back(t);
         break;
       }
       case '~': {
-        SF_ASSIGN_OR_RETURN(Randomly t, Randomly::ParseFrom(cursor));
+        SF_ASSIGN_OR_RETURN(Randomly t, Randomly::ParseFrom(scan));
         terms.emplace_back(t);
         break;
       }
       default:
         if (terms.empty()) {
-          return cursor.Error("expected '#', '%' or '~' starting a trigger after " +
-                              std::string(after) + ", found " + cursor.Found() + "; write " +
-                              std::string(kTriggerForms) + ", joined by '&'");
+          return scan.Error("expected '#', '%' or '~' starting a trigger after " +
+                            std::string(after) + ", found " + scan.Found() + "; write " +
+                            std::string(kTriggerForms) + ", joined by '&'");
         }
-        return cursor.Error("expected '#', '%' or '~' starting a trigger after '&', found " +
-                            cursor.Found());
+        return scan.Expected("'#', '%' or '~' starting a trigger after '&'");
     }
-    if (!cursor.Consume('&')) return Trigger(std::move(terms));
+    if (!scan.Accept('&')) return Trigger(std::move(terms));
   }
   SF_CHECK(false && "trigger parse loop bound hit");
   return Status::Internal("unreachable");

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "engine/status.h"
-#include "faults/plan_cursor.h"
+#include "faults/plan_syntax.h"
 
 namespace stepfault::faults {
 
@@ -43,7 +43,7 @@ class OnIndex {
   bool Fires(const TriggerInput& in) const { return in.hit == index_; }
   std::string Print() const;
   static Result<OnIndex> Parse(std::string_view text);
-  static Result<OnIndex> ParseFrom(PlanCursor& cursor);
+  static Result<OnIndex> ParseFrom(PlanScanner& scan);
   friend bool operator==(const OnIndex&, const OnIndex&) = default;
 
  private:
@@ -59,7 +59,7 @@ class EveryNth {
   bool Fires(const TriggerInput& in) const { return in.hit > 0 && in.hit % period_ == 0; }
   std::string Print() const;
   static Result<EveryNth> Parse(std::string_view text);
-  static Result<EveryNth> ParseFrom(PlanCursor& cursor);
+  static Result<EveryNth> ParseFrom(PlanScanner& scan);
   friend bool operator==(const EveryNth&, const EveryNth&) = default;
 
  private:
@@ -80,7 +80,7 @@ class Randomly {
   bool Fires(const TriggerInput& in) const;
   std::string Print() const;
   static Result<Randomly> Parse(std::string_view text);
-  static Result<Randomly> ParseFrom(PlanCursor& cursor);
+  static Result<Randomly> ParseFrom(PlanScanner& scan);
   friend bool operator==(const Randomly&, const Randomly&) = default;
 
  private:
@@ -107,7 +107,7 @@ class Trigger {
   // Parses one or more terms joined by '&'. `after` names what precedes the trigger, for the
   // message when no term starts here ("the point 'fs.rename[receipt]'").
   static Result<Trigger> Parse(std::string_view text);
-  static Result<Trigger> ParseFrom(PlanCursor& cursor, std::string_view after);
+  static Result<Trigger> ParseFrom(PlanScanner& scan, std::string_view after);
   friend bool operator==(const Trigger&, const Trigger&) = default;
 
  private:

@@ -116,8 +116,8 @@ TEST(ExploreFlowTest, AFlowHazardIsFoundByItsInvariantWithAReplayablePlanAndSche
   std::string error;
   auto choices = faults::DecodeSchedule(schedule, &error);
   ASSERT_TRUE(choices.has_value()) << error;
-  auto fault = scenarios::flow::ParseFlowFault(kill->plan, &error);
-  ASSERT_TRUE(fault.has_value()) << error;
+  auto fault = scenarios::flow::ParseFlowFault(kill->plan);
+  ASSERT_TRUE(fault.ok()) << fault.status().message();
   scenarios::flow::FlowOptions flow;
   ASSERT_TRUE(scenarios::flow::FlowOptionsForMutant(
       scenarios::flow::kHazardDuplicateResponseResumesTwice, &flow));

@@ -72,8 +72,8 @@ TEST(FlowScheduleExploration,
     std::string error;
     auto choices = faults::DecodeSchedule(kill->schedule, &error);
     ASSERT_TRUE(choices.has_value()) << error;
-    auto fault = scenarios::flow::ParseFlowFault(kill->fault, &error);
-    ASSERT_TRUE(fault.has_value()) << error;
+    auto fault = scenarios::flow::ParseFlowFault(kill->fault);
+    ASSERT_TRUE(fault.ok()) << fault.status().message();
     ScheduleReplay replay = ReplayFlowSchedule(o.flow, *choices, *fault);
     EXPECT_EQ(replay.divergences, 0u);
     EXPECT_EQ(replay.result.run.schedule, kill->schedule);
@@ -220,8 +220,8 @@ TEST(FlowScheduleExploration, ShrinkingRemovesContextSwitchesUntilNoneCanGoOrIts
     }
     std::string error;
     auto choices = faults::DecodeSchedule(c.schedule, &error);
-    auto plan = scenarios::flow::ParseFlowPlan(c.fault, &error);
-    ASSERT_TRUE(choices.has_value() && plan.has_value()) << error;
+    auto plan = scenarios::flow::ParseFlowPlan(c.fault);
+    ASSERT_TRUE(choices.has_value() && plan.ok()) << error << plan.status().message();
     scenarios::flow::FlowOptions flow;
     ASSERT_TRUE(FlowOptionsForMutant(scenarios::flow::kHazardLeaseShorterThanTimeout, &flow));
     ScheduleReplay replay = ReplayFlowSchedule(flow, *choices, *plan);
@@ -237,8 +237,8 @@ TEST(FlowScheduleExploration, CrashTimeAdvanceAndALaterPowerLossComposeInOneRunA
   int both = 0;
   for (const char* text :
        {"crash:b@2,powerloss:a@6", "crash:a@3,time:c@1,powerloss:b@8", "time:e@1,crash:d@2"}) {
-    auto plan = scenarios::flow::ParseFlowPlan(text, &error);
-    ASSERT_TRUE(plan.has_value()) << error;
+    auto plan = scenarios::flow::ParseFlowPlan(text);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
     EXPECT_EQ(scenarios::flow::FlowPlanText(*plan), text);
     for (uint64_t seed = 1; seed <= 8; ++seed) {
       faults::PctStrategy pct(seed, 3, 400);
@@ -248,19 +248,18 @@ TEST(FlowScheduleExploration, CrashTimeAdvanceAndALaterPowerLossComposeInOneRunA
       both += first.faults_fired == static_cast<int>(plan->size());
       ScheduleReplay again = ReplayFlowSchedule(scenarios::flow::FlowOptions{},
                                                 *faults::DecodeSchedule(first.run.schedule, &error),
-                                                *scenarios::flow::ParseFlowPlan(text, &error));
+                                                *scenarios::flow::ParseFlowPlan(text));
       EXPECT_EQ(again.divergences, 0u);
       EXPECT_EQ(again.result.digest, first.digest) << text << " seed " << seed;
       EXPECT_EQ(again.result.faults_fired, first.faults_fired);
     }
   }
   EXPECT_GE(both, 12) << "most runs fire every fault of their plan";
-  EXPECT_FALSE(scenarios::flow::ParseFlowPlan("crash:a@1,none", &error).has_value());
-  EXPECT_FALSE(scenarios::flow::ParseFlowPlan("crash:a@1,,time:b@2", &error).has_value());
-  EXPECT_FALSE(
-      scenarios::flow::ParseFlowPlan("time:a@1,time:a@2,time:a@3,time:a@4,time:a@5", &error)
-          .has_value());
-  EXPECT_NE(error.find("at most"), std::string::npos) << error;
+  EXPECT_FALSE(scenarios::flow::ParseFlowPlan("crash:a@1,none").ok());
+  EXPECT_FALSE(scenarios::flow::ParseFlowPlan("crash:a@1,,time:b@2").ok());
+  auto five = scenarios::flow::ParseFlowPlan("time:a@1,time:a@2,time:a@3,time:a@4,time:a@5");
+  ASSERT_FALSE(five.ok());
+  EXPECT_NE(five.status().message().find("at most"), std::string::npos) << five.status().message();
 }
 
 TEST(FlowScheduleExploration, ShrinkingDropsEveryFaultTheKillDoesNotNeed) {
@@ -281,7 +280,7 @@ TEST(FlowScheduleExploration, ShrinkingDropsEveryFaultTheKillDoesNotNeed) {
     for (const char* crash : {"crash:e@", "crash:c@"}) {
       const std::string text =
           std::string(crash) + std::to_string(step / 2) + ",powerloss:d@" + std::to_string(step);
-      const scenarios::flow::FlowPlan plan = *scenarios::flow::ParseFlowPlan(text, &error);
+      const scenarios::flow::FlowPlan plan = *scenarios::flow::ParseFlowPlan(text);
       ScheduleReplay r = ReplayFlowSchedule(o.flow, choices, plan);
       if (r.result.faults_fired != 2 ||
           !std::any_of(r.result.violations.begin(), r.result.violations.end(),

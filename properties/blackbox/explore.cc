@@ -15,7 +15,7 @@
 #include <set>
 #include <tuple>
 
-#include "properties/blackbox/bb_plan.h"
+#include "faults/blackbox/plan.h"
 #include "properties/blackbox/explore_internal.h"
 #include "reports/shell_quote.h"
 #include "scenarios/invariants.h"
@@ -26,6 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using faults::blackbox::CrashKind;
 using faults::blackbox::CrashState;
+using faults::blackbox::IsCrashLike;
 using faults::blackbox::TraceWindow;
 using Json = nlohmann::json;
 
@@ -420,7 +421,7 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
 Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_text, uint64_t seed,
                                       const std::string& scratch, const std::string& keep_dir,
                                       faults::blackbox::PersistenceModel fs_model) {
-  SF_ASSIGN_OR_RETURN(std::vector<BbFault> plan, ParseBbPlan(plan_text));
+  SF_ASSIGN_OR_RETURN(faults::blackbox::Plan plan, faults::blackbox::ParsePlan(plan_text));
   SessionConfig config{FindPreload(), "", scratch, seed, fs_model};
   std::error_code ec;
   config.bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
@@ -483,7 +484,7 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
     task.acked = run->acked;
     life = RecoverAndCheck(spec, config, cell, nullptr, task.acked, &rec.reference, false);
   }
-  out.log.push_back("life 1: " + PrintBbPlan({plan[0]}) + " struck; recovery took " +
+  out.log.push_back("life 1: " + plan[0].Print() + " struck; recovery took " +
                     std::to_string(life.lives) + " lives");
   out.log.push_back(AckedSummary(task.acked));
   out.failures = life.failures;
@@ -502,7 +503,7 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
     LifeResult second = RecoverAndCheck(
         spec, config, cell + "-d2", &state2,
         task.acked + AckedBefore(life.recovery_trace, w2->record, rec.ack), &rec.reference, false);
-    out.log.push_back("life 2: " + PrintBbPlan({plan[1]}) + " struck in recovery");
+    out.log.push_back("life 2: " + plan[1].Print() + " struck in recovery");
     out.failures = second.failures;
     cell += "-d2";
   }

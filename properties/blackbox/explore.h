@@ -5,11 +5,12 @@
 // reports/report_model.h with one scenario section per spec ("blackbox:<name>").
 //
 // Determinism: cells are enumerated in a fixed order (windows in trace order, actions in
-// AllBbActions order), states and tearing derive from the seed, and --jobs only changes which
-// process runs a state, so the same program, spec and seed give the same report. Depth 2 crashes
-// (crash, powerloss) into the windows of the first recovery life of every depth-1 state that
-// passed, up to depth2_max_pairs (an evenly spaced sample above it): a violation there needs both
-// faults, so its plan is already minimal. Thread-safety: one exploration per process.
+// faults/blackbox/plan.h AllActions order), states and tearing derive from the seed, and --jobs
+// only changes which process runs a state, so the same program, spec and seed give the same
+// report. Depth 2 crashes (crash, powerloss) into the windows of the first recovery life of every
+// depth-1 state that passed, up to depth2_max_pairs (an evenly spaced sample above it): a violation
+// there needs both faults, so its plan is already minimal. Thread-safety: one exploration per
+// process.
 #pragma once
 
 #include <cstdint>
@@ -82,9 +83,9 @@ struct BbReplayResult {
   std::vector<std::string> log;  // what happened, for a person
 };
 
-// Replays `plan` (bb_plan.h) from a fresh recording, its crash states built under `fs_model` (an
-// incomplete recording runs nothing: inconclusive). With keep_dir, leaves the crash state in
-// keep_dir/crash-state and the recovered directory in keep_dir/recovered.
+// Replays `plan` (faults/blackbox/plan.h) from a fresh recording, its crash states built under
+// `fs_model` (an incomplete recording runs nothing: inconclusive). With keep_dir, leaves the crash
+// state in keep_dir/crash-state and the recovered directory in keep_dir/recovered.
 Result<BbReplayResult> ReplayBlackBox(
     const Spec& spec, const std::string& plan, uint64_t seed, const std::string& scratch,
     const std::string& keep_dir,

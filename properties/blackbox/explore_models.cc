@@ -5,7 +5,7 @@
 #include <optional>
 #include <set>
 
-#include "properties/blackbox/bb_plan.h"
+#include "faults/blackbox/plan.h"
 #include "properties/blackbox/explore_internal.h"
 #include "scenarios/invariants.h"
 
@@ -37,7 +37,7 @@ class ModelChecker {
                const std::vector<Task>& tasks, const std::vector<Outcome>& outcomes)
       : spec_(spec), config_(config), rec_(rec) {
     for (size_t t = 0; t < tasks.size(); ++t)
-      if (IsCrashLike(tasks[t].action))
+      if (fb::IsCrashLike(tasks[t].action))
         known_.emplace(StateKey(tasks[t].state, tasks[t].acked),
                        InvariantsOf(outcomes[t].failures));
   }
@@ -45,12 +45,12 @@ class ModelChecker {
   std::vector<std::optional<std::set<std::string>>> Check(const std::string& plan) {
     const std::vector<fb::PersistenceModel>& models = fb::AllPersistenceModels();
     std::vector<std::optional<std::set<std::string>>> out(models.size());
-    Result<std::vector<BbFault>> faults = ParseBbPlan(plan);
+    Result<fb::Plan> faults = fb::ParsePlan(plan);
     if (!faults.ok() || faults->size() != 1) return out;
-    const BbFault& f = faults->front();
+    const fb::Fault& f = faults->front();
     const fb::TraceWindow* w = FindWindow(rec_.windows, f.window);
     // A crash leaves the current tree and an ioerror the live run's directory: no model differs.
-    if (w == nullptr || f.action == "crash" || !IsCrashLike(f.action)) return out;
+    if (w == nullptr || f.action == "crash" || !fb::IsCrashLike(f.action)) return out;
     const std::string acked = AckedBefore(rec_.trace, w->record, rec_.ack);
     // The posix states of the cell that failed (a power loss has up to two tearings).
     std::set<uint64_t> failed;

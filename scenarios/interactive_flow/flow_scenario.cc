@@ -77,9 +77,9 @@ class InteractiveFlowScenario final : public ScheduleScenario {
   Result<ScheduleReplayResult> ReplaySchedule(const ScheduleReplayRequest& r) const override {
     flow::FlowOptions options;
     SF_RETURN_IF_ERROR(FlowOptionsOf(r, &options));
+    Result<flow::FlowPlan> plan = flow::ParseFlowPlan(r.plan);
+    if (!plan.ok()) return Status::InvalidArgument("bad --plan: " + plan.status().message());
     std::string error;
-    auto plan = flow::ParseFlowPlan(r.plan, &error);
-    if (!plan.has_value()) return Status::InvalidArgument("bad --plan: " + error);
     auto choices = faults::DecodeSchedule(r.schedule, &error);
     if (!choices.has_value()) return Status::InvalidArgument("bad --schedule: " + error);
     faults::ReplayStrategy replay(*choices);

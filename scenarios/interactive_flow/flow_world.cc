@@ -115,12 +115,6 @@ void AddActors(faults::ActorScheduler& scheduler, faults::SimFs* fs, const std::
 
 }  // namespace
 
-const std::vector<std::string>& FlowActorNames() {
-  static const auto* names =
-      new std::vector<std::string>{"worker-a", "worker-b", "sweeper", "responder", "clock"};
-  return *names;
-}
-
 namespace {
 
 FlowPlan PlanOf(const FlowFault& fault) {
@@ -186,88 +180,8 @@ FlowRunResult RunFlowWorld(const StrategySource& source, const FlowOptions& opti
   return out;
 }
 
-std::string FlowFaultText(const FlowFault& fault) {
-  const char* kind = "none";
-  if (fault.kind == FlowFault::Kind::kNone) return kind;
-  if (fault.kind == FlowFault::Kind::kCrashActor) kind = "crash:";
-  if (fault.kind == FlowFault::Kind::kPowerLoss) kind = "powerloss:";
-  if (fault.kind == FlowFault::Kind::kTimeAdvance) kind = "time:";
-  return kind + std::string(1, static_cast<char>('a' + fault.actor)) + "@" +
-         std::to_string(fault.at_step);
-}
-
 int64_t TimeJumpTicks(const FlowOptions& options) {
   return std::max(options.lease(), options.request_expiry_ticks) + 1;
-}
-
-std::string FlowPlanText(const FlowPlan& plan) {
-  std::string out;
-  for (const FlowFault& f : plan) out += (out.empty() ? "" : ",") + FlowFaultText(f);
-  return out.empty() ? "none" : out;
-}
-
-std::optional<FlowPlan> ParseFlowPlan(std::string_view text, std::string* error) {
-  FlowPlan plan;
-  if (text == "none" || text.empty()) return plan;
-  while (true) {
-    const size_t comma = text.find(',');
-    const std::string_view one = text.substr(0, comma);
-    if (one == "none" || one.empty()) {
-      *error = "flow plan '" + std::string(text) +
-               "': 'none' and empty faults are allowed only as the whole plan";
-      return std::nullopt;
-    }
-    std::optional<FlowFault> fault = ParseFlowFault(one, error);
-    if (!fault.has_value()) return std::nullopt;
-    plan.push_back(*fault);
-    if (plan.size() > kMaxFlowPlanFaults) {
-      *error = "flow plan: at most " + std::to_string(kMaxFlowPlanFaults) + " faults";
-      return std::nullopt;
-    }
-    if (comma == std::string_view::npos) return plan;
-    text = text.substr(comma + 1);
-  }
-}
-
-std::optional<FlowFault> ParseFlowFault(std::string_view text, std::string* error) {
-  FlowFault fault;
-  if (text == "none" || text.empty()) return fault;
-  std::string_view rest;
-  if (text.starts_with("crash:")) {
-    fault.kind = FlowFault::Kind::kCrashActor;
-    rest = text.substr(6);
-  } else if (text.starts_with("powerloss:")) {
-    fault.kind = FlowFault::Kind::kPowerLoss;
-    rest = text.substr(10);
-  } else if (text.starts_with("time:")) {
-    fault.kind = FlowFault::Kind::kTimeAdvance;
-    rest = text.substr(5);
-  } else {
-    *error = "flow fault '" + std::string(text) +
-             "': expected none, crash:<actor>@<step>, powerloss:<actor>@<step> or "
-             "time:<actor>@<step> (several joined by ',')";
-    return std::nullopt;
-  }
-  const int actors = static_cast<int>(FlowActorNames().size());
-  if (rest.size() < 3 || rest[0] < 'a' || rest[0] >= 'a' + actors || rest[1] != '@') {
-    *error = "flow fault '" + std::string(text) + "': the actor is a letter a-" +
-             std::string(1, static_cast<char>('a' + actors - 1)) + ", then @ and a step";
-    return std::nullopt;
-  }
-  fault.actor = rest[0] - 'a';
-  fault.at_step = 0;
-  for (char ch : rest.substr(2)) {
-    if (ch < '0' || ch > '9' || fault.at_step > 100000) {
-      *error = "flow fault '" + std::string(text) + "': the step is a number from 1";
-      return std::nullopt;
-    }
-    fault.at_step = fault.at_step * 10 + (ch - '0');
-  }
-  if (fault.at_step < 1) {
-    *error = "flow fault '" + std::string(text) + "': the step is a number from 1";
-    return std::nullopt;
-  }
-  return fault;
 }
 
 }  // namespace stepfault::scenarios::flow

@@ -5,8 +5,8 @@
 // connection and locks die, files survive; power loss of the machine at an actor's n-th step: the
 // world becomes what the SimFs crash model keeps; time:advance at an actor's n-th step: the
 // logical clock jumps past every lease and request expiry; e.g. a crash, a later time jump and a
-// later power loss in one run); then recovery (flow_actors.h Recover) and the oracles on a
-// read-only copy of the database.
+// later power loss in one run; the plan and its text: flow_plan.h); then recovery (flow_actors.h
+// Recover) and the oracles on a read-only copy of the database.
 //
 // Deterministic: the result (schedule, violations, final world digest) is a function of the
 // strategy's choices, the fault and the options. Thread-safety: one run per call; runs may go in
@@ -15,45 +15,16 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "faults/actor_scheduler.h"
 #include "scenarios/interactive_flow/flow_actors.h"
+#include "scenarios/interactive_flow/flow_plan.h"
 #include "scenarios/scenario.h"
 
 namespace stepfault::scenarios::flow {
 
-// The actors, in letter order.
-const std::vector<std::string>& FlowActorNames();
-
-struct FlowFault {
-  // kTimeAdvance: the actor's own connection moves the logical clock forward by
-  // TimeJumpTicks(options) in one journalled transaction, then the actor goes on.
-  enum class Kind { kNone, kCrashActor, kPowerLoss, kTimeAdvance };
-  Kind kind = Kind::kNone;
-  int actor = 0;    // index into FlowActorNames()
-  int at_step = 0;  // the actor's n-th step (1-based)
-};
-// "none", "crash:b@3", "powerloss:a@2", "time:c@1".
-std::string FlowFaultText(const FlowFault& fault);
-// The inverse; nullopt with *error saying what is wrong.
-std::optional<FlowFault> ParseFlowFault(std::string_view text, std::string* error);
-
-// The faults of one run, each firing when its actor reaches its step (several at one step: in
-// plan order). A power loss ends every actor, so a fault after it never fires; a crash of an
-// actor already dead never fires. Text: the faults joined by ',' ("crash:b@3,powerloss:a@9"),
-// "none" for no fault; a plan of one fault is that fault's text. Deliberately
-// (docs/engine-semantics.md 10.1, interactive-flow): no actor applies the inherited-durability rule
-// to what a crashed actor left before a later power loss; SQLite's hot-journal rollback is the only
-// repair.
-using FlowPlan = std::vector<FlowFault>;
-std::string FlowPlanText(const FlowPlan& plan);
-// At most kMaxFlowPlanFaults faults; "none" only alone.
-std::optional<FlowPlan> ParseFlowPlan(std::string_view text, std::string* error);
-inline constexpr size_t kMaxFlowPlanFaults = 4;
 // How far time:advance moves the clock: one tick past the longer of the lease and the request
 // expiry, so every lease taken and every request created before it has expired.
 int64_t TimeJumpTicks(const FlowOptions& options);

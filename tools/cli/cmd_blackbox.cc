@@ -14,8 +14,8 @@
 
 #include "engine/env.h"
 #include "faults/blackbox/crash_catalogue.h"
+#include "faults/blackbox/plan.h"
 #include "faults/blackbox/trace.h"
-#include "properties/blackbox/bb_plan.h"
 #include "properties/blackbox/explore.h"
 #include "properties/blackbox/session.h"
 #include "properties/process_guard.h"
@@ -146,7 +146,7 @@ int RunBbExplore(const BlackboxArgs& a) {
   bb::BbExploreOptions o;
   o.fs_model = *model;
   for (const std::string& act : a.actions) {
-    const auto& all = bb::AllBbActions();
+    const auto& all = faults::blackbox::AllActions();
     if (std::find(all.begin(), all.end(), act) == all.end())
       return UsageError("unknown action '" + act +
                         "'; the actions are: crash, powerloss, reorder, ioerror, ioerror:ENOSPC");

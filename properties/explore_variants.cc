@@ -80,11 +80,9 @@ reports::ScenarioReport NotExplored(const scenarios::ScenarioInfo& s, const std:
   return rep;
 }
 
-}  // namespace
-
-reports::Report Explore(
-    const std::vector<std::shared_ptr<const scenarios::ScenarioInfo>>& scenarios,
-    const ExploreOptions& options, const std::string& command, std::string* fault_free_failure) {
+// The report's facts about the run itself: command, seed, profile, every hazard on, depth, shard,
+// the registered points and the actions --actions filtered out.
+reports::Report ReportHead(const ExploreOptions& options, const std::string& command) {
   reports::Report report;
   report.command = command;
   report.seed = options.config.seed;
@@ -106,6 +104,15 @@ reports::Report Explore(
             options.action_kinds.end())
       report.actions_filtered.push_back(k);
   }
+  return report;
+}
+
+}  // namespace
+
+reports::Report Explore(
+    const std::vector<std::shared_ptr<const scenarios::ScenarioInfo>>& scenarios,
+    const ExploreOptions& options, const std::string& command, std::string* fault_free_failure) {
+  reports::Report report = ReportHead(options, command);
   // Every variant's fault-free run first: one that already breaks an invariant is no
   // crash-consistency finding, and exploring under faults would only blame its failure on them.
   std::vector<std::vector<std::string>> signatures(scenarios.size());

@@ -8,7 +8,7 @@
 #include <optional>
 #include <set>
 
-#include "properties/blackbox/bb_plan.h"
+#include "faults/blackbox/plan.h"
 #include "properties/blackbox/explore_internal.h"
 #include "properties/worker_pool.h"
 #include "scenarios/invariants.h"
@@ -18,6 +18,7 @@ namespace stepfault::properties::blackbox {
 namespace fs = std::filesystem;
 using faults::blackbox::CrashKind;
 using faults::blackbox::CrashState;
+using faults::blackbox::IsCrashLike;
 using faults::blackbox::TraceWindow;
 using Json = nlohmann::json;
 

@@ -329,6 +329,25 @@ int RunScheduleReplay(const scenarios::ScheduleScenario& s, const ReplayArgs& a)
 
 }  // namespace
 
+namespace {
+
+// What a replay of one plan prints of its lives: the full trace, or a line per life.
+void PrintReplayedLives(const properties::Execution& ex, bool trace) {
+  if (trace) {
+    std::fputs(ex.trace.c_str(), stdout);
+    return;
+  }
+  for (size_t i = 0; i < ex.lives.size(); ++i) {
+    const auto& l = ex.lives[i];
+    std::printf("life %zu %-8s fault=%-40s %s%s\n", i + 1, l.report.command.c_str(),
+                l.fault ? l.fault->Print().c_str() : "none",
+                l.death.empty() ? l.report.status.ToString().c_str() : ("died: " + l.death).c_str(),
+                l.report.completed ? " (completed)" : "");
+  }
+}
+
+}  // namespace
+
 void AddReplayCommand(CLI::App& app, CommandState& state) {
   auto* cmd = app.add_subcommand("replay", "replay one scenario under one fault plan, exactly");
   auto* o = &state.replay;
@@ -390,18 +409,7 @@ void AddReplayCommand(CLI::App& app, CommandState& state) {
       if (!points.ok()) return UsageError("bad --plan: " + points.message());
       config->checkpoint_store = a.store;
       properties::Execution ex = properties::RunPlan(**scenario, *plan, *config);
-      if (a.trace) {
-        std::fputs(ex.trace.c_str(), stdout);
-      } else {
-        for (size_t i = 0; i < ex.lives.size(); ++i) {
-          const auto& l = ex.lives[i];
-          std::printf(
-              "life %zu %-8s fault=%-40s %s%s\n", i + 1, l.report.command.c_str(),
-              l.fault ? l.fault->Print().c_str() : "none",
-              l.death.empty() ? l.report.status.ToString().c_str() : ("died: " + l.death).c_str(),
-              l.report.completed ? " (completed)" : "");
-        }
-      }
+      PrintReplayedLives(ex, a.trace);
       for (const auto& v : ex.violations)
         std::printf("VIOLATION %s: %s\n", v.invariant.c_str(), v.message.c_str());
       const std::vector<std::string> unfired = FaultsNeverFired(*plan, ex);

@@ -38,7 +38,7 @@ const std::map<std::string, int> kAllowed = {
     {"properties/differential/differential.cc:Deviations", 84},
     {"properties/differential/differential.cc:CompareTraces", 77},
     {"properties/differential/workflow_gen.cc:GenerateWorkflow", 95},
-    {"properties/explore_schedules.cc:ExploreFlowSchedules", 88},
+    {"scenarios/interactive_flow/flow_schedules.cc:ExploreFlowSchedules", 88},
     {"properties/explore_variants.cc:Explore", 126},
     {"reports/junit_writer.cc:ScenarioSuite", 85},
     {"reports/markdown_writer.cc:MarkdownReportWriter::Render", 105},

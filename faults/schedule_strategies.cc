@@ -201,59 +201,65 @@ std::vector<SwitchPoint> Without(const std::vector<SwitchPoint>& switches, size_
   return out;
 }
 
+// ddmin (the complements of n chunks, n adapting as Zeller and Hildebrandt's), then, once no
+// chunk can go at the finest granularity, the merges and windows round; after a merge or window
+// reduced, ddmin starts again at n = 2.
+class SwitchReducer final : public Reducer<std::vector<SwitchPoint>> {
+ public:
+  std::vector<std::vector<SwitchPoint>> Candidates(
+      const std::vector<SwitchPoint>& current) override {
+    size_ = current.size();
+    if (done_ || current.empty()) return {};
+    std::vector<std::vector<SwitchPoint>> out;
+    if (!merging_) {
+      n_ = std::min(n_, size_);
+      for (size_t i = 0; i < n_; ++i)
+        out.push_back(Without(current, i * size_ / n_, (i + 1) * size_ / n_));
+      return out;
+    }
+    // A detour (a -> c, then c -> b) merged into one switch (a -> b): switch i takes switch
+    // i+1's target and i+1 goes.
+    for (size_t i = 0; i + 1 < size_; ++i) {
+      std::vector<SwitchPoint> merged = Without(current, i + 1, i + 2);
+      merged[i].actor = current[i + 1].actor;
+      out.push_back(std::move(merged));
+    }
+    // ddmin's chunks never cover a run of 3 that straddles two chunks: every window of 2 to 4
+    // consecutive switches.
+    for (size_t w = 2; w <= std::min<size_t>(4, size_); ++w) {
+      for (size_t b = 0; b + w <= size_; ++b) out.push_back(Without(current, b, b + w));
+    }
+    return out;
+  }
+
+  void Reduced(bool reduced) override {
+    if (merging_) {
+      merging_ = false;
+      n_ = 2;
+      done_ = !reduced;
+    } else if (reduced) {
+      n_ = std::max<size_t>(n_ - 1, 2);
+    } else if (n_ < size_) {
+      n_ = std::min(2 * n_, size_);
+    } else {
+      merging_ = true;
+    }
+  }
+
+ private:
+  size_t n_ = 2;
+  size_t size_ = 0;
+  bool merging_ = false;
+  bool done_ = false;
+};
+
 }  // namespace
 
 SwitchShrink ShrinkSwitches(std::vector<SwitchPoint> switches, const SwitchOracle& fails,
                             int max_runs) {
-  SwitchShrink out;
-  // Tries one candidate; true (and `switches` replaced by what that run did) when it fails.
-  const auto attempt = [&](std::vector<SwitchPoint> candidate) {
-    ++out.runs;
-    std::optional<std::vector<SwitchPoint>> kept = fails(candidate);
-    if (kept) switches = std::move(*kept);
-    return kept.has_value();
-  };
-  size_t n = 2;
-  while (!switches.empty()) {
-    if (out.runs >= max_runs) {
-      out.switches = std::move(switches);
-      return out;
-    }
-    n = std::min(n, switches.size());
-    bool reduced = false;
-    for (size_t i = 0; i < n && !reduced && out.runs < max_runs; ++i) {
-      // ddmin: the complement of chunk i of n.
-      reduced = attempt(Without(switches, i * switches.size() / n, (i + 1) * switches.size() / n));
-    }
-    if (reduced) {
-      n = std::max<size_t>(n - 1, 2);
-      continue;
-    }
-    if (out.runs >= max_runs) continue;
-    if (n < switches.size()) {
-      n = std::min(2 * n, switches.size());
-      continue;
-    }
-    // 1-minimal. A detour (a -> c, then c -> b) is merged into one switch (a -> b): switch i
-    // takes switch i+1's target and i+1 goes.
-    for (size_t i = 0; i + 1 < switches.size() && !reduced && out.runs < max_runs; ++i) {
-      std::vector<SwitchPoint> merged = Without(switches, i + 1, i + 2);
-      merged[i].actor = switches[i + 1].actor;
-      reduced = attempt(std::move(merged));
-    }
-    // ddmin's chunks never cover a run of 3 that straddles two chunks: try every window of 2 to
-    // 4 consecutive switches before giving up.
-    for (size_t w = 2; w <= std::min<size_t>(4, switches.size()) && !reduced; ++w) {
-      for (size_t b = 0; b + w <= switches.size() && !reduced && out.runs < max_runs; ++b) {
-        reduced = attempt(Without(switches, b, b + w));
-      }
-    }
-    if (!reduced) break;
-    n = 2;
-  }
-  out.switches = std::move(switches);
-  out.minimal = true;
-  return out;
+  SwitchReducer reducer;
+  Shrunk<std::vector<SwitchPoint>> shrunk = Shrink(std::move(switches), reducer, fails, max_runs);
+  return {std::move(shrunk.value), shrunk.runs, shrunk.minimal};
 }
 
 }  // namespace stepfault::faults

@@ -45,6 +45,7 @@
 
 #include "engine/random.h"
 #include "faults/actor_scheduler.h"
+#include "faults/shrink.h"
 
 namespace stepfault::faults {
 
@@ -186,7 +187,8 @@ class BoundedExplorer {
   bool stopped_ = false;
 };
 
-// Shrinks the deviations of a failing run. `fails` runs a candidate (with SwitchReplayStrategy)
+// Shrinks the deviations of a failing run, on the one shrinker loop (faults/shrink.h) with a
+// switch-specific reducer. `fails` runs a candidate (with SwitchReplayStrategy)
 // and returns the deviations that run really made when it still fails (a subset of the
 // candidate), nullopt when it does not. ddmin; then merging adjacent switches (a detour a -> c,
 // c -> b becomes a -> b); then every window of 2 to 4 consecutive deviations; repeated until none
@@ -200,8 +202,7 @@ struct SwitchShrink {
   int runs = 0;
   bool minimal = false;
 };
-using SwitchOracle =
-    std::function<std::optional<std::vector<SwitchPoint>>(const std::vector<SwitchPoint>&)>;
+using SwitchOracle = ShrinkOracle<std::vector<SwitchPoint>>;
 SwitchShrink ShrinkSwitches(std::vector<SwitchPoint> switches, const SwitchOracle& fails,
                             int max_runs);
 

@@ -220,14 +220,10 @@ reports::MutantResult HuntMutant(const Mutant& m, const ExploreOptions& base) {
       ScenarioExploration e = ExploreScenario(*s, o);
       if (!m.refines.empty()) KeepOwnKills(m, *s, base.config, &e.violations);
       if (e.violations.empty()) continue;
-      // The smallest plan among the violations found (fewest faults, then shortest text).
+      // The smallest plan among the violations found.
       const reports::Violation* best = &e.violations.front();
       for (const auto& v : e.violations) {
-        auto faults_in = [](const std::string& p) { return std::count(p.begin(), p.end(), '@'); };
-        if (faults_in(v.plan) < faults_in(best->plan) ||
-            (faults_in(v.plan) == faults_in(best->plan) && v.plan.size() < best->plan.size())) {
-          best = &v;
-        }
+        if (reports::SmallerPlan(v.plan, best->plan)) best = &v;
       }
       // Prefer a violation of an expected invariant when there is one.
       for (const auto& v : e.violations) {

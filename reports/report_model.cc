@@ -100,8 +100,6 @@ Coverage ComputeCoverage(const Report& report) {
 
 namespace {
 
-int64_t FaultsIn(const std::string& plan) { return std::count(plan.begin(), plan.end(), '@'); }
-
 // The kind of window a violation struck at (see ViolationGroup).
 std::string KindOf(const Violation& v,
                    const std::map<std::string, const ScenarioReport*>& by_name) {
@@ -122,6 +120,13 @@ std::string KindOf(const Violation& v,
 
 }  // namespace
 
+bool SmallerPlan(const std::string& a, const std::string& b) {
+  const auto faults_in = [](const std::string& p) { return std::count(p.begin(), p.end(), '@'); };
+  const auto fa = faults_in(a);
+  const auto fb = faults_in(b);
+  return fa != fb ? fa < fb : a.size() < b.size();
+}
+
 std::vector<ViolationGroup> GroupViolations(const Report& report) {
   std::map<std::string, const ScenarioReport*> by_name;
   std::map<std::string, size_t> order;
@@ -139,9 +144,7 @@ std::vector<ViolationGroup> GroupViolations(const Report& report) {
     g.invariant = v.invariant;
     g.kind = kind;
     ++g.count;
-    if (g.smallest == nullptr || FaultsIn(v.plan) < FaultsIn(g.smallest->plan) ||
-        (FaultsIn(v.plan) == FaultsIn(g.smallest->plan) && v.plan.size() < g.smallest->plan.size()))
-      g.smallest = &v;
+    if (g.smallest == nullptr || SmallerPlan(v.plan, g.smallest->plan)) g.smallest = &v;
   }
   std::vector<ViolationGroup> out;
   for (auto& [key, g] : groups) out.push_back(g);

@@ -222,12 +222,17 @@ struct Coverage {
 Coverage ComputeCoverage(const Report& report);
 Coverage ComputeCoverage(const ScenarioReport& scenario);
 
+// The order of counterexamples by size: fewer faults in the plan (its `@`s), then the shorter plan
+// text. What an exhaustive run reports as its smallest counterexample (the groups below, the mutant
+// hunt); faults/shrink.h says how the searches shrink.
+bool SmallerPlan(const std::string& a, const std::string& b);
+
 // Counterexamples grouped by (scenario, invariant, kind): the kind is the violation's failure
 // class when it has one (black-box mode), else the kind of window: the window's business window
 // when the scenario names one, else its life command ("resume (unlabelled windows)");
 // "fault-free" for the reference run. Groups are ordered
-// like the scenarios, then by invariant and kind; `smallest` is the violation with the fewest
-// faults in its plan (then the shortest plan text).
+// like the scenarios, then by invariant and kind; `smallest` is the first violation no other is
+// SmallerPlan than.
 struct ViolationGroup {
   std::string scenario, invariant, kind;
   int64_t count = 0;

@@ -140,6 +140,14 @@ TEST(ReportModelTest, ViolationsAreGroupedByScenarioInvariantAndKindWithTheSmall
   EXPECT_EQ(groups[1].count, 1);
 }
 
+TEST(ReportModelTest, SmallerPlanCountsFaultsFirstThenTheText) {
+  EXPECT_TRUE(SmallerPlan("powerloss@fs.rename[receipt]#1", "none;crash@a#1;crash@b#1"));
+  EXPECT_FALSE(SmallerPlan("none;crash@a#1;crash@b#1", "powerloss@fs.rename[receipt]#1"));
+  // One fault each: the shorter text, although a longer action name comes first alphabetically.
+  EXPECT_TRUE(SmallerPlan("crash@fs.write[a]#1", "corrupt:bitflip@fs.write[a]#1"));
+  EXPECT_FALSE(SmallerPlan("crash@a#1", "crash@a#1")) << "a strict order";
+}
+
 TEST(ReportModelTest, VerdictTableHasARowPerExploredVariantAndAColumnPerInvariant) {
   VerdictTable t = ComputeVerdictTable(testing::SampleReport());
   EXPECT_EQ(t.scenarios, (std::vector<std::string>{"approval", "fan-in",

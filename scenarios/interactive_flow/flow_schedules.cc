@@ -2,10 +2,12 @@
 #include "scenarios/interactive_flow/flow_schedules.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "engine/random.h"
 #include "faults/schedule_strategies.h"
+#include "faults/shrink.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
 
 namespace stepfault::scenarios::flow {
@@ -77,20 +79,19 @@ FlowRunResult RunSwitches(const ScheduleExploreOptions& o,
   return scenarios::flow::RunFlowWorld(&strategy, o.flow, plan);
 }
 
-// Drops faults of the plan one at a time while the invariant still breaks with the same choices.
+// Drops faults of the plan one at a time (faults::RemoveEach on the one shrinker loop) while the
+// invariant still breaks with the same choices.
 FlowPlan ShrinkPlan(const ScheduleExploreOptions& o, const std::string& invariant,
                     const std::vector<int>& choices, FlowPlan plan) {
-  for (size_t i = 0; i < plan.size();) {
-    FlowPlan fewer = plan;
-    fewer.erase(fewer.begin() + static_cast<long>(i));
-    if (Breaks(ReplayFlowSchedule(o.flow, choices, fewer).result, invariant)) {
-      plan = std::move(fewer);
-      i = 0;
-    } else {
-      ++i;
-    }
-  }
-  return plan;
+  faults::RemoveEach<FlowPlan> each;
+  return faults::Shrink<FlowPlan>(
+             std::move(plan), each,
+             [&](const FlowPlan& fewer) -> std::optional<FlowPlan> {
+               if (!Breaks(ReplayFlowSchedule(o.flow, choices, fewer).result, invariant))
+                 return std::nullopt;
+               return fewer;
+             })
+      .value;
 }
 
 // The shortest prefix (0, 1, 2, 4, ...) of the choices that still breaks the invariant; the run

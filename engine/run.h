@@ -214,6 +214,9 @@ class StreamingRun {
 
   // Live-only state.
   std::map<std::string, std::unique_ptr<Executor>> executors_;
+  // The executors_ with an OnCheckpointing hook, in id order: a checkpoint calls only these (a
+  // walk of every instantiated executor at every step was quadratic in a long chain; issue 27).
+  std::map<std::string, Executor*> hooked_executors_;
   std::deque<Deferred> deferred_;
   std::deque<WorkflowEvent> buffered_;
   std::vector<CheckpointInfo> checkpoints_;

@@ -196,7 +196,12 @@ Status StreamingRun::ImportStrict(const CheckpointInfo& info, const Checkpoint& 
   if (!s.ok()) {
     ApplySnapshot(std::move(old));
     for (auto it = executors_.begin(); it != executors_.end();) {
-      it = existed.count(it->first) > 0 ? std::next(it) : executors_.erase(it);
+      if (existed.count(it->first) > 0) {
+        ++it;
+        continue;
+      }
+      hooked_executors_.erase(it->first);
+      it = executors_.erase(it);
     }
     return s;
   }

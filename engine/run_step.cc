@@ -18,6 +18,7 @@ Executor* StreamingRun::Instantiate(const std::string& id) {
   SF_CHECK(ex != nullptr && ex->id() == id);
   Executor* raw = ex.get();
   executors_.emplace(id, std::move(ex));
+  if (raw->HasCheckpointingHook()) hooked_executors_.emplace(id, raw);
   if (instantiated_ids_.insert(id).second) {
     if (instantiated_list_.size() + 1 == instantiated_ids_.size()) {
       // In step with the set before this id: insert it in order, not rebuild the list from the
@@ -231,8 +232,7 @@ Checkpoint StreamingRun::ExportCheckpoint() {
 }
 
 bool StreamingRun::CommitCheckpoint(int64_t step) {
-  for (auto& [id, ex] : executors_) {
-    if (!ex->HasCheckpointingHook()) continue;  // nothing to call: no context to build
+  for (auto& [id, ex] : hooked_executors_) {
     StepContext ctx(this, id);
     Status s = ex->OnCheckpointing(ctx);
     if (!s.ok()) {
@@ -243,10 +243,9 @@ bool StreamingRun::CommitCheckpoint(int64_t step) {
   }
   if (!Publish(step)) return false;
   // Every fan-in edge is exported at every checkpoint, fresh ones included.
-  for (const Edge& e : workflow_->edges()) {
-    if (e.kind == EdgeKind::kFanIn && !fan_in_[e.id]) {
-      fan_in_[e.id] = std::make_shared<FanInState>(FanInState{e.sources, e.sources, {}});
-    }
+  for (const Edge* e : workflow_->fan_in_edges()) {
+    std::shared_ptr<FanInState>& s = fan_in_[e->id];
+    if (!s) s = std::make_shared<FanInState>(FanInState{e->sources, e->sources, {}});
   }
   Checkpoint c = ExportCheckpoint();
   probe_->Hit(points::kCheckpointCommitBefore);

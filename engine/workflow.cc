@@ -75,14 +75,8 @@ WorkflowBuilder& WorkflowBuilder::AddExecutor(ExecutorBinding binding) {
 
 WorkflowBuilder& WorkflowBuilder::AddEdge(const std::string& source, const std::string& sink,
                                           EdgeCondition condition) {
-  if (!condition) {
-    for (const Edge& e : edges_) {
-      if (e.kind == EdgeKind::kDirect && !e.condition && e.sources[0] == source &&
-          e.sinks[0] == sink) {
-        return *this;  // idempotent duplicate: takes no EdgeId
-      }
-    }
-  }
+  // An unconditional direct edge added again is an idempotent duplicate: it takes no EdgeId.
+  if (!condition && !plain_direct_.insert({source, sink}).second) return *this;
   Edge e;
   e.id = next_edge_id_++;
   e.kind = EdgeKind::kDirect;
@@ -199,6 +193,7 @@ Result<std::shared_ptr<Workflow>> WorkflowBuilder::Build() {
   wf->edges_ = edges_;
   for (const Edge& e : wf->edges_) {
     for (const std::string& s : e.sources) wf->outgoing_[s].push_back(&e);
+    if (e.kind == EdgeKind::kFanIn) wf->fan_in_edges_.push_back(&e);
   }
   wf->outputs_ = std::move(outputs);
   wf->signature_ = wf->MakeSignature();

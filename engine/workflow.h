@@ -17,7 +17,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/executor.h"
@@ -55,6 +57,8 @@ class Workflow {
   const std::map<std::string, ExecutorBinding>& bindings() const { return bindings_; }
   const ExecutorBinding* FindBinding(const std::string& id) const;
   const std::vector<Edge>& edges() const { return edges_; }  // in EdgeId order
+  // The fan-in edges of edges(), in EdgeId order (a run exports their state at every checkpoint).
+  const std::vector<const Edge*>& fan_in_edges() const { return fan_in_edges_; }
   const Edge* FindEdge(int id) const;
   // Outgoing edges of `source` in insertion (EdgeId) order; fan-in edges included.
   const std::vector<const Edge*>& OutgoingEdges(const std::string& source) const;
@@ -81,6 +85,7 @@ class Workflow {
   std::map<std::string, ExecutorBinding> bindings_;
   std::vector<Edge> edges_;
   std::map<std::string, std::vector<const Edge*>> outgoing_;
+  std::vector<const Edge*> fan_in_edges_;
   std::map<std::string, RequestPortSpec> ports_;
   std::vector<std::string> outputs_;
   SharedJson signature_;
@@ -115,6 +120,8 @@ class WorkflowBuilder {
   std::vector<Edge> edges_;
   std::vector<std::string> outputs_;
   std::vector<std::string> problems_;
+  std::set<std::pair<std::string, std::string>>
+      plain_direct_;  // (source, sink) of unconditional direct edges
   int next_edge_id_ = 1;
 };
 

@@ -4,6 +4,7 @@
 // only executors it declares and builds into a valid workflow. Thread-safety: a value.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -107,7 +108,11 @@ struct JsonScenarioDef {
   // from doing it again). nullopt: no live restore.
   std::optional<int64_t> live_restore_step;
 
+  // The executor with this id, or null. Through `index` (id -> position in `executors`, which the
+  // parser fills as it appends) when it covers every executor, else by a walk (a def built by
+  // hand).
   const JsonExecutorDef* Find(const std::string& id) const;
+  std::map<std::string, size_t> index;
 };
 
 // What the executors of one life use. Null members are allowed when the spec is only inspected

@@ -282,6 +282,10 @@ bool JsonCondition::Matches(const Json& body) const {
 }
 
 const JsonExecutorDef* JsonScenarioDef::Find(const std::string& id) const {
+  if (index.size() == executors.size()) {
+    auto it = index.find(id);
+    return it == index.end() ? nullptr : &executors[it->second];
+  }
   for (const JsonExecutorDef& e : executors) {
     if (e.id == id) return &e;
   }
@@ -340,6 +344,7 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
     ParseExecutor(p, (*executors)[i], path, &e);
     if (p.ok() && def.Find(e.id) != nullptr)
       p.Fail(path + "/id", "duplicate executor id '" + e.id + "'");
+    if (p.ok()) def.index.emplace(e.id, def.executors.size());
     def.executors.push_back(std::move(e));
   }
   if (p.ok() && def.Find(def.start) == nullptr)

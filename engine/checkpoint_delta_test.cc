@@ -73,6 +73,35 @@ TEST(CheckpointDeltaTest, AChainResolvesToExactlyTheFullCheckpointsItStandsFor) 
   }
 }
 
+// Applying a delta gives the sorted union of the base's instantiated ids and the ids the delta
+// added, also when the base's list is out of order (bytes are not trusted) or nothing was added.
+TEST(CheckpointDeltaTest, ApplyingADeltaGivesTheSortedUnionOfInstantiatedIds) {
+  Checkpoint base = Step(0, "");
+  base.instantiated = std::vector<std::string>{"a", "c"};
+  Checkpoint next = Step(1, "c0");
+  next.instantiated = std::vector<std::string>{"a", "b", "c", "d"};
+  const std::string added = EncodeCheckpointDelta(next, base, "c0");
+  Result<Checkpoint> merged = ApplyCheckpointDelta(base, added);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(*merged->instantiated, (std::vector<std::string>{"a", "b", "c", "d"}));
+
+  Checkpoint unsorted = base;
+  unsorted.instantiated = std::vector<std::string>{"c", "a"};
+  Result<Checkpoint> sorted = ApplyCheckpointDelta(unsorted, added);
+  ASSERT_TRUE(sorted.ok());
+  EXPECT_EQ(*sorted->instantiated, (std::vector<std::string>{"a", "b", "c", "d"}));
+
+  Checkpoint same = Step(1, "c0");
+  same.instantiated = base.instantiated;
+  Result<Checkpoint> shared = ApplyCheckpointDelta(base, EncodeCheckpointDelta(same, base, "c0"));
+  ASSERT_TRUE(shared.ok());
+  EXPECT_EQ(*shared->instantiated, (std::vector<std::string>{"a", "c"}));
+  Result<Checkpoint> resorted =
+      ApplyCheckpointDelta(unsorted, EncodeCheckpointDelta(same, base, "c0"));
+  ASSERT_TRUE(resorted.ok());
+  EXPECT_EQ(*resorted->instantiated, (std::vector<std::string>{"a", "c"}));
+}
+
 TEST(CheckpointDeltaTest, ADeltaCarriesOnlyTheChangedValuesAndNamesItsBase) {
   Chain chain = MakeChain();
   EXPECT_EQ(*CheckpointDeltaBase(chain.bytes["c0"]), std::nullopt);

@@ -1,6 +1,6 @@
 // Goal: the documentation cannot drift from the tree. Every relative link and #anchor in README.md,
 // docs/*.md and tools/bench/README.md resolves (the file exists; the anchor is a heading of that
-// file under GitHub's slug rule); README.md stays a guide of at most 360 lines; the invariant
+// file under GitHub's slug rule); README.md stays a guide of at most 380 lines; the invariant
 // tables of README.md, docs/invariants.md and docs/design.md list exactly the registered
 // invariants; and the exit-code lists of README.md, docs/cli.md and docs/design.md match
 // scenarios/exit_codes.h.
@@ -221,7 +221,7 @@ TEST(DocsTest, EveryRelativeLinkAndAnchorResolves) {
 TEST(DocsTest, ReadmeIsAGuideOfAtMost400Lines) {
   const std::vector<std::string> lines = Lines(ReadFile(SourceRoot() / "README.md"));
   EXPECT_GT(lines.size(), 50u) << "README.md is missing or empty";
-  EXPECT_LE(lines.size(), 360u) << "README.md is a guide; move reference text into docs/";
+  EXPECT_LE(lines.size(), 380u) << "README.md is a guide; move reference text into docs/";
 }
 
 TEST(DocsTest, InvariantTablesListExactlyTheRegistry) {

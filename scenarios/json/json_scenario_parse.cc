@@ -342,9 +342,8 @@ Result<JsonScenarioDef> ParseJsonScenarioDef(std::string_view text,
     const std::string path = "/executors/" + std::to_string(i);
     JsonExecutorDef e;
     ParseExecutor(p, (*executors)[i], path, &e);
-    if (p.ok() && def.Find(e.id) != nullptr)
+    if (p.ok() && !def.index.emplace(e.id, def.executors.size()).second)
       p.Fail(path + "/id", "duplicate executor id '" + e.id + "'");
-    if (p.ok()) def.index.emplace(e.id, def.executors.size());
     def.executors.push_back(std::move(e));
   }
   if (p.ok() && def.Find(def.start) == nullptr)

@@ -192,9 +192,30 @@ bool HasErrorLine(const std::vector<Json>& lines, const std::string& text) {
   });
 }
 
+// The first step after a halt that sent two or more responses; -1 when there is none.
+int64_t StepAfterResponses(const std::vector<Json>& lines) {
+  bool answered = false;
+  for (const Json& l : lines) {
+    const std::string kind = l.value("line", "");
+    if (kind == "halt" && l.contains("responses") && l["responses"].is_array()) {
+      answered = answered || l["responses"].size() >= 2;
+    } else if (answered && kind == "step" && l.contains("step") && l["step"].is_number()) {
+      return l["step"].get<int64_t>();
+    }
+  }
+  return -1;
+}
+
 ModeFacts FactsOf(const std::vector<Json>& maf, const std::vector<Json>& engine,
-                  const std::vector<Json>& engine_run) {
+                  const std::vector<Json>& engine_run, MafExecution execution) {
   ModeFacts f;
+  f.execution = execution;
+  f.maf_after_responses_step = StepAfterResponses(maf);
+  f.maf_run_shorter_after_responses =
+      HasErrorLine(maf, "the run wrote checkpoints") && StepAfterResponses(engine_run) >= 0;
+  if (maf.size() == 2 && maf[1].value("line", "") == "halt") {
+    f.maf_halt_only_status = maf[1].value("status", "");
+  }
   f.fan_in_order_inherited = InheritsFanInOrderRace(engine, engine_run);
   f.engine_refused_ended_run = HasErrorLine(engine, "has ended");
   f.maf_refused_restore_queued_updates = HasErrorLine(maf, "while there are queued updates");
@@ -256,6 +277,16 @@ bool IsPortState(const TraceDifference& d, const ModeFacts&) {
 
 }  // namespace
 
+const char* ExecutionName(MafExecution e) {
+  return e == MafExecution::kOffThread ? "offthread" : "lockstep";
+}
+
+Result<MafExecution> ParseExecution(const std::string& text) {
+  if (text == "lockstep") return MafExecution::kLockstep;
+  if (text == "offthread") return MafExecution::kOffThread;
+  return Status::InvalidArgument("unknown execution '" + text + "': expected lockstep or offthread");
+}
+
 const std::vector<Deviation>& Deviations() {
   static const std::vector<Deviation> kDeviations = {
       {"port-bookkeeping-state",
@@ -297,18 +328,58 @@ const std::vector<Deviation>& Deviations() {
          return f.receiver_order_step >= 0 && d.step >= f.receiver_order_step;
        }},
       {"failed-step-ends-run",
-       "a step whose handler fails ends the engine's run (status ended, modelled on MAF's "
-       "OffThread mode; README deliberate deviations); MAF in Lockstep mode, which the runner "
-       "uses, halts the run idle after the failed step, and a live restore on that handle works, "
-       "where the engine refuses it (resume a fresh run instead)",
+       "Lockstep only: a step whose handler fails ends the engine's run (status ended, modelled "
+       "on MAF's OffThread mode, where MAF ends the run too; README deliberate deviations); MAF "
+       "in Lockstep mode halts the run idle after the failed step, and a live restore on that "
+       "handle works, where the engine refuses it (resume a fresh run instead)",
        "claims a halt.status difference MAF idle / engine ended in a mode where a MAF step has a "
        "failed executor, and every difference of a restore mode the engine refused with \"the run "
-       "... "
-       "has ended\"; a fresh resume after the failure is compared in full",
+       "... has ended\" (Lockstep only); a fresh resume after the failure is compared in full",
        [](const TraceDifference& d, const ModeFacts& f) {
+         if (f.execution != MafExecution::kLockstep) return false;
          if (f.engine_refused_ended_run) return true;
          return f.maf_failed_step && d.kind == "halt.status" && d.maf == "idle" &&
                 d.engine == "ended";
+       }},
+      {"offthread-restore-of-ended-run-is-inert",
+       "OffThread only: a failed step ends the run on both sides (so failed-step-ends-run does "
+       "not apply), but a live restore on the ended run differs: MAF 1.28 OffThread accepts "
+       "RestoreCheckpointAsync, runs nothing and reports the run ended, where the engine refuses "
+       "the restore (\"the run ... has ended\"; resume a fresh run instead)",
+       "claims the differences of a restore mode the engine refused with \"the run ... has ended\" "
+       "when MAF's trace of it is only a halt with status ended (OffThread only); a restore MAF "
+       "ran, or any Lockstep mode, stays with the other entries",
+       [](const TraceDifference&, const ModeFacts& f) {
+         return f.execution == MafExecution::kOffThread && f.engine_refused_ended_run &&
+                f.maf_halt_only_status == "ended";
+       }},
+      {"offthread-idle-resume-never-halts",
+       "OffThread only, MAF 1.28: a run resumed from a checkpoint that leaves nothing to do (no "
+       "queued message, no pending request) never halts, so WatchStreamAsync never ends; "
+       "maf-runner then records the status MAF reports (NotStarted) instead of waiting. The "
+       "engine, like Lockstep, halts such a resume idle at once",
+       "claims a halt.status difference MAF NotStarted / engine idle in a resume mode whose MAF "
+       "trace is only that halt (OffThread only)",
+       [](const TraceDifference& d, const ModeFacts& f) {
+         return f.execution == MafExecution::kOffThread && d.kind == "halt.status" &&
+                f.maf_halt_only_status == "NotStarted" && d.maf == "NotStarted" &&
+                d.engine == "idle";
+       }},
+      {"offthread-responses-split-by-timing",
+       "OffThread only: the run's super-steps run on a background thread while the host sends "
+       "its answers one SendResponseAsync at a time, so when the host answers two or more "
+       "requests at one halt, thread timing decides whether they are delivered in one step or "
+       "the first one starts a step before the next arrives; the engine (and Lockstep) deliver "
+       "every answer of a halt in the next step",
+       "claims every difference of a mode at or after the first step after a halt at which the "
+       "host sent MAF two or more responses, and a restore or resume whose checkpoint MAF's "
+       "fresh run did not write this time when the engine's run answered two or more requests "
+       "at one halt (OffThread only); differences before, or after single responses, stay "
+       "undocumented",
+       [](const TraceDifference& d, const ModeFacts& f) {
+         if (f.execution != MafExecution::kOffThread) return false;
+         if (f.maf_run_shorter_after_responses) return true;
+         return f.maf_after_responses_step >= 0 && d.step >= f.maf_after_responses_step;
        }},
       {"maf-restored-message-emptied",
        "MAF 1.28 bug: a message a fan-in barrier released (and one sent on from it) is queued "
@@ -343,7 +414,8 @@ const std::vector<Deviation>& Deviations() {
 
 std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
                                            const std::vector<Json>& engine,
-                                           const std::vector<Json>& engine_run) {
+                                           const std::vector<Json>& engine_run,
+                                           MafExecution execution) {
   std::vector<TraceDifference> out;
   std::vector<Json> maf_events, engine_events;
   std::map<std::string, Json> maf_cps, engine_cps;
@@ -407,7 +479,7 @@ std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
     }
     d.step = last_step;
   }
-  const ModeFacts facts = FactsOf(maf, engine, engine_run);
+  const ModeFacts facts = FactsOf(maf, engine, engine_run, execution);
   for (TraceDifference& d : out) {
     for (const Deviation& dev : Deviations()) {
       if (dev.matches(d, facts)) {
@@ -469,38 +541,46 @@ Result<std::vector<Json>> RunMaf(const std::string& maf_runner, const std::strin
   return lines;
 }
 
+Result<std::vector<Json>> EngineModeTrace(const std::string& scenario_text,
+                                          const std::string& source_name,
+                                          const scenarios::TraceMode& mode) {
+  auto lines = scenarios::EngineNormalizedTrace(scenario_text, source_name, mode,
+                                                EngineProfile::MafCompat());
+  if (lines.ok() || mode.kind == scenarios::TraceMode::kRun) return lines;
+  // The run itself must parse and run: only then is a refused restore or resume a trace.
+  SF_RETURN_IF_ERROR(scenarios::EngineNormalizedTrace(scenario_text, source_name, {},
+                                                      EngineProfile::MafCompat())
+                         .status());
+  return std::vector<Json>{Json{{"line", "begin"}, {"mode", mode.ToString()}},
+                           Json{{"line", "error"}, {"message", lines.status().message()}}};
+}
+
 Result<std::vector<std::pair<std::string, std::vector<Json>>>> EngineAllModes(
     const std::string& scenario_text, const std::string& source_name) {
-  const EngineProfile profile = EngineProfile::MafCompat();
   std::vector<std::pair<std::string, std::vector<Json>>> out;
-  SF_ASSIGN_OR_RETURN(std::vector<Json> run,
-                      scenarios::EngineNormalizedTrace(scenario_text, source_name, {}, profile));
+  SF_ASSIGN_OR_RETURN(std::vector<Json> run, EngineModeTrace(scenario_text, source_name, {}));
   const int count = static_cast<int>(std::count_if(
       run.begin(), run.end(), [](const Json& l) { return l["line"] == "checkpoint"; }));
   out.push_back({"run", std::move(run)});
   for (int n = 0; n < count; ++n) {
     for (auto kind : {scenarios::TraceMode::kRestore, scenarios::TraceMode::kResume}) {
       const scenarios::TraceMode mode{kind, n};
-      auto lines = scenarios::EngineNormalizedTrace(scenario_text, source_name, mode, profile);
-      if (lines.ok()) {
-        out.push_back({mode.ToString(), std::move(lines).value()});
-      } else {  // a refused mode is a trace too: it differs from MAF's where MAF went on
-        out.push_back({mode.ToString(),
-                       {Json{{"line", "begin"}, {"mode", mode.ToString()}},
-                        Json{{"line", "error"}, {"message", lines.status().message()}}}});
-      }
+      SF_ASSIGN_OR_RETURN(std::vector<Json> lines,
+                          EngineModeTrace(scenario_text, source_name, mode));
+      out.push_back({mode.ToString(), std::move(lines)});
     }
   }
   return out;
 }
 
 WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::string& file,
-                                   const std::string& text) {
+                                   const std::string& text, MafExecution execution) {
   WorkflowComparison w;
   w.file = file;
+  w.execution = execution;
   Json doc = Json::parse(text, nullptr, false);
   w.name = doc.is_object() ? doc.value("name", file) : file;
-  Result<std::vector<Json>> maf = RunMaf(maf_runner, file, {"--all"});
+  Result<std::vector<Json>> maf = RunMaf(maf_runner, file, {"--all", "--execution", ExecutionName(execution)});
   if (!maf.ok()) {
     w.error = maf.status().message();
     return w;
@@ -527,7 +607,7 @@ WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::str
           {mode, TraceDifference{"mode missing in engine", mode, lines.front(), Json(), -1, ""}});
       continue;
     }
-    for (TraceDifference& d : CompareTraces(lines, it->second, engine_run)) {
+    for (TraceDifference& d : CompareTraces(lines, it->second, engine_run, execution)) {
       w.differences.push_back({mode, std::move(d)});
     }
   }

@@ -275,72 +275,22 @@ bool IsPortState(const TraceDifference& d, const ModeFacts&) {
          d.where.ends_with("||WrappedRequestsStateKey");
 }
 
-}  // namespace
-
-const char* ExecutionName(MafExecution e) {
-  return e == MafExecution::kOffThread ? "offthread" : "lockstep";
+bool StateConflictRunsOn(const TraceDifference& d, const ModeFacts& f) {
+  if (f.maf_refused_restore_queued_updates) return true;
+  const int64_t s = f.maf_unpublished_step;
+  if (s < 0 || s != f.engine_unpublished_step) return false;
+  return d.step > s || (d.kind.starts_with("halt.") && d.step >= s);
 }
 
-Result<MafExecution> ParseExecution(const std::string& text) {
-  if (text == "lockstep") return MafExecution::kLockstep;
-  if (text == "offthread") return MafExecution::kOffThread;
-  return Status::InvalidArgument("unknown execution '" + text + "': expected lockstep or offthread");
+bool FailedStepEndsRun(const TraceDifference& d, const ModeFacts& f) {
+  if (f.execution != MafExecution::kLockstep) return false;
+  if (f.engine_refused_ended_run) return true;
+  return f.maf_failed_step && d.kind == "halt.status" && d.maf == "idle" && d.engine == "ended";
 }
 
-const std::vector<Deviation>& Deviations() {
-  static const std::vector<Deviation> kDeviations = {
-      {"port-bookkeeping-state",
-       "MAF's RequestPort executor keeps its own state entry (\"<port>||WrappedRequestsStateKey\") "
-       "in the checkpoint's state data once it is instantiated; Stepfault's port keeps its "
-       "pending requests only in the checkpoint's outstanding-request list, which both compare",
-       "claims a checkpoint.state difference whose key is <port>||WrappedRequestsStateKey and "
-       "that the engine lacks; any other state difference stays undocumented",
-       IsPortState},
-      {"maf-state-conflict-runs-on",
-       "MAF 1.28 bug: when a step's state publish fails (two executors wrote one key of a shared "
-       "scope: \"exactly one update\" conflict) MAF reports a WorkflowError, writes no "
-       "checkpoint and runs on, but the failed updates stay queued, so every later step fails "
-       "its publish the same way (no checkpoint is ever written again) and a live restore on "
-       "that run throws (\"cannot import state while there are queued updates\"). The engine "
-       "ends the run at the conflict (state-conflict error), which a fresh resume recovers from",
-       "claims the differences after the step both sides failed to publish (same step, a "
-       "WorkflowError, no failed executor, no checkpoint) and the halt after it, and every "
-       "difference of a restore mode MAF refused because updates were still queued; the "
-       "conflict step itself is compared in full",
-       [](const TraceDifference& d, const ModeFacts& f) {
-         if (f.maf_refused_restore_queued_updates) return true;
-         const int64_t s = f.maf_unpublished_step;
-         if (s < 0 || s != f.engine_unpublished_step) return false;
-         return d.step > s || (d.kind.starts_with("halt.") && d.step >= s);
-       }},
-      {"receiver-order-by-thread-timing",
-       "MAF runs a step's senders concurrently and queues each message when it is sent, so "
-       "a receiver with messages from two or more senders in one step gets them in an order "
-       "thread timing decides; the engine delivers them by sender id, then emission order. "
-       "The multiset comparison hides the order itself, but a receiver whose result depends "
-       "on it (a counter, a first-writer-wins effect) shows it in what it sends",
-       "claims every difference of a mode at or after the first step at which the two traces "
-       "differ although both invoked the same messages, when that step or an earlier one "
-       "delivered one receiver messages queued from two or more senders (the engine's "
-       "checkpoint before the step); a first difference in what was invoked, or one with a "
-       "single sender per receiver all along, stays undocumented",
-       [](const TraceDifference& d, const ModeFacts& f) {
-         return f.receiver_order_step >= 0 && d.step >= f.receiver_order_step;
-       }},
-      {"failed-step-ends-run",
-       "Lockstep only: a step whose handler fails ends the engine's run (status ended, modelled "
-       "on MAF's OffThread mode, where MAF ends the run too; README deliberate deviations); MAF "
-       "in Lockstep mode halts the run idle after the failed step, and a live restore on that "
-       "handle works, where the engine refuses it (resume a fresh run instead)",
-       "claims a halt.status difference MAF idle / engine ended in a mode where a MAF step has a "
-       "failed executor, and every difference of a restore mode the engine refused with \"the run "
-       "... has ended\" (Lockstep only); a fresh resume after the failure is compared in full",
-       [](const TraceDifference& d, const ModeFacts& f) {
-         if (f.execution != MafExecution::kLockstep) return false;
-         if (f.engine_refused_ended_run) return true;
-         return f.maf_failed_step && d.kind == "halt.status" && d.maf == "idle" &&
-                d.engine == "ended";
-       }},
+// The deviations of MAF's OffThread execution only (Deviations() lists them last).
+std::vector<Deviation> OffThreadDeviations() {
+  return {
       {"offthread-restore-of-ended-run-is-inert",
        "OffThread only: a failed step ends the run on both sides (so failed-step-ends-run does "
        "not apply), but a live restore on the ended run differs: MAF 1.28 OffThread accepts "
@@ -381,34 +331,100 @@ const std::vector<Deviation>& Deviations() {
          if (f.maf_run_shorter_after_responses) return true;
          return f.maf_after_responses_step >= 0 && d.step >= f.maf_after_responses_step;
        }},
-      {"maf-restored-message-emptied",
-       "MAF 1.28 bug: a message a fan-in barrier released (and one sent on from it) is queued "
-       "as a PortableValue inside a PortableValue; a JSON checkpoint keeps both wrappers and, "
-       "restored or resumed from it, MAF delivers a default-constructed message (type \"\", "
-       "body {}), so the receiver runs on nothing (compare #5307). The engine delivers the "
-       "message it checkpointed",
-       "claims every difference of a mode at or after the first step in which MAF invoked an "
-       "executor with an emptied message {\"type\": \"\", \"body\": {}}, and halts after "
-       "it: the mode diverges from there on; differences before that step stay undocumented",
-       [](const TraceDifference& d, const ModeFacts& f) {
-         return f.maf_emptied_message_step >= 0 && d.step >= f.maf_emptied_message_step;
-       }},
-      {"fan-in-rounds-by-thread-timing",
-       "MAF runs a step's receivers concurrently and routes each message when it is sent, so "
-       "when two or more sources of a fan-in barrier send to it in one step and one of them "
-       "sends twice (or while a message of its own is still buffered), which messages make up "
-       "a round depends on thread timing: a second message can open the next round or join "
-       "this one. The engine routes after the step, by sender id and then emission order, one "
-       "of the orders MAF can take",
-       "claims every difference of a mode at or after the first step of the engine's trace in "
-       "which such a barrier got its messages (its checkpoint and everything after it), and "
-       "every difference of a restore or resume from a checkpoint taken at or after that step "
-       "of the run: the runs may diverge from there on; differences before stay undocumented",
-       [](const TraceDifference& d, const ModeFacts& f) {
-         return f.fan_in_order_inherited ||
-                (f.fan_in_order_step >= 0 && d.step >= f.fan_in_order_step);
-       }},
   };
+}
+
+}  // namespace
+
+const char* ExecutionName(MafExecution e) {
+  return e == MafExecution::kOffThread ? "offthread" : "lockstep";
+}
+
+Result<MafExecution> ParseExecution(const std::string& text) {
+  if (text == "lockstep") return MafExecution::kLockstep;
+  if (text == "offthread") return MafExecution::kOffThread;
+  return Status::InvalidArgument("unknown execution '" + text +
+                                 "': expected lockstep or offthread");
+}
+
+const std::vector<Deviation>& Deviations() {
+  static const std::vector<Deviation> kDeviations = [] {
+    std::vector<Deviation> all = {
+        {"port-bookkeeping-state",
+         "MAF's RequestPort executor keeps its own state entry "
+         "(\"<port>||WrappedRequestsStateKey\") "
+         "in the checkpoint's state data once it is instantiated; Stepfault's port keeps its "
+         "pending requests only in the checkpoint's outstanding-request list, which both compare",
+         "claims a checkpoint.state difference whose key is <port>||WrappedRequestsStateKey and "
+         "that the engine lacks; any other state difference stays undocumented",
+         IsPortState},
+        {"maf-state-conflict-runs-on",
+         "MAF 1.28 bug: when a step's state publish fails (two executors wrote one key of a shared "
+         "scope: \"exactly one update\" conflict) MAF reports a WorkflowError, writes no "
+         "checkpoint and runs on, but the failed updates stay queued, so every later step fails "
+         "its publish the same way (no checkpoint is ever written again) and a live restore on "
+         "that run throws (\"cannot import state while there are queued updates\"). The engine "
+         "ends the run at the conflict (state-conflict error), which a fresh resume recovers from",
+         "claims the differences after the step both sides failed to publish (same step, a "
+         "WorkflowError, no failed executor, no checkpoint) and the halt after it, and every "
+         "difference of a restore mode MAF refused because updates were still queued; the "
+         "conflict step itself is compared in full",
+         StateConflictRunsOn},
+        {"receiver-order-by-thread-timing",
+         "MAF runs a step's senders concurrently and queues each message when it is sent, so "
+         "a receiver with messages from two or more senders in one step gets them in an order "
+         "thread timing decides; the engine delivers them by sender id, then emission order. "
+         "The multiset comparison hides the order itself, but a receiver whose result depends "
+         "on it (a counter, a first-writer-wins effect) shows it in what it sends",
+         "claims every difference of a mode at or after the first step at which the two traces "
+         "differ although both invoked the same messages, when that step or an earlier one "
+         "delivered one receiver messages queued from two or more senders (the engine's "
+         "checkpoint before the step); a first difference in what was invoked, or one with a "
+         "single sender per receiver all along, stays undocumented",
+         [](const TraceDifference& d, const ModeFacts& f) {
+           return f.receiver_order_step >= 0 && d.step >= f.receiver_order_step;
+         }},
+        {"failed-step-ends-run",
+         "Lockstep only: a step whose handler fails ends the engine's run (status ended, modelled "
+         "on MAF's OffThread mode, where MAF ends the run too; README deliberate deviations); MAF "
+         "in Lockstep mode halts the run idle after the failed step, and a live restore on that "
+         "handle works, where the engine refuses it (resume a fresh run instead)",
+         "claims a halt.status difference MAF idle / engine ended in a mode where a MAF step has a "
+         "failed executor, and every difference of a restore mode the engine refused with \"the "
+         "run "
+         "... has ended\" (Lockstep only); a fresh resume after the failure is compared in full",
+         FailedStepEndsRun},
+        {"maf-restored-message-emptied",
+         "MAF 1.28 bug: a message a fan-in barrier released (and one sent on from it) is queued "
+         "as a PortableValue inside a PortableValue; a JSON checkpoint keeps both wrappers and, "
+         "restored or resumed from it, MAF delivers a default-constructed message (type \"\", "
+         "body {}), so the receiver runs on nothing (compare #5307). The engine delivers the "
+         "message it checkpointed",
+         "claims every difference of a mode at or after the first step in which MAF invoked an "
+         "executor with an emptied message {\"type\": \"\", \"body\": {}}, and halts after "
+         "it: the mode diverges from there on; differences before that step stay undocumented",
+         [](const TraceDifference& d, const ModeFacts& f) {
+           return f.maf_emptied_message_step >= 0 && d.step >= f.maf_emptied_message_step;
+         }},
+        {"fan-in-rounds-by-thread-timing",
+         "MAF runs a step's receivers concurrently and routes each message when it is sent, so "
+         "when two or more sources of a fan-in barrier send to it in one step and one of them "
+         "sends twice (or while a message of its own is still buffered), which messages make up "
+         "a round depends on thread timing: a second message can open the next round or join "
+         "this one. The engine routes after the step, by sender id and then emission order, one "
+         "of the orders MAF can take",
+         "claims every difference of a mode at or after the first step of the engine's trace in "
+         "which such a barrier got its messages (its checkpoint and everything after it), and "
+         "every difference of a restore or resume from a checkpoint taken at or after that step "
+         "of the run: the runs may diverge from there on; differences before stay undocumented",
+         [](const TraceDifference& d, const ModeFacts& f) {
+           return f.fan_in_order_inherited ||
+                  (f.fan_in_order_step >= 0 && d.step >= f.fan_in_order_step);
+         }},
+    };
+    for (Deviation& d : OffThreadDeviations()) all.push_back(std::move(d));
+    return all;
+  }();
   return kDeviations;
 }
 
@@ -548,9 +564,9 @@ Result<std::vector<Json>> EngineModeTrace(const std::string& scenario_text,
                                                 EngineProfile::MafCompat());
   if (lines.ok() || mode.kind == scenarios::TraceMode::kRun) return lines;
   // The run itself must parse and run: only then is a refused restore or resume a trace.
-  SF_RETURN_IF_ERROR(scenarios::EngineNormalizedTrace(scenario_text, source_name, {},
-                                                      EngineProfile::MafCompat())
-                         .status());
+  SF_RETURN_IF_ERROR(
+      scenarios::EngineNormalizedTrace(scenario_text, source_name, {}, EngineProfile::MafCompat())
+          .status());
   return std::vector<Json>{Json{{"line", "begin"}, {"mode", mode.ToString()}},
                            Json{{"line", "error"}, {"message", lines.status().message()}}};
 }
@@ -580,7 +596,8 @@ WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::str
   w.execution = execution;
   Json doc = Json::parse(text, nullptr, false);
   w.name = doc.is_object() ? doc.value("name", file) : file;
-  Result<std::vector<Json>> maf = RunMaf(maf_runner, file, {"--all", "--execution", ExecutionName(execution)});
+  Result<std::vector<Json>> maf =
+      RunMaf(maf_runner, file, {"--all", "--execution", ExecutionName(execution)});
   if (!maf.ok()) {
     w.error = maf.status().message();
     return w;

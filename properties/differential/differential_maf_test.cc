@@ -35,8 +35,8 @@ void ExpectNoUndocumented(const WorkflowComparison& w) {
   EXPECT_GT(w.modes, 0) << w.file;
   for (const auto& [mode, d] : w.differences) {
     EXPECT_FALSE(d.deviation.empty())
-        << w.file << " " << mode << " (" << ExecutionName(w.execution) << "): " << d.kind
-        << " at " << d.where << ": MAF " << d.maf.dump() << ", engine " << d.engine.dump()
+        << w.file << " " << mode << " (" << ExecutionName(w.execution) << "): " << d.kind << " at "
+        << d.where << ": MAF " << d.maf.dump() << ", engine " << d.engine.dump()
         << "\n  replay: stepfault differential --workflow " << w.file << " --mode " << mode
         << " --execution " << ExecutionName(w.execution);
   }

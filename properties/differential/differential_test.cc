@@ -190,11 +190,11 @@ TEST(Deviations, OffThreadResponsesSplitClaimsOnlyAfterSeveralAnswers) {
   auto trace = [&](size_t answers, const Json& invoked) {
     Json responses = Json::array();
     for (size_t i = 0; i < answers; ++i) responses.push_back(r);
-    return std::vector<Json>{Json{{"line", "begin"}, {"mode", "run"}},
-                             Json{{"line", "step"}, {"step", 0}, {"invoked", Json::array()}},
-                             Json{{"line", "halt"}, {"status", "pending_requests"},
-                                  {"responses", responses}},
-                             Json{{"line", "step"}, {"step", 1}, {"invoked", invoked}}};
+    return std::vector<Json>{
+        Json{{"line", "begin"}, {"mode", "run"}},
+        Json{{"line", "step"}, {"step", 0}, {"invoked", Json::array()}},
+        Json{{"line", "halt"}, {"status", "pending_requests"}, {"responses", responses}},
+        Json{{"line", "step"}, {"step", 1}, {"invoked", invoked}}};
   };
   auto d = CompareTraces(trace(2, Json::array({"a"})), trace(2, Json::array({"a", "a"})), {},
                          MafExecution::kOffThread);
@@ -214,12 +214,12 @@ TEST(Deviations, OffThreadResponsesSplitClaimsOnlyAfterSeveralAnswers) {
       Json{{"line", "error"}, {"message", "--resume 3: the run wrote checkpoints 0..2"}}};
   std::vector<Json> engine_mode = trace(1, Json::array({"a"}));
   engine_mode[0]["mode"] = "resume:3";
-  for (const TraceDifference& x : CompareTraces(shorter, engine_mode, trace(2, Json::array()),
-                                                MafExecution::kOffThread)) {
+  for (const TraceDifference& x :
+       CompareTraces(shorter, engine_mode, trace(2, Json::array()), MafExecution::kOffThread)) {
     EXPECT_EQ(x.deviation, "offthread-responses-split-by-timing") << x.kind;
   }
-  for (const TraceDifference& x : CompareTraces(shorter, engine_mode, trace(1, Json::array()),
-                                                MafExecution::kOffThread)) {
+  for (const TraceDifference& x :
+       CompareTraces(shorter, engine_mode, trace(1, Json::array()), MafExecution::kOffThread)) {
     EXPECT_TRUE(x.deviation.empty()) << x.kind;
   }
 }

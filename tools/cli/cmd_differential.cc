@@ -7,8 +7,9 @@
 // mode, one violation per undocumented difference), differential.json (every difference, with its
 // kind and the deviation that documents it) and workflows/<name>.json for each generated workflow
 // that differs. --execution lockstep|offthread|both (default both) picks the InProcessExecution
-// environment(s) MAF runs in; every trace, difference and replay command names its execution. Exit 0 when no difference is undocumented, 1 otherwise, 2 on bad input (maf-runner
-// missing, a scenario that does not parse).
+// environment(s) MAF runs in; every trace, difference and replay command names its execution. Exit
+// 0 when no difference is undocumented, 1 otherwise, 2 on bad input (maf-runner missing, a scenario
+// that does not parse).
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -201,6 +202,41 @@ int RunSingle(const DifferentialArgs& a) {
   return undocumented == 0 ? kExitOk : kExitViolation;
 }
 
+// The shipped scenarios of `dir` (*.json, sorted by path): file, text.
+Result<std::vector<std::pair<std::string, std::string>>> ShippedScenarios(const std::string& dir) {
+  std::error_code ec;
+  std::vector<fs::path> paths;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".json") paths.push_back(e.path());
+  }
+  if (ec) return Status::InvalidArgument(dir + ": " + ec.message());
+  std::sort(paths.begin(), paths.end());
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const fs::path& p : paths) {
+    SF_ASSIGN_OR_RETURN(std::string text, ReadText(p.string()));
+    out.push_back({p.string(), std::move(text)});
+  }
+  return out;
+}
+
+// The deviation table with each entry's occurrences per execution ("name (execution)" counts).
+Json DeviationsJson(const std::vector<pd::MafExecution>& executions,
+                    std::map<std::string, int>* by_deviation) {
+  Json deviations = Json::array();
+  for (const pd::Deviation& d : pd::Deviations()) {
+    Json occurrences = Json::object();
+    for (pd::MafExecution e : executions) {
+      const char* name = pd::ExecutionName(e);
+      occurrences[name] = (*by_deviation)[std::string(d.name) + " (" + name + ")"];
+    }
+    deviations.push_back(Json{{"name", d.name},
+                              {"reason", d.reason},
+                              {"accounts", d.accounts},
+                              {"occurrences", occurrences}});
+  }
+  return deviations;
+}
+
 int RunAll(const DifferentialArgs& a) {
   if (a.out.empty()) return UsageError("--out DIR is required (or --workflow FILE to replay one)");
   auto executions = Executions(a.execution);
@@ -212,18 +248,9 @@ int RunAll(const DifferentialArgs& a) {
                       "; build it with `dotnet build maf -c Release` (needs the .NET 10 SDK), or "
                       "name it with --maf PATH");
   }
-  std::vector<std::pair<std::string, std::string>> files;  // file, text
-  std::vector<fs::path> shipped;
-  for (const auto& e : fs::directory_iterator(a.scenarios, ec)) {
-    if (e.path().extension() == ".json") shipped.push_back(e.path());
-  }
-  if (ec) return UsageError(a.scenarios + ": " + ec.message());
-  std::sort(shipped.begin(), shipped.end());
-  for (const fs::path& p : shipped) {
-    auto text = ReadText(p.string());
-    if (!text.ok()) return UsageError(text.status().message());
-    files.push_back({p.string(), *text});
-  }
+  auto shipped = ShippedScenarios(a.scenarios);
+  if (!shipped.ok()) return UsageError(shipped.status().message());
+  std::vector<std::pair<std::string, std::string>> files = *shipped;  // file, text
   fs::create_directories(fs::path(a.out) / "workflows", ec);
   // Generated workflows are written before they run, so a replay command always names a file.
   const fs::path scratch = fs::path(a.out) / "workflows";
@@ -263,32 +290,26 @@ int RunAll(const DifferentialArgs& a) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  Json deviations = Json::array();
-  for (const pd::Deviation& d : pd::Deviations()) {
-    Json occurrences = Json::object();
-    for (pd::MafExecution e : *executions) {
-      const char* name = pd::ExecutionName(e);
-      occurrences[name] = by_deviation[std::string(d.name) + " (" + name + ")"];
-    }
-    deviations.push_back(Json{{"name", d.name},
-                              {"reason", d.reason},
-                              {"accounts", d.accounts},
-                              {"occurrences", occurrences}});
-  }
+  const Json deviations = DeviationsJson(*executions, &by_deviation);
   Json execution_names = Json::array();
   for (pd::MafExecution e : *executions) execution_names.push_back(pd::ExecutionName(e));
-  Json summary{{"workflows", files.size()},    {"shipped", shipped.size()},
+  Json summary{{"workflows", files.size()},
+               {"shipped", shipped->size()},
                {"executions", execution_names},
-               {"generated", a.workflows},     {"seed", a.seed},
-               {"checkpoints", checkpoints},   {"modes", modes},
-               {"undocumented", undocumented}, {"by_kind", by_kind},
-               {"deviations", deviations},     {"differences", differences}};
+               {"generated", a.workflows},
+               {"seed", a.seed},
+               {"checkpoints", checkpoints},
+               {"modes", modes},
+               {"undocumented", undocumented},
+               {"by_kind", by_kind},
+               {"deviations", deviations},
+               {"differences", differences}};
   std::ofstream(fs::path(a.out) / "differential.json") << summary.dump(2) << "\n";
   if (Status s = WriteReports(a.out, report); !s.ok()) return UsageError(s.message());
   std::printf(
       "differential: %zu workflows (%zu shipped, %d generated, seed %llu), MAF %s: %d "
       "checkpoints, %d traces compared in %.1f s\n",
-      files.size(), shipped.size(), a.workflows, static_cast<unsigned long long>(a.seed),
+      files.size(), shipped->size(), a.workflows, static_cast<unsigned long long>(a.seed),
       execution_names.dump().c_str(), checkpoints, modes, seconds);
   for (const auto& [kind, n] : by_kind) std::printf("  %-40s %d\n", kind.c_str(), n);
   for (const auto& [name, n] : by_deviation) {

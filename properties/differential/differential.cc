@@ -288,6 +288,16 @@ bool FailedStepEndsRun(const TraceDifference& d, const ModeFacts& f) {
   return f.maf_failed_step && d.kind == "halt.status" && d.maf == "idle" && d.engine == "ended";
 }
 
+// The first entry of Deviations() that claims `d`, into d->deviation.
+void Classify(TraceDifference* d, const ModeFacts& facts) {
+  for (const Deviation& dev : Deviations()) {
+    if (dev.matches(*d, facts)) {
+      d->deviation = dev.name;
+      return;
+    }
+  }
+}
+
 // The deviations of MAF's OffThread execution only (Deviations() lists them last).
 std::vector<Deviation> OffThreadDeviations() {
   return {
@@ -323,9 +333,9 @@ std::vector<Deviation> OffThreadDeviations() {
        "every answer of a halt in the next step",
        "claims every difference of a mode at or after the first step after a halt at which the "
        "host sent MAF two or more responses, and a restore or resume whose checkpoint MAF's "
-       "fresh run did not write this time when the engine's run answered two or more requests "
-       "at one halt (OffThread only); differences before, or after single responses, stay "
-       "undocumented",
+       "fresh run did not write this time, or that one side's run lacks, when the engine's run "
+       "answered two or more requests at one halt (OffThread only); differences before, or "
+       "after single responses, stay undocumented",
        [](const TraceDifference& d, const ModeFacts& f) {
          if (f.execution != MafExecution::kOffThread) return false;
          if (f.maf_run_shorter_after_responses) return true;
@@ -496,14 +506,7 @@ std::vector<TraceDifference> CompareTraces(const std::vector<Json>& maf,
     d.step = last_step;
   }
   const ModeFacts facts = FactsOf(maf, engine, engine_run, execution);
-  for (TraceDifference& d : out) {
-    for (const Deviation& dev : Deviations()) {
-      if (dev.matches(d, facts)) {
-        d.deviation = dev.name;
-        break;
-      }
-    }
-  }
+  for (TraceDifference& d : out) Classify(&d, facts);
   return out;
 }
 
@@ -610,6 +613,10 @@ WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::str
   const auto maf_modes = SplitModes(*maf);
   std::map<std::string, std::vector<Json>> by_mode(engine->begin(), engine->end());
   const std::vector<Json> engine_run = by_mode.count("run") ? by_mode["run"] : std::vector<Json>{};
+  // A mode one side lacks: the runs wrote different numbers of checkpoints.
+  ModeFacts missing_mode;
+  missing_mode.execution = execution;
+  missing_mode.maf_run_shorter_after_responses = StepAfterResponses(engine_run) >= 0;
   std::set<std::string> seen;
   for (const auto& [mode, lines] : maf_modes) {
     if (mode == "run") {
@@ -620,8 +627,9 @@ WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::str
     seen.insert(mode);
     auto it = by_mode.find(mode);
     if (it == by_mode.end()) {
-      w.differences.push_back(
-          {mode, TraceDifference{"mode missing in engine", mode, lines.front(), Json(), -1, ""}});
+      TraceDifference d{"mode missing in engine", mode, lines.front(), Json(), -1, ""};
+      Classify(&d, missing_mode);
+      w.differences.push_back({mode, std::move(d)});
       continue;
     }
     for (TraceDifference& d : CompareTraces(lines, it->second, engine_run, execution)) {
@@ -630,8 +638,9 @@ WorkflowComparison CompareWorkflow(const std::string& maf_runner, const std::str
   }
   for (const auto& [mode, lines] : *engine) {
     if (seen.count(mode) == 0) {
-      w.differences.push_back(
-          {mode, TraceDifference{"mode missing in MAF", mode, Json(), lines.front(), -1, ""}});
+      TraceDifference d{"mode missing in MAF", mode, Json(), lines.front(), -1, ""};
+      Classify(&d, missing_mode);
+      w.differences.push_back({mode, std::move(d)});
     }
   }
   return w;

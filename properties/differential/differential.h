@@ -67,9 +67,10 @@ struct ModeFacts {
   // The first step after a halt at which the host sent MAF two or more responses; -1 when there
   // is none (offthread-responses-split-by-timing).
   int64_t maf_after_responses_step = -1;
-  // MAF's fresh run for this mode wrote fewer checkpoints than the one before it (an error line
-  // "the run wrote checkpoints 0..K"), and the engine's run answered two or more requests at one
-  // halt: an OffThread run whose steps thread timing decides.
+  // MAF's run for this mode wrote another number of checkpoints than the one the modes were taken
+  // from (an error line "the run wrote checkpoints 0..K", or a mode one side lacks), and the
+  // engine's run answered two or more requests at one halt: an OffThread run whose steps thread
+  // timing decides.
   bool maf_run_shorter_after_responses = false;
 };
 

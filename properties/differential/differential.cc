@@ -401,8 +401,8 @@ const std::vector<Deviation>& Deviations() {
          "handle works, where the engine refuses it (resume a fresh run instead)",
          "claims a halt.status difference MAF idle / engine ended in a mode where a MAF step has a "
          "failed executor, and every difference of a restore mode the engine refused with \"the "
-         "run "
-         "... has ended\" (Lockstep only); a fresh resume after the failure is compared in full",
+         "run ... has ended\" (Lockstep only); a fresh resume after the failure is compared in "
+         "full",
          FailedStepEndsRun},
         {"maf-restored-message-emptied",
          "MAF 1.28 bug: a message a fan-in barrier released (and one sent on from it) is queued "

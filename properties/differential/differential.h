@@ -67,10 +67,10 @@ struct ModeFacts {
   // The first step after a halt at which the host sent MAF two or more responses; -1 when there
   // is none (offthread-responses-split-by-timing).
   int64_t maf_after_responses_step = -1;
-  // MAF's run for this mode wrote another number of checkpoints than the one the modes were taken
-  // from (an error line "the run wrote checkpoints 0..K", or a mode one side lacks), and the
-  // engine's run answered two or more requests at one halt: an OffThread run whose steps thread
-  // timing decides.
+  // The mode is a restore or resume (or one side lacks it) and the engine's run answered two or
+  // more requests at one halt: under OffThread, MAF's fresh run the mode starts from took steps
+  // and checkpoints thread timing decided (its checkpoint N may differ, or be missing: an error
+  // line "the run wrote checkpoints 0..K").
   bool maf_run_shorter_after_responses = false;
 };
 

@@ -133,6 +133,97 @@ TEST(Deviations, FailedStepEndsRunClaimsTheHaltAfterAFailureAndARefusedRestore) 
   }
 }
 
+// Pin: failed-step-ends-run is Lockstep's: under OffThread MAF ends the run too, and the same
+// halt difference is undocumented.
+TEST(Deviations, FailedStepEndsRunDoesNotApplyToOffThread) {
+  std::vector<Json> maf = Trace();
+  maf[1]["failed"] = Json::array({"a"});
+  std::vector<Json> engine = maf;
+  engine[2]["status"] = "ended";
+  auto d = CompareTraces(maf, engine, {}, MafExecution::kOffThread);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_TRUE(d[0].deviation.empty());
+}
+
+// Pin: offthread-restore-of-ended-run-is-inert claims an engine-refused restore only when MAF's
+// OffThread trace of it is a lone halt "ended"; a restore MAF ran, or Lockstep, is not claimed.
+TEST(Deviations, OffThreadRestoreOfEndedRunIsInertClaimsOnlyALoneEndedHalt) {
+  const Json begin{{"line", "begin"}, {"mode", "restore:1"}};
+  const std::vector<Json> refused{
+      begin, Json{{"line", "error"}, {"message", "the run of session 's' has ended"}}};
+  const std::vector<Json> inert{begin, Json{{"line", "halt"}, {"status", "ended"}}};
+  auto d = CompareTraces(inert, refused, {}, MafExecution::kOffThread);
+  ASSERT_FALSE(d.empty());
+  for (const TraceDifference& x : d) {
+    EXPECT_EQ(x.deviation, "offthread-restore-of-ended-run-is-inert") << x.kind;
+  }
+  std::vector<Json> ran = Trace();
+  ran[0] = begin;
+  for (const TraceDifference& x : CompareTraces(ran, refused, {}, MafExecution::kOffThread)) {
+    EXPECT_TRUE(x.deviation.empty()) << x.kind;
+  }
+}
+
+// Pin: offthread-idle-resume-never-halts claims the lone NotStarted halt of an OffThread resume
+// against the engine's idle one, nothing else and not under Lockstep.
+TEST(Deviations, OffThreadIdleResumeNeverHaltsClaimsOnlyTheLoneNotStartedHalt) {
+  const Json begin{{"line", "begin"}, {"mode", "resume:2"}};
+  const std::vector<Json> maf{begin, Json{{"line", "halt"}, {"status", "NotStarted"}}};
+  const std::vector<Json> engine{begin, Json{{"line", "halt"}, {"status", "idle"}}};
+  auto d = CompareTraces(maf, engine, {}, MafExecution::kOffThread);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].deviation, "offthread-idle-resume-never-halts");
+  auto lockstep = CompareTraces(maf, engine, {}, MafExecution::kLockstep);
+  ASSERT_EQ(lockstep.size(), 1u);
+  EXPECT_TRUE(lockstep[0].deviation.empty());
+  const std::vector<Json> ended{begin, Json{{"line", "halt"}, {"status", "ended"}}};
+  auto other = CompareTraces(ended, engine, {}, MafExecution::kOffThread);
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_TRUE(other[0].deviation.empty());
+}
+
+// Pin: offthread-responses-split-by-timing claims from the first step after a halt with two or
+// more responses on, under OffThread only; a single response leaves the same difference
+// undocumented.
+TEST(Deviations, OffThreadResponsesSplitClaimsOnlyAfterSeveralAnswers) {
+  const Json r{{"request", "r1"}};
+  auto trace = [&](size_t answers, const Json& invoked) {
+    Json responses = Json::array();
+    for (size_t i = 0; i < answers; ++i) responses.push_back(r);
+    return std::vector<Json>{
+        Json{{"line", "begin"}, {"mode", "run"}},
+        Json{{"line", "step"}, {"step", 0}, {"invoked", Json::array()}},
+        Json{{"line", "halt"}, {"status", "pending_requests"}, {"responses", responses}},
+        Json{{"line", "step"}, {"step", 1}, {"invoked", invoked}}};
+  };
+  auto d = CompareTraces(trace(2, Json::array({"a"})), trace(2, Json::array({"a", "a"})), {},
+                         MafExecution::kOffThread);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].deviation, "offthread-responses-split-by-timing");
+  auto lockstep = CompareTraces(trace(2, Json::array({"a"})), trace(2, Json::array({"a", "a"})));
+  ASSERT_EQ(lockstep.size(), 1u);
+  EXPECT_TRUE(lockstep[0].deviation.empty());
+  auto single = CompareTraces(trace(1, Json::array({"a"})), trace(1, Json::array({"a", "a"})), {},
+                              MafExecution::kOffThread);
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_TRUE(single[0].deviation.empty());
+  // A fresh OffThread run that did not write the mode's checkpoint, after the engine's run
+  // answered two requests at one halt.
+  const std::vector<Json> shorter{
+      Json{{"line", "begin"}, {"mode", "resume:3"}},
+      Json{{"line", "error"}, {"message", "--resume 3: the run wrote checkpoints 0..2"}}};
+  std::vector<Json> engine_mode = trace(1, Json::array({"a"}));
+  engine_mode[0]["mode"] = "resume:3";
+  for (const TraceDifference& x :
+       CompareTraces(shorter, engine_mode, trace(2, Json::array()), MafExecution::kOffThread)) {
+    EXPECT_EQ(x.deviation, "offthread-responses-split-by-timing") << x.kind;
+  }
+  for (const TraceDifference& x :
+       CompareTraces(shorter, engine_mode, trace(1, Json::array()), MafExecution::kOffThread)) {
+    EXPECT_TRUE(x.deviation.empty()) << x.kind;
+  }
+}
+
 // Pin: fan-in-rounds-by-thread-timing claims from the step in which two sources of a barrier sent
 // to it and one of them twice; not when only one source sent, and nothing before that step.
 TEST(Deviations, FanInRoundsByThreadTimingClaimsFromTheRacingStepOnOnly) {

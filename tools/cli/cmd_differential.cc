@@ -6,8 +6,10 @@
 // (report.json, report.html, summary.md, junit.xml: one scenario per workflow, one window per
 // mode, one violation per undocumented difference), differential.json (every difference, with its
 // kind and the deviation that documents it) and workflows/<name>.json for each generated workflow
-// that differs. Exit 0 when no difference is undocumented, 1 otherwise, 2 on bad input (maf-runner
-// missing, a scenario that does not parse).
+// that differs. --execution lockstep|offthread|both (default both) picks the InProcessExecution
+// environment(s) MAF runs in; every trace, difference and replay command names its execution. Exit
+// 0 when no difference is undocumented, 1 otherwise, 2 on bad input (maf-runner missing, a scenario
+// that does not parse).
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -32,7 +34,16 @@ struct DifferentialArgs {
   int workflows = 20;
   uint64_t seed = 0;
   std::string maf, out, workflow, mode, scenarios;
+  std::string execution = "both";  // lockstep, offthread or both
 };
+
+// The executions --execution names, in the order they run.
+Result<std::vector<pd::MafExecution>> Executions(const std::string& text) {
+  if (text == "both") return std::vector{pd::MafExecution::kLockstep, pd::MafExecution::kOffThread};
+  auto e = pd::ParseExecution(text);
+  if (!e.ok()) return Status::InvalidArgument("--execution: " + e.status().message() + " or both");
+  return std::vector{*e};
+}
 
 // Beside the checkout the binary was built in (build/bin/stepfault -> <root>), else the cwd.
 std::string Root() {
@@ -53,9 +64,10 @@ Result<std::string> ReadText(const std::string& path) {
   return ss.str();
 }
 
-std::string Replay(const DifferentialArgs& a, const std::string& file, const std::string& mode) {
-  return reports::ShellJoin(
-      {"stepfault", "differential", "--workflow", file, "--mode", mode, "--maf", a.maf});
+std::string Replay(const DifferentialArgs& a, const pd::WorkflowComparison& w,
+                   const std::string& mode) {
+  return reports::ShellJoin({"stepfault", "differential", "--workflow", w.file, "--mode", mode,
+                             "--execution", pd::ExecutionName(w.execution), "--maf", a.maf});
 }
 
 // One workflow's differences as printed lines and report entries.
@@ -63,8 +75,9 @@ void Record(const DifferentialArgs& a, const pd::WorkflowComparison& w, reports:
             Json* differences, std::map<std::string, int>* by_kind,
             std::map<std::string, int>* by_deviation, int* undocumented) {
   reports::ScenarioReport s;
-  s.name = w.name;
-  s.description = w.file;
+  const std::string execution = pd::ExecutionName(w.execution);
+  s.name = w.name + " (" + execution + ")";
+  s.description = w.file + ", MAF " + execution;
   s.actions = {"compare"};
   s.invariants = {"DIFF-TRACE"};
   std::map<std::string, int> bad_modes;
@@ -72,6 +85,7 @@ void Record(const DifferentialArgs& a, const pd::WorkflowComparison& w, reports:
     ++(*by_kind)[d.kind];
     differences->push_back(Json{{"workflow", w.name},
                                 {"file", w.file},
+                                {"execution", execution},
                                 {"mode", mode},
                                 {"kind", d.kind},
                                 {"where", d.where},
@@ -79,17 +93,17 @@ void Record(const DifferentialArgs& a, const pd::WorkflowComparison& w, reports:
                                 {"engine", d.engine},
                                 {"deviation", d.deviation.empty() ? Json() : Json(d.deviation)}});
     if (!d.deviation.empty()) {
-      ++(*by_deviation)[d.deviation];
+      ++(*by_deviation)[d.deviation + " (" + execution + ")"];
       continue;
     }
     ++*undocumented;
     ++bad_modes[mode];
     reports::Violation v;
-    v.scenario = w.name;
+    v.scenario = s.name;
     v.invariant = "DIFF-TRACE";
     v.window = mode;
     v.action = "compare";
-    v.replay = Replay(a, w.file, mode);
+    v.replay = Replay(a, w, mode);
     v.message = d.kind + " at " + d.where + ": MAF " + d.maf.dump() + ", engine " + d.engine.dump();
     report->violations.push_back(std::move(v));
   }
@@ -97,7 +111,7 @@ void Record(const DifferentialArgs& a, const pd::WorkflowComparison& w, reports:
     ++*undocumented;
     ++(*by_kind)["run failed"];
     report->violations.push_back(
-        {w.name, "DIFF-TRACE", "run", "compare", "", Replay(a, w.file, "run"), w.error, "", 0});
+        {s.name, "DIFF-TRACE", "run", "compare", "", Replay(a, w, "run"), w.error, "", 0});
     bad_modes["run"]++;
   }
   std::vector<std::string> modes{"run"};
@@ -122,48 +136,111 @@ void Record(const DifferentialArgs& a, const pd::WorkflowComparison& w, reports:
   report->scenarios.push_back(std::move(s));
 }
 
-int RunSingle(const DifferentialArgs& a) {
-  auto text = ReadText(a.workflow);
-  if (!text.ok()) return UsageError(text.status().message());
-  const std::string mode_text = a.mode.empty() ? "run" : a.mode;
-  auto mode = scenarios::TraceMode::Parse(mode_text);
-  if (!mode.ok()) return UsageError(mode.status().message());
-  std::vector<std::string> args;
-  if (mode->kind != scenarios::TraceMode::kRun) {
-    args = {mode->kind == scenarios::TraceMode::kRestore ? "--restore" : "--resume",
-            std::to_string(mode->checkpoint)};
+// One mode of one file in one execution: both traces and their differences; the number of
+// undocumented ones, or -1 after printing why a side could not give its trace.
+int CompareOne(const DifferentialArgs& a, const std::string& text, const scenarios::TraceMode& mode,
+               pd::MafExecution execution) {
+  std::vector<std::string> args{"--execution", pd::ExecutionName(execution)};
+  if (mode.kind != scenarios::TraceMode::kRun) {
+    args.push_back(mode.kind == scenarios::TraceMode::kRestore ? "--restore" : "--resume");
+    args.push_back(std::to_string(mode.checkpoint));
+  }
+  // A restore or resume inherits what happened in the run before its checkpoint; a mode the
+  // engine refuses is an error line, as in the whole run (EngineModeTrace).
+  auto engine_run = pd::EngineModeTrace(text, a.workflow, {});
+  if (!engine_run.ok()) {
+    UsageError(engine_run.status().message());
+    return -1;
+  }
+  auto engine = pd::EngineModeTrace(text, a.workflow, mode);
+  if (!engine.ok()) {
+    UsageError(engine.status().message());
+    return -1;
   }
   auto maf = pd::RunMaf(a.maf, a.workflow, args);
-  if (!maf.ok()) return UsageError(maf.status().message());
-  auto engine =
-      scenarios::EngineNormalizedTrace(*text, a.workflow, *mode, EngineProfile::MafCompat());
-  if (!engine.ok()) return UsageError(engine.status().message());
-  std::printf("== MAF (%s)\n", mode_text.c_str());
-  for (const Json& l : *maf) std::printf("%s\n", l.dump().c_str());
-  std::printf("== engine (%s)\n", mode_text.c_str());
-  for (const Json& l : *engine) std::printf("%s\n", l.dump().c_str());
-  int undocumented = 0;
-  // A restore or resume inherits what happened in the run before its checkpoint.
-  std::vector<Json> engine_run;
-  if (mode->kind != scenarios::TraceMode::kRun) {
-    auto run = scenarios::EngineNormalizedTrace(*text, a.workflow, scenarios::TraceMode{},
-                                                EngineProfile::MafCompat());
-    if (!run.ok()) return UsageError(run.status().message());
-    engine_run = std::move(*run);
+  const std::string title = mode.ToString() + ", " + pd::ExecutionName(execution);
+  if (!maf.ok() && maf.status().message().find("the run wrote checkpoints") != std::string::npos) {
+    // MAF's run did not write this checkpoint (the whole run reports the mode missing in MAF, or
+    // under OffThread an error line): an error line, compared as the whole run compares it.
+    maf = std::vector<Json>{Json{{"line", "begin"}, {"mode", mode.ToString()}},
+                            Json{{"line", "error"}, {"message", maf.status().message()}}};
   }
-  std::printf("== differences\n");
-  for (const pd::TraceDifference& d : pd::CompareTraces(*maf, *engine, engine_run)) {
+  if (!maf.ok()) {
+    UsageError(maf.status().message());
+    return -1;
+  }
+  std::printf("== MAF (%s)\n", title.c_str());
+  for (const Json& l : *maf) std::printf("%s\n", l.dump().c_str());
+  std::printf("== engine (%s)\n", mode.ToString().c_str());
+  for (const Json& l : *engine) std::printf("%s\n", l.dump().c_str());
+  if (mode.kind == scenarios::TraceMode::kRun) engine_run->clear();
+  int undocumented = 0;
+  std::printf("== differences (%s)\n", title.c_str());
+  for (const pd::TraceDifference& d : pd::CompareTraces(*maf, *engine, *engine_run, execution)) {
     undocumented += d.deviation.empty();
     std::printf("%s at %s [%s]: MAF %s, engine %s\n", d.kind.c_str(), d.where.c_str(),
                 d.deviation.empty() ? "UNDOCUMENTED" : d.deviation.c_str(), d.maf.dump().c_str(),
                 d.engine.dump().c_str());
   }
   std::printf("%d undocumented\n", undocumented);
+  return undocumented;
+}
+
+int RunSingle(const DifferentialArgs& a) {
+  auto text = ReadText(a.workflow);
+  if (!text.ok()) return UsageError(text.status().message());
+  auto mode = scenarios::TraceMode::Parse(a.mode.empty() ? "run" : a.mode);
+  if (!mode.ok()) return UsageError(mode.status().message());
+  auto executions = Executions(a.execution);
+  if (!executions.ok()) return UsageError(executions.status().message());
+  int undocumented = 0;
+  for (pd::MafExecution e : *executions) {
+    const int n = CompareOne(a, *text, *mode, e);
+    if (n < 0) return kExitUsage;
+    undocumented += n;
+  }
   return undocumented == 0 ? kExitOk : kExitViolation;
+}
+
+// The shipped scenarios of `dir` (*.json, sorted by path): file, text.
+Result<std::vector<std::pair<std::string, std::string>>> ShippedScenarios(const std::string& dir) {
+  std::error_code ec;
+  std::vector<fs::path> paths;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".json") paths.push_back(e.path());
+  }
+  if (ec) return Status::InvalidArgument(dir + ": " + ec.message());
+  std::sort(paths.begin(), paths.end());
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const fs::path& p : paths) {
+    SF_ASSIGN_OR_RETURN(std::string text, ReadText(p.string()));
+    out.push_back({p.string(), std::move(text)});
+  }
+  return out;
+}
+
+// The deviation table with each entry's occurrences per execution ("name (execution)" counts).
+Json DeviationsJson(const std::vector<pd::MafExecution>& executions,
+                    std::map<std::string, int>* by_deviation) {
+  Json deviations = Json::array();
+  for (const pd::Deviation& d : pd::Deviations()) {
+    Json occurrences = Json::object();
+    for (pd::MafExecution e : executions) {
+      const char* name = pd::ExecutionName(e);
+      occurrences[name] = (*by_deviation)[std::string(d.name) + " (" + name + ")"];
+    }
+    deviations.push_back(Json{{"name", d.name},
+                              {"reason", d.reason},
+                              {"accounts", d.accounts},
+                              {"occurrences", occurrences}});
+  }
+  return deviations;
 }
 
 int RunAll(const DifferentialArgs& a) {
   if (a.out.empty()) return UsageError("--out DIR is required (or --workflow FILE to replay one)");
+  auto executions = Executions(a.execution);
+  if (!executions.ok()) return UsageError(executions.status().message());
   if (Status s = CheckOutDir(a.out); !s.ok()) return UsageError(s.message());
   std::error_code ec;
   if (!fs::exists(a.maf, ec)) {
@@ -171,18 +248,9 @@ int RunAll(const DifferentialArgs& a) {
                       "; build it with `dotnet build maf -c Release` (needs the .NET 10 SDK), or "
                       "name it with --maf PATH");
   }
-  std::vector<std::pair<std::string, std::string>> files;  // file, text
-  std::vector<fs::path> shipped;
-  for (const auto& e : fs::directory_iterator(a.scenarios, ec)) {
-    if (e.path().extension() == ".json") shipped.push_back(e.path());
-  }
-  if (ec) return UsageError(a.scenarios + ": " + ec.message());
-  std::sort(shipped.begin(), shipped.end());
-  for (const fs::path& p : shipped) {
-    auto text = ReadText(p.string());
-    if (!text.ok()) return UsageError(text.status().message());
-    files.push_back({p.string(), *text});
-  }
+  auto shipped = ShippedScenarios(a.scenarios);
+  if (!shipped.ok()) return UsageError(shipped.status().message());
+  std::vector<std::pair<std::string, std::string>> files = *shipped;  // file, text
   fs::create_directories(fs::path(a.out) / "workflows", ec);
   // Generated workflows are written before they run, so a replay command always names a file.
   const fs::path scratch = fs::path(a.out) / "workflows";
@@ -205,41 +273,47 @@ int RunAll(const DifferentialArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   for (const auto& [file, text] : files) {
     const int before = undocumented;
-    pd::WorkflowComparison w = pd::CompareWorkflow(a.maf, file, text);
-    checkpoints += w.checkpoints;
-    modes += w.modes;
-    Record(a, w, &report, &differences, &by_kind, &by_deviation, &undocumented);
+    size_t found = 0;
+    for (pd::MafExecution e : *executions) {
+      pd::WorkflowComparison w = pd::CompareWorkflow(a.maf, file, text, e);
+      checkpoints += w.checkpoints;
+      modes += w.modes;
+      found += w.differences.size();
+      Record(a, w, &report, &differences, &by_kind, &by_deviation, &undocumented);
+      std::fprintf(stderr, "differential: %s (%s): %d checkpoints, %d modes, %zu differences%s\n",
+                   w.name.c_str(), pd::ExecutionName(e), w.checkpoints, w.modes,
+                   w.differences.size(), undocumented > before ? " (UNDOCUMENTED)" : "");
+    }
     const bool is_generated =
         std::find(generated.begin(), generated.end(), file) != generated.end();
-    if (is_generated && undocumented == before && w.differences.empty()) fs::remove(file, ec);
-    std::fprintf(stderr, "differential: %s: %d checkpoints, %d modes, %zu differences%s\n",
-                 w.name.c_str(), w.checkpoints, w.modes, w.differences.size(),
-                 undocumented > before ? " (UNDOCUMENTED)" : "");
+    if (is_generated && undocumented == before && found == 0) fs::remove(file, ec);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  Json deviations = Json::array();
-  for (const pd::Deviation& d : pd::Deviations()) {
-    deviations.push_back(Json{{"name", d.name},
-                              {"reason", d.reason},
-                              {"accounts", d.accounts},
-                              {"occurrences", by_deviation[d.name]}});
-  }
-  Json summary{{"workflows", files.size()},    {"shipped", shipped.size()},
-               {"generated", a.workflows},     {"seed", a.seed},
-               {"checkpoints", checkpoints},   {"modes", modes},
-               {"undocumented", undocumented}, {"by_kind", by_kind},
-               {"deviations", deviations},     {"differences", differences}};
+  const Json deviations = DeviationsJson(*executions, &by_deviation);
+  Json execution_names = Json::array();
+  for (pd::MafExecution e : *executions) execution_names.push_back(pd::ExecutionName(e));
+  Json summary{{"workflows", files.size()},
+               {"shipped", shipped->size()},
+               {"executions", execution_names},
+               {"generated", a.workflows},
+               {"seed", a.seed},
+               {"checkpoints", checkpoints},
+               {"modes", modes},
+               {"undocumented", undocumented},
+               {"by_kind", by_kind},
+               {"deviations", deviations},
+               {"differences", differences}};
   std::ofstream(fs::path(a.out) / "differential.json") << summary.dump(2) << "\n";
   if (Status s = WriteReports(a.out, report); !s.ok()) return UsageError(s.message());
   std::printf(
-      "differential: %zu workflows (%zu shipped, %d generated, seed %llu), %d "
+      "differential: %zu workflows (%zu shipped, %d generated, seed %llu), MAF %s: %d "
       "checkpoints, %d traces compared in %.1f s\n",
-      files.size(), shipped.size(), a.workflows, static_cast<unsigned long long>(a.seed),
-      checkpoints, modes, seconds);
+      files.size(), shipped->size(), a.workflows, static_cast<unsigned long long>(a.seed),
+      execution_names.dump().c_str(), checkpoints, modes, seconds);
   for (const auto& [kind, n] : by_kind) std::printf("  %-40s %d\n", kind.c_str(), n);
   for (const auto& [name, n] : by_deviation) {
-    std::printf("  documented deviation %-24s %d\n", name.c_str(), n);
+    std::printf("  documented deviation %-36s %d\n", name.c_str(), n);
   }
   std::printf("%d undocumented differences; details in %s/differential.json\n", undocumented,
               a.out.c_str());
@@ -262,6 +336,8 @@ void AddDifferentialCommand(CLI::App& app, CommandState& state) {
   cmd->add_option("--out", args->out, "directory for the reports");
   cmd->add_option("--workflow", args->workflow, "compare only this JSON scenario file");
   cmd->add_option("--mode", args->mode, "with --workflow: run, restore:N or resume:N");
+  cmd->add_option("--execution", args->execution,
+                  "MAF's execution: lockstep, offthread or both (default: both)");
   cmd->callback([&state, args] {
     state.run = [args] { return args->workflow.empty() ? RunAll(*args) : RunSingle(*args); };
   });

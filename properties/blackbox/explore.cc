@@ -36,7 +36,8 @@ using Json = nlohmann::json;
 // nothing). The list comes from the spec and the fault-free run only, so every shard has the same
 // one; a database only a crash leaves behind is still integrity-checked, and a failure is still a
 // violation (listed, in its cell, in the verdict), only not a row of the invariant table.
-std::vector<std::string> InvariantsOf(const Spec& spec, const Reference& ref) {
+std::vector<std::string> InvariantsOf(const scenarios::blackbox::Spec& spec,
+                                      const scenarios::blackbox::Reference& ref) {
   std::vector<std::string> inv;
   if (!spec.check.empty()) inv.push_back(scenarios::kInvBbCheck);
   if (!spec.sql_checks.empty()) inv.push_back(scenarios::kInvBbSql);
@@ -48,7 +49,7 @@ std::vector<std::string> InvariantsOf(const Spec& spec, const Reference& ref) {
 
 }  // namespace
 
-std::string FailureClass(const CheckFailure& failure) {
+std::string FailureClass(const scenarios::blackbox::CheckFailure& failure) {
   std::string line = failure.message.substr(0, failure.message.find('\n'));
   std::string out;
   for (size_t i = 0; i < line.size() && out.size() < 160;) {
@@ -75,7 +76,8 @@ std::string FailureClass(const CheckFailure& failure) {
 
 namespace {
 
-std::string ReplayCommand(const Spec& spec, const std::string& plan, uint64_t seed) {
+std::string ReplayCommand(const scenarios::blackbox::Spec& spec, const std::string& plan,
+                          uint64_t seed) {
   return "stepfault blackbox replay --spec " + reports::ShellQuote(spec.path) + " --plan " +
          reports::ShellQuote(plan) + (seed ? " --seed " + std::to_string(seed) : "");
 }
@@ -91,9 +93,9 @@ std::string AckedSummary(const std::string& acked) {
          (lines == 1 ? " line" : " lines") + ", the last `" + last + "`";
 }
 
-reports::Violation MakeViolation(const Spec& spec, const std::string& window,
+reports::Violation MakeViolation(const scenarios::blackbox::Spec& spec, const std::string& window,
                                  const std::string& action, const std::string& plan,
-                                 const std::vector<CheckFailure>& failures,
+                                 const std::vector<scenarios::blackbox::CheckFailure>& failures,
                                  const std::string& acked, uint64_t seed) {
   reports::Violation v;
   v.scenario = "blackbox:" + spec.name;
@@ -102,7 +104,7 @@ reports::Violation MakeViolation(const Spec& spec, const std::string& window,
   v.action = action;
   v.plan = plan;
   v.replay = ReplayCommand(spec, plan, seed);
-  for (const CheckFailure& f : failures)
+  for (const scenarios::blackbox::CheckFailure& f : failures)
     v.message += (v.message.empty() ? "" : "; ") + f.invariant + ": " + f.message;
   v.message += " (" + AckedSummary(acked) + ")";
   v.failure = FailureClass(failures[0]);
@@ -246,9 +248,9 @@ void AppendRecoveryRows(const RecoveryRows& rows, reports::ScenarioReport* s) {
   }
 }
 
-void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t seed, int depth,
-                 reports::ScenarioReport* s, std::map<std::string, int64_t>* by_inv,
-                 BbExploration* result) {
+void FoldOutcome(const scenarios::blackbox::Spec& spec, const Task& task, const Outcome& o,
+                 uint64_t seed, int depth, reports::ScenarioReport* s,
+                 std::map<std::string, int64_t>* by_inv, BbExploration* result) {
   for (const std::string& n : o.notes)
     if (std::find(result->notes.begin(), result->notes.end(), n) == result->notes.end())
       result->notes.push_back(n);
@@ -265,7 +267,7 @@ void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t 
     if (o.failures.empty() || c.outcome == reports::CellOutcome::kViolation) continue;
     c.outcome = reports::CellOutcome::kViolation;  // the first failing state of the cell speaks
     std::set<std::string> inv;
-    for (const CheckFailure& f : o.failures) inv.insert(f.invariant);
+    for (const scenarios::blackbox::CheckFailure& f : o.failures) inv.insert(f.invariant);
     c.invariants_violated.assign(inv.begin(), inv.end());
     for (const std::string& i : inv) ++(*by_inv)[i];
     result->report.violations.push_back(
@@ -287,7 +289,7 @@ int ActionRank(const std::string& action) {
 
 // The minimal violating plan of every failure class (see BbShrunk), over the depth-1 cells that
 // failed and the depth-2 violations of this run.
-std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
+std::vector<BbShrunk> Shrink(const scenarios::blackbox::Spec& spec, const Recording& rec,
                              const reports::ScenarioReport& s, const std::vector<Task>& tasks,
                              const std::vector<Outcome>& outcomes, uint64_t seed) {
   std::map<std::string, int64_t> order;
@@ -297,9 +299,11 @@ std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
   using Class = std::pair<std::string, std::string>;  // invariant, failure class
   std::map<Class, std::pair<Key, std::string>> best;
   std::map<Class, int64_t> count;
-  auto offer = [&](const std::vector<CheckFailure>& failures, Key key, const std::string& plan) {
+  auto offer = [&](const std::vector<scenarios::blackbox::CheckFailure>& failures, Key key,
+                   const std::string& plan) {
     std::set<Class> classes;
-    for (const CheckFailure& f : failures) classes.insert({f.invariant, FailureClass(f)});
+    for (const scenarios::blackbox::CheckFailure& f : failures)
+      classes.insert({f.invariant, FailureClass(f)});
     for (const Class& c : classes) {
       ++count[c];
       auto it = best.find(c);
@@ -327,7 +331,7 @@ std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
   return out;
 }
 
-std::string Description(const Spec& spec, const BbExploration& r) {
+std::string Description(const scenarios::blackbox::Spec& spec, const BbExploration& r) {
   char ratio[64];
   std::snprintf(ratio, sizeof ratio, "%.2f",
                 r.crash_cells
@@ -349,7 +353,8 @@ std::string Description(const Spec& spec, const BbExploration& r) {
 
 }  // namespace
 
-Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& options) {
+Result<BbExploration> ExploreBlackBox(const scenarios::blackbox::Spec& spec,
+                                      const BbExploreOptions& options) {
   SessionConfig config{FindPreload(), "", options.scratch, options.seed, options.fs_model};
   std::error_code ec;
   config.bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
@@ -418,7 +423,8 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   return result;
 }
 
-Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_text, uint64_t seed,
+Result<BbReplayResult> ReplayBlackBox(const scenarios::blackbox::Spec& spec,
+                                      const std::string& plan_text, uint64_t seed,
                                       const std::string& scratch, const std::string& keep_dir,
                                       faults::blackbox::PersistenceModel fs_model) {
   SF_ASSIGN_OR_RETURN(faults::blackbox::Plan plan, faults::blackbox::ParsePlan(plan_text));

@@ -111,10 +111,11 @@ struct HostEnv {
   Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
   int64_t max_steps = 0;         // RunOptions::max_steps_per_cycle of the life's runs; 0: default
   // The checkpoint store every host opens (OpenCheckpointStore; the names are CheckpointStoreKinds
-  // in host_drive.h): "file" (FileCheckpointStore, one file per checkpoint in dir/<subdir>),
-  // "sqlite" (SqliteCheckpointStore in WAL, dir/<subdir>/checkpoints.db through vfs_name, so its
-  // windows are explored too) or "sqlite-persist", "sqlite-truncate", "sqlite-delete" (the same
-  // database in that rollback-journal mode, its -journal file crashed too).
+  // in engine/stores/store_kinds.h): "file" (FileCheckpointStore, one file per checkpoint in
+  // dir/<subdir>), "sqlite" (SqliteCheckpointStore in WAL, dir/<subdir>/checkpoints.db through
+  // vfs_name, so its windows are explored too) or "sqlite-persist", "sqlite-truncate",
+  // "sqlite-delete" (the same database in that rollback-journal mode, its -journal file crashed
+  // too).
   std::string checkpoint_store = "file";
   Json* oracle_memo = nullptr;  // Check only: the oracle's notes, kept across the lives of a run
   // RunLife only: the lives before this one, for the harness's instrumentation of the life (the

@@ -146,20 +146,22 @@ Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,
                                                          const std::vector<StoreEntry>& index,
                                                          CheckpointManager* manager,
                                                          LifeReport* report) {
-  Status last_error = Status::NotFound("there is no checkpoint to resume");
-  for (auto it = index.rbegin(); it != index.rend(); ++it) {
-    auto resumed = ResumeAsHost(env, spec, it->info, manager, report);
+  std::unique_ptr<StreamingRun> run;
+  Result<size_t> landed = FallBackToNewestIntact(index, [&](const StoreEntry& entry) -> Status {
+    auto resumed = ResumeAsHost(env, spec, entry.info, manager, report);
     if (resumed.ok()) {
-      if (it != index.rbegin())
-        report->trace.push_back("host: fell back to " + it->info.checkpoint_id);
-      return resumed;
+      run = std::move(resumed).value();
+      return Status::Ok();
     }
-    last_error = resumed.status();
-    report->trace.push_back("host: cannot resume " + it->info.checkpoint_id + ": " +
-                            last_error.ToString());
-    if (last_error.code() != StatusCode::kCorruption) break;
+    report->trace.push_back("host: cannot resume " + entry.info.checkpoint_id + ": " +
+                            resumed.status().ToString());
+    return resumed.status();
+  });
+  if (!landed.ok()) return landed.status();
+  if (*landed + 1 != index.size()) {
+    report->trace.push_back("host: fell back to " + index[*landed].info.checkpoint_id);
   }
-  return last_error;
+  return run;
 }
 
 Result<std::unique_ptr<StreamingRun>> StartOrResume(const HostEnv& env, const WorkflowSpec& spec,

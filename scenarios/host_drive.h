@@ -79,7 +79,8 @@ Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const Wor
 
 // Resumes the newest checkpoint of `index` that resumes, falling back to older ones while the
 // newer ones are damaged (kCorruption): the documented fallback to an intact ancestor
-// (INV-CORRUPT). Any other failure stops the search and is returned.
+// (INV-CORRUPT), the engine's one rule FallBackToNewestIntact (engine/checkpoint_store.h) with
+// ResumeAsHost as the attempt. Any other failure stops the search and is returned.
 Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,
                                                          const WorkflowSpec& spec,
                                                          const std::vector<StoreEntry>& index,

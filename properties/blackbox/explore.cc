@@ -21,6 +21,9 @@
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties::blackbox {
+
+// The scenario this file explores (scenarios/blackbox/spec.h).
+using scenarios::blackbox::Spec;
 namespace {
 
 namespace fs = std::filesystem;
@@ -36,8 +39,7 @@ using Json = nlohmann::json;
 // nothing). The list comes from the spec and the fault-free run only, so every shard has the same
 // one; a database only a crash leaves behind is still integrity-checked, and a failure is still a
 // violation (listed, in its cell, in the verdict), only not a row of the invariant table.
-std::vector<std::string> InvariantsOf(const scenarios::blackbox::Spec& spec,
-                                      const scenarios::blackbox::Reference& ref) {
+std::vector<std::string> InvariantsOf(const Spec& spec, const scenarios::blackbox::Reference& ref) {
   std::vector<std::string> inv;
   if (!spec.check.empty()) inv.push_back(scenarios::kInvBbCheck);
   if (!spec.sql_checks.empty()) inv.push_back(scenarios::kInvBbSql);
@@ -76,8 +78,7 @@ std::string FailureClass(const scenarios::blackbox::CheckFailure& failure) {
 
 namespace {
 
-std::string ReplayCommand(const scenarios::blackbox::Spec& spec, const std::string& plan,
-                          uint64_t seed) {
+std::string ReplayCommand(const Spec& spec, const std::string& plan, uint64_t seed) {
   return "stepfault blackbox replay --spec " + reports::ShellQuote(spec.path) + " --plan " +
          reports::ShellQuote(plan) + (seed ? " --seed " + std::to_string(seed) : "");
 }
@@ -93,7 +94,7 @@ std::string AckedSummary(const std::string& acked) {
          (lines == 1 ? " line" : " lines") + ", the last `" + last + "`";
 }
 
-reports::Violation MakeViolation(const scenarios::blackbox::Spec& spec, const std::string& window,
+reports::Violation MakeViolation(const Spec& spec, const std::string& window,
                                  const std::string& action, const std::string& plan,
                                  const std::vector<scenarios::blackbox::CheckFailure>& failures,
                                  const std::string& acked, uint64_t seed) {
@@ -248,9 +249,9 @@ void AppendRecoveryRows(const RecoveryRows& rows, reports::ScenarioReport* s) {
   }
 }
 
-void FoldOutcome(const scenarios::blackbox::Spec& spec, const Task& task, const Outcome& o,
-                 uint64_t seed, int depth, reports::ScenarioReport* s,
-                 std::map<std::string, int64_t>* by_inv, BbExploration* result) {
+void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t seed, int depth,
+                 reports::ScenarioReport* s, std::map<std::string, int64_t>* by_inv,
+                 BbExploration* result) {
   for (const std::string& n : o.notes)
     if (std::find(result->notes.begin(), result->notes.end(), n) == result->notes.end())
       result->notes.push_back(n);
@@ -289,7 +290,7 @@ int ActionRank(const std::string& action) {
 
 // The minimal violating plan of every failure class (see BbShrunk), over the depth-1 cells that
 // failed and the depth-2 violations of this run.
-std::vector<BbShrunk> Shrink(const scenarios::blackbox::Spec& spec, const Recording& rec,
+std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
                              const reports::ScenarioReport& s, const std::vector<Task>& tasks,
                              const std::vector<Outcome>& outcomes, uint64_t seed) {
   std::map<std::string, int64_t> order;
@@ -331,7 +332,7 @@ std::vector<BbShrunk> Shrink(const scenarios::blackbox::Spec& spec, const Record
   return out;
 }
 
-std::string Description(const scenarios::blackbox::Spec& spec, const BbExploration& r) {
+std::string Description(const Spec& spec, const BbExploration& r) {
   char ratio[64];
   std::snprintf(ratio, sizeof ratio, "%.2f",
                 r.crash_cells
@@ -353,8 +354,7 @@ std::string Description(const scenarios::blackbox::Spec& spec, const BbExplorati
 
 }  // namespace
 
-Result<BbExploration> ExploreBlackBox(const scenarios::blackbox::Spec& spec,
-                                      const BbExploreOptions& options) {
+Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& options) {
   SessionConfig config{FindPreload(), "", options.scratch, options.seed, options.fs_model};
   std::error_code ec;
   config.bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
@@ -423,8 +423,7 @@ Result<BbExploration> ExploreBlackBox(const scenarios::blackbox::Spec& spec,
   return result;
 }
 
-Result<BbReplayResult> ReplayBlackBox(const scenarios::blackbox::Spec& spec,
-                                      const std::string& plan_text, uint64_t seed,
+Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_text, uint64_t seed,
                                       const std::string& scratch, const std::string& keep_dir,
                                       faults::blackbox::PersistenceModel fs_model) {
   SF_ASSIGN_OR_RETURN(faults::blackbox::Plan plan, faults::blackbox::ParsePlan(plan_text));

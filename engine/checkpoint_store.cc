@@ -75,4 +75,15 @@ std::vector<CheckpointInfo> ObsoleteBeforeRestored(const std::vector<StoreEntry>
   return obsolete;
 }
 
+Result<size_t> FallBackToNewestIntact(const std::vector<StoreEntry>& index,
+                                      const std::function<Status(const StoreEntry&)>& attempt) {
+  Status last_error = Status::NotFound("there is no checkpoint to resume");
+  for (size_t i = index.size(); i-- > 0;) {
+    last_error = attempt(index[i]);
+    if (last_error.ok()) return i;
+    if (last_error.code() != StatusCode::kCorruption) break;
+  }
+  return last_error;
+}
+
 }  // namespace stepfault

@@ -27,6 +27,8 @@
 #pragma once
 
 #include <compare>
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -141,5 +143,15 @@ class ForwardingCheckpointStore : public CheckpointStore, public RestorationObse
 // it are kept. Returns nothing when `restored` is absent or first.
 std::vector<CheckpointInfo> ObsoleteBeforeRestored(const std::vector<StoreEntry>& session_index,
                                                    const CheckpointInfo& restored);
+
+// The fallback rule of a recovering host, over a session's index in commit order: which checkpoint
+// it resumes from when the newest is damaged. Tries `attempt` on the entries newest first and
+// returns the position in `index` of the first that succeeds; a kCorruption moves on to the next
+// older entry, any other error stops the search and is returned, and when every entry is damaged
+// the oldest's error is returned (kNotFound for an empty index). Every host resumes through it
+// (scenarios/host_drive.h, ResumeLatestIntact; INV-CORRUPT), and so do the stores' damaged-base
+// tests (engine/stores/delta_chain_test_util.h), with a lookup for the attempt.
+Result<size_t> FallBackToNewestIntact(const std::vector<StoreEntry>& index,
+                                      const std::function<Status(const StoreEntry&)>& attempt);
 
 }  // namespace stepfault

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "engine/checkpoint.h"
 #include "engine/run_test_util.h"
@@ -111,6 +113,37 @@ TEST(HygieneTest, NoWallClockOrUnseededRandomnessAndEngineNeverIncludesFaults) {
   }
   EXPECT_GT(files, 10);
   EXPECT_GE(c_files, 5) << "the recorder's and the examples' .c files were not scanned";
+  EXPECT_TRUE(offenders.empty()) << ::testing::PrintToString(offenders);
+}
+
+// The one-way include graph of docs/design.md section 1: tools -> properties -> scenarios -> faults
+// -> engine, and properties -> reports -> engine. A folder includes only its own and those below
+// it; tools/testing/ (the test helpers, header-only) is open to every folder. Black-box mode keeps
+// the same direction: its drivers (properties/blackbox/) include its scenario and oracle
+// (scenarios/blackbox/), never the reverse.
+TEST(HygieneTest, IncludesPointOneWayDownTheLayers) {
+  const std::map<std::string, std::set<std::string>> allowed = {
+      {"engine", {"engine"}},
+      {"faults", {"engine", "faults"}},
+      {"scenarios", {"engine", "faults", "scenarios"}},
+      {"reports", {"engine", "reports"}},
+      {"properties", {"engine", "faults", "scenarios", "reports", "properties"}},
+  };
+  const std::regex include(R"re(^#include\s*"([a-z_]+)/([a-z_]+/)?)re");
+  std::vector<std::string> offenders;
+  int includes = 0;
+  for (const test_env::SourceFile& file :
+       test_env::SourceFiles({"engine", "faults", "scenarios", "reports", "properties"})) {
+    std::istringstream lines(test_env::ReadSource(file.path));
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch m;
+      if (!std::regex_search(line, m, include)) continue;
+      ++includes;
+      if (m[1] == "tools" && m[2] == "testing/") continue;
+      if (!allowed.at(file.folder).count(m[1])) offenders.push_back(file.relative + ": " + line);
+    }
+  }
+  EXPECT_GT(includes, 500);  // the scan sees the includes
   EXPECT_TRUE(offenders.empty()) << ::testing::PrintToString(offenders);
 }
 

@@ -12,6 +12,7 @@
 
 #include "properties/life_runner.h"
 #include "properties/seam_scenario_test_util.h"
+#include "scenarios/approval/approval_seams.h"
 #include "scenarios/effect_store.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
@@ -35,10 +36,11 @@ std::shared_ptr<const scenarios::Scenario> Builtin(const std::string& name) {
 // differs in the choice alone, so exploration catches it with INV-DECISION.
 TEST(BugClassesTest, ReplayRuleComparingOnlyTheCommentIsCaughtByTheChoiceOnlyConflict) {
   auto seams = std::make_shared<scenarios::HostSeams>();
-  seams->same_decision = [](const std::string&, const std::string& stored_comment,
-                            const std::string&, const std::string& comment) {
-    return stored_comment == comment;  // the bug: the choice is never compared
-  };
+  seams->scenario_seams.emplace<scenarios::ApprovalSeams>().same_decision =
+      [](const std::string&, const std::string& stored_comment, const std::string&,
+         const std::string& comment) {
+        return stored_comment == comment;  // the bug: the choice is never compared
+      };
   SeamScenario buggy(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
   ScenarioExploration e = ExploreDepth1(buggy, {"conflicting-response"});
   EXPECT_GE(CountViolations(e, scenarios::kInvDecision), 1) << Describe(e);
@@ -57,9 +59,9 @@ TEST(BugClassesTest, ReplayRuleComparingOnlyTheCommentIsCaughtByTheChoiceOnlyCon
 // The same for a rule that compares only the choice: caught by conflicting-response:comment.
 TEST(BugClassesTest, ReplayRuleComparingOnlyTheChoiceIsCaughtByTheCommentOnlyConflict) {
   auto seams = std::make_shared<scenarios::HostSeams>();
-  seams->same_decision = [](const std::string& stored_choice, const std::string&,
-                            const std::string& choice,
-                            const std::string&) { return stored_choice == choice; };
+  seams->scenario_seams.emplace<scenarios::ApprovalSeams>().same_decision =
+      [](const std::string& stored_choice, const std::string&, const std::string& choice,
+         const std::string&) { return stored_choice == choice; };
   SeamScenario buggy(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
   ScenarioExploration e = ExploreDepth1(buggy, {"conflicting-response"});
   bool by_comment_only = false;
@@ -151,7 +153,7 @@ TEST(BugClassesTest, ResumeThatImportsStateBeforeTheTopologyCheckIsCaught) {
 // died between the two commits sees `status`'s Completed without its effect row: INV-ALO.
 TEST(BugClassesTest, EffectCommitSplitInTwoTransactionsIsCaughtBetweenLives) {
   auto seams = std::make_shared<scenarios::HostSeams>();
-  seams->approval_split_effect_commit = true;
+  seams->scenario_seams.emplace<scenarios::ApprovalSeams>().split_effect_commit = true;
   SeamScenario buggy(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
   ScenarioExploration e = ExploreDepth1(buggy, {"crash"});
   bool between_commits = false;
@@ -172,7 +174,8 @@ TEST(BugClassesTest, EffectCommitSplitInTwoTransactionsIsCaughtBetweenLives) {
 // before `status` reads the database makes the row durable (tried: no violation).
 TEST(BugClassesTest, CompletedReportedBeforeItsEffectRowIsDurableIsCaught) {
   auto seams = std::make_shared<scenarios::HostSeams>();
-  seams->approval_after_open_sql = "PRAGMA synchronous=OFF";
+  seams->scenario_seams.emplace<scenarios::ApprovalSeams>().after_open_sql =
+      "PRAGMA synchronous=OFF";
   SeamScenario buggy(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
   buggy.WrapEnv([](Env* target, const std::string&) {
     return std::unique_ptr<Env>(std::make_unique<testing::NeverSyncEnv>(target, "business.db"));
@@ -197,7 +200,7 @@ TEST(BugClassesTest, CompletedReportedBeforeItsEffectRowIsDurableIsCaught) {
 // (the row is durable, the status is not), where the unsplit mutant commits nothing and holds.
 TEST(BugClassesTest, EffectCommitSplitRowFirstIsSafeOnlyThanksToTheUniqueKey) {
   auto seams = std::make_shared<scenarios::HostSeams>();
-  seams->approval_split_effect_commit_row_first = true;
+  seams->scenario_seams.emplace<scenarios::ApprovalSeams>().split_effect_commit_row_first = true;
   SeamScenario split(Builtin("approval"), [seams](scenarios::HostEnv& env) { env.seams = seams; });
   for (const char* action : {"crash", "powerloss"}) {
     ScenarioExploration e = ExploreDepth1(split, {action});

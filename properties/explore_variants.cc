@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/stores/store_kinds.h"
 #include "faults/points.h"
 #include "properties/explore_flow.h"
 #include "properties/explorer.h"
@@ -11,7 +12,6 @@
 #include "properties/mutants.h"
 #include "properties/task_pool.h"
 #include "reports/merge.h"
-#include "scenarios/host_drive.h"
 #include "scenarios/registry.h"
 
 namespace stepfault::properties {
@@ -187,7 +187,7 @@ reports::Report Explore(
         // case keeps the host's reason); else the host ignores the parameter.
         const bool store_only =
             same->second.params == v.params && same->second.store != v.store &&
-            scenarios::FindCheckpointStoreKind(same->second.store)->sqlite_journal_mode != nullptr;
+            FindCheckpointStoreKind(same->second.store)->sqlite_journal_mode != nullptr;
         rep.skipped = "indistinct: its fault-free run is identical to '" +
                       NameOf(*s, same->second) +
                       (store_only ? "' (the two stores write the same files at the same windows "

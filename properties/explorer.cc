@@ -3,12 +3,12 @@
 
 #include <algorithm>
 
+#include "engine/stores/store_kinds.h"
 #include "faults/points.h"
 #include "properties/explore_state.h"
 #include "properties/interrupt.h"
 #include "properties/task_pool.h"
 #include "reports/merge.h"
-#include "scenarios/host_drive.h"
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties {
@@ -100,7 +100,7 @@ const std::vector<std::string>& ActionKindNames() {
 const std::vector<std::string>& CheckpointStoreNames() {
   static const auto* names = [] {
     auto* out = new std::vector<std::string>;
-    for (const scenarios::CheckpointStoreKind& k : scenarios::CheckpointStoreKinds()) {
+    for (const CheckpointStoreKind& k : CheckpointStoreKinds()) {
       out->push_back(k.name);
     }
     return out;

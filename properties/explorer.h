@@ -94,8 +94,9 @@ requires std::derived_from<Kind, scenarios::ScenarioInfo> reports::Report Explor
 // The action kind names ExploreOptions::action_kinds accepts: faults/plan.h's, in its order.
 const std::vector<std::string>& ActionKindNames();
 
-// The checkpoint stores every scenario is explored over: the names of scenarios::
-// CheckpointStoreKinds() (file, sqlite = WAL, sqlite-persist, sqlite-truncate, sqlite-delete).
+// The checkpoint stores every scenario is explored over: the names of CheckpointStoreKinds()
+// (engine/stores/store_kinds.h: file, sqlite = WAL, sqlite-persist, sqlite-truncate,
+// sqlite-delete).
 const std::vector<std::string>& CheckpointStoreNames();
 
 }  // namespace stepfault::properties

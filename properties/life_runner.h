@@ -41,7 +41,7 @@ struct RunConfig {
   // 0: the scenario's fault-free lives, plus two per fault of the plan, plus one.
   int lives_max = 0;
   Json params;  // null: the scenario's defaults
-  // Copied into every life's HostEnv: a name of scenarios::CheckpointStoreKinds ("file", "sqlite",
+  // Copied into every life's HostEnv: a name of CheckpointStoreKinds ("file", "sqlite",
   // "sqlite-persist", "sqlite-truncate", "sqlite-delete"; see scenarios::HostEnv). Not "file": the
   // replay command carries it as --store.
   std::string checkpoint_store = "file";

@@ -8,9 +8,9 @@
 #include "engine/crc32c.h"
 #include "engine/stores/file_store.h"
 #include "engine/stores/sqlite_store.h"
+#include "engine/stores/store_kinds.h"
 #include "faults/sim_fs.h"
 #include "faults/sim_vfs.h"
-#include "scenarios/host_drive.h"
 #include "scenarios/kept_by_bytes.h"
 
 namespace stepfault::scenarios {

@@ -31,55 +31,16 @@ Result<std::unique_ptr<CheckpointStore>> OpenStoreOf(const HostEnv& env,
   if (kind == nullptr) {
     return Status::InvalidArgument(UnknownCheckpointStoreMessage(env.checkpoint_store));
   }
-  if (kind->sqlite_journal_mode != nullptr) {
-    const std::string dir = JoinPath(env.dir, subdir);
-    SF_RETURN_IF_ERROR(env.env->CreateDirIfMissing(dir));
-    SqliteStoreOptions options;
-    options.vfs_name = env.vfs_name;
-    options.journal_mode = kind->sqlite_journal_mode;
-    options.seed = env.root_seed;
-    options.hazard_prune_on_read = env.store.prune_on_read;
-    SF_ASSIGN_OR_RETURN(auto store, SqliteCheckpointStore::Open(
-                                        env.env, JoinPath(dir, kSqliteCheckpointDb), options));
-    return std::unique_ptr<CheckpointStore>(std::move(store));
-  }
-  FileStoreOptions options;
+  CheckpointStoreKindOptions options;
   options.seed = env.root_seed;
+  options.vfs_name = env.vfs_name;
+  options.probe = env.probe;
   options.hazard_prune_on_read = env.store.prune_on_read;
   options.hazard_in_place_write = env.store.in_place_write;
-  options.probe = env.probe;
-  SF_ASSIGN_OR_RETURN(auto store,
-                      FileCheckpointStore::Open(env.env, JoinPath(env.dir, subdir), options));
-  return std::unique_ptr<CheckpointStore>(std::move(store));
+  return OpenCheckpointStoreOfKind(env.env, *kind, JoinPath(env.dir, subdir), options);
 }
 
 }  // namespace
-
-const std::vector<CheckpointStoreKind>& CheckpointStoreKinds() {
-  // "sqlite" keeps its name for WAL, so every variant, replay command and report made before the
-  // rollback modes were explored keeps its meaning.
-  static const auto* kinds = new std::vector<CheckpointStoreKind>{{"file", nullptr},
-                                                                  {"sqlite", "WAL"},
-                                                                  {"sqlite-persist", "PERSIST"},
-                                                                  {"sqlite-truncate", "TRUNCATE"},
-                                                                  {"sqlite-delete", "DELETE"}};
-  return *kinds;
-}
-
-const CheckpointStoreKind* FindCheckpointStoreKind(std::string_view name) {
-  for (const CheckpointStoreKind& k : CheckpointStoreKinds()) {
-    if (name == k.name) return &k;
-  }
-  return nullptr;
-}
-
-std::string UnknownCheckpointStoreMessage(std::string_view name) {
-  std::string list;
-  for (const CheckpointStoreKind& k : CheckpointStoreKinds()) {
-    list += (list.empty() ? "" : ", ") + std::string(k.name);
-  }
-  return "unknown checkpoint store '" + std::string(name) + "'; use one of: " + list;
-}
 
 RunOptions LifeRunOptions(const HostEnv& env, CheckpointManager* manager) {
   RunOptions o;
@@ -185,20 +146,22 @@ Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,
                                                          const std::vector<StoreEntry>& index,
                                                          CheckpointManager* manager,
                                                          LifeReport* report) {
-  Status last_error = Status::NotFound("there is no checkpoint to resume");
-  for (auto it = index.rbegin(); it != index.rend(); ++it) {
-    auto resumed = ResumeAsHost(env, spec, it->info, manager, report);
+  std::unique_ptr<StreamingRun> run;
+  Result<size_t> landed = FallBackToNewestIntact(index, [&](const StoreEntry& entry) -> Status {
+    auto resumed = ResumeAsHost(env, spec, entry.info, manager, report);
     if (resumed.ok()) {
-      if (it != index.rbegin())
-        report->trace.push_back("host: fell back to " + it->info.checkpoint_id);
-      return resumed;
+      run = std::move(resumed).value();
+      return Status::Ok();
     }
-    last_error = resumed.status();
-    report->trace.push_back("host: cannot resume " + it->info.checkpoint_id + ": " +
-                            last_error.ToString());
-    if (last_error.code() != StatusCode::kCorruption) break;
+    report->trace.push_back("host: cannot resume " + entry.info.checkpoint_id + ": " +
+                            resumed.status().ToString());
+    return resumed.status();
+  });
+  if (!landed.ok()) return landed.status();
+  if (*landed + 1 != index.size()) {
+    report->trace.push_back("host: fell back to " + index[*landed].info.checkpoint_id);
   }
-  return last_error;
+  return run;
 }
 
 Result<std::unique_ptr<StreamingRun>> StartOrResume(const HostEnv& env, const WorkflowSpec& spec,

@@ -14,37 +14,19 @@
 
 #include "engine/probe_points.h"
 #include "engine/run.h"
-#include "engine/stores/file_store.h"
-#include "engine/stores/sqlite_store.h"
+#include "engine/stores/store_kinds.h"
 #include "engine/workflow_spec.h"
 #include "scenarios/scenario.h"
 
 namespace stepfault::scenarios {
 
-// Opens the checkpoint store env.checkpoint_store names in dir/<subdir> (CheckpointStoreKinds):
-// the file store, or the SQLite store in the kind's journal mode (dir/<subdir>/checkpoints.db
-// through env.vfs_name), with the store mutants that apply to it; kInvalidArgument for an unknown
-// name. Either makes what it inherits durable at open (the recovery rule, engine/env.h).
+// Opens the checkpoint store env.checkpoint_store names in dir/<subdir> (CheckpointStoreKinds,
+// engine/stores/store_kinds.h): the file store, or the SQLite store in the kind's journal mode
+// (dir/<subdir>/checkpoints.db through env.vfs_name), with the store mutants that apply to it;
+// kInvalidArgument for an unknown name. Either makes what it inherits durable at open (the recovery
+// rule, engine/env.h).
 Result<std::unique_ptr<CheckpointStore>> OpenCheckpointStore(const HostEnv& env,
                                                              const std::string& subdir);
-// The SQLite store's database file in dir/<subdir>.
-inline constexpr const char* kSqliteCheckpointDb = "checkpoints.db";
-
-// The checkpoint stores a host can open, by the name HostEnv::checkpoint_store carries (and the
-// explorer's variants, `replay --store` and every replay command): "file" (FileCheckpointStore),
-// "sqlite" (SqliteCheckpointStore in WAL, its default) and "sqlite-persist", "sqlite-truncate",
-// "sqlite-delete" (the same store in that rollback-journal mode). The one place that maps a name to
-// a store: every host, the durable-checkpoint oracle and the command line go through it.
-struct CheckpointStoreKind {
-  const char* name;
-  const char* sqlite_journal_mode;  // SqliteStoreOptions::journal_mode; null: the file store
-};
-const std::vector<CheckpointStoreKind>& CheckpointStoreKinds();  // in the order above
-// The kind named `name`, or null when no store has that name.
-const CheckpointStoreKind* FindCheckpointStoreKind(std::string_view name);
-// "unknown checkpoint store 'x'; use one of: file, sqlite, ..." (for every caller's error).
-std::string UnknownCheckpointStoreMessage(std::string_view name);
-
 // RunOptions for a life: the env's profile, probe and seed, and `manager`.
 RunOptions LifeRunOptions(const HostEnv& env, CheckpointManager* manager);
 
@@ -97,7 +79,8 @@ Result<std::unique_ptr<StreamingRun>> ResumeAsHost(const HostEnv& env, const Wor
 
 // Resumes the newest checkpoint of `index` that resumes, falling back to older ones while the
 // newer ones are damaged (kCorruption): the documented fallback to an intact ancestor
-// (INV-CORRUPT). Any other failure stops the search and is returned.
+// (INV-CORRUPT), the engine's one rule FallBackToNewestIntact (engine/checkpoint_store.h) with
+// ResumeAsHost as the attempt. Any other failure stops the search and is returned.
 Result<std::unique_ptr<StreamingRun>> ResumeLatestIntact(const HostEnv& env,
                                                          const WorkflowSpec& spec,
                                                          const std::vector<StoreEntry>& index,

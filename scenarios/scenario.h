@@ -14,6 +14,7 @@
 // Thread-safety: a scenario object is immutable; every life gets its own HostEnv.
 #pragma once
 
+#include <any>
 #include <functional>
 #include <memory>
 #include <set>
@@ -63,11 +64,6 @@ struct RecoveryVariation {
 // prove the oracles catch a bug class without a hazard switch of its own. Null members: the
 // faithful host. Exploration never sets them.
 struct HostSeams {
-  // The approval store's replay rule: whether a decision already stored (choice, comment) and a
-  // new one are the same decision (faithful: both fields equal).
-  std::function<bool(const std::string& stored_choice, const std::string& stored_comment,
-                     const std::string& choice, const std::string& comment)>
-      same_decision;
   // Wraps the checkpoint store every host opens (OpenCheckpointStore), e.g. a store that drops part
   // of what it is given. The oracles read durable bytes, never through it.
   std::function<std::unique_ptr<CheckpointStore>(std::unique_ptr<CheckpointStore>)>
@@ -82,16 +78,9 @@ struct HostSeams {
   // The JSON host's replay rule for responses: whether an offered response body is the recorded
   // one (faithful: equal as JSON). A rule that wrongly says yes records and sends a conflict.
   std::function<bool(const Json& recorded, const Json& offered)> same_response;
-  // The approval business store commits an approval's effect in two transactions instead of one:
-  // the Completed status first, then the backlog row (ApprovalStoreOptions::split_effect_commit).
-  bool approval_split_effect_commit = false;
-  // The other order of the same split: the backlog row first, then the Completed status
-  // (ApprovalStoreOptions::split_effect_commit_row_first). Safe while the row's unique key makes a
-  // replayed Apply idempotent (properties/bug_classes_test.cc says why).
-  bool approval_split_effect_commit_row_first = false;
-  // SQL the approval business store runs right after it opened and configured its database (e.g.
-  // "PRAGMA synchronous=OFF", a host that trades durability for speed).
-  std::string approval_after_open_sql;
+  // One scenario's own seams, which no other scenario reads (the approval scenario's:
+  // ApprovalSeams, scenarios/approval/approval_seams.h); empty: none.
+  std::any scenario_seams;
 };
 
 struct LifeReport;
@@ -111,10 +100,11 @@ struct HostEnv {
   Json params = Json::object();  // scenario parameters (fan width, payload size, decision ...)
   int64_t max_steps = 0;         // RunOptions::max_steps_per_cycle of the life's runs; 0: default
   // The checkpoint store every host opens (OpenCheckpointStore; the names are CheckpointStoreKinds
-  // in host_drive.h): "file" (FileCheckpointStore, one file per checkpoint in dir/<subdir>),
-  // "sqlite" (SqliteCheckpointStore in WAL, dir/<subdir>/checkpoints.db through vfs_name, so its
-  // windows are explored too) or "sqlite-persist", "sqlite-truncate", "sqlite-delete" (the same
-  // database in that rollback-journal mode, its -journal file crashed too).
+  // in engine/stores/store_kinds.h): "file" (FileCheckpointStore, one file per checkpoint in
+  // dir/<subdir>), "sqlite" (SqliteCheckpointStore in WAL, dir/<subdir>/checkpoints.db through
+  // vfs_name, so its windows are explored too) or "sqlite-persist", "sqlite-truncate",
+  // "sqlite-delete" (the same database in that rollback-journal mode, its -journal file crashed
+  // too).
   std::string checkpoint_store = "file";
   Json* oracle_memo = nullptr;  // Check only: the oracle's notes, kept across the lives of a run
   // RunLife only: the lives before this one, for the harness's instrumentation of the life (the

@@ -1,10 +1,9 @@
 // Helpers for the durable stores' damaged-delta-base tests (file_store_test.cc,
 // sqlite_store_test.cc): a chain of incremental checkpoints committed through the
-// StoreCheckpointManager with a full snapshot every 3, and the host's fallback rule (the newest
-// checkpoint that resolves; a kCorruption moves on to the next older one, any other error stops),
-// as scenarios/host_drive.cc's ResumeLatestIntact applies it, without a run (the engine's tests
-// cannot see scenarios/). And the bytes their seal-trust tests commit (SealBreak).
-// Thread-safety: test helpers, one thread.
+// StoreCheckpointManager with a full snapshot every 3, and the host's fallback rule applied with a
+// lookup instead of a resume (the one rule, FallBackToNewestIntact in engine/checkpoint_store.h,
+// that every host's ResumeLatestIntact applies). And the bytes their seal-trust tests commit
+// (SealBreak). Thread-safety: test helpers, one thread.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -45,8 +44,8 @@ inline DeltaChain CommitDeltaChain(CheckpointStore& store, int n) {
   return chain;
 }
 
-// The host's fallback over `store`: its index newest first, the first checkpoint that resolves
-// (its position in the index and the checkpoint), or the first error that is not kCorruption.
+// The host's fallback over `store` (FallBackToNewestIntact with a lookup): the first checkpoint
+// that resolves, newest first, and the errors of the newer ones it went past.
 struct Fallback {
   std::optional<CheckpointInfo> landed;
   std::optional<Checkpoint> checkpoint;
@@ -59,15 +58,19 @@ inline Fallback FallBackToLatestIntact(CheckpointStore& store) {
   auto index = store.Index("s");
   EXPECT_TRUE(index.ok()) << index.status().ToString();
   if (!index.ok()) return out;
-  for (auto it = index->rbegin(); it != index->rend(); ++it) {
-    auto got = reader.Lookup(it->info);
-    if (got.ok()) {
-      out.landed = it->info;
-      out.checkpoint = **got;
-      return out;
+  std::optional<Checkpoint> found;
+  Result<size_t> landed = FallBackToNewestIntact(*index, [&](const StoreEntry& entry) -> Status {
+    auto got = reader.Lookup(entry.info);
+    if (!got.ok()) {
+      out.skipped.push_back(got.status());
+      return got.status();
     }
-    out.skipped.push_back(got.status());
-    if (got.status().code() != StatusCode::kCorruption) return out;
+    found = **got;
+    return Status::Ok();
+  });
+  if (landed.ok()) {
+    out.landed = (*index)[*landed].info;
+    out.checkpoint = std::move(found);
   }
   return out;
 }

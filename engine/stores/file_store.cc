@@ -6,6 +6,7 @@
 
 #include "engine/checkpoint.h"
 #include "engine/crc32c.h"
+#include "engine/store_base.h"
 #include "engine/store_prune.h"
 #include "engine/stores/committed_crc.h"
 

@@ -47,7 +47,7 @@
 #include "engine/checkpoint_store.h"
 #include "engine/env.h"
 #include "engine/probe.h"
-#include "engine/store_prune.h"
+#include "engine/store_base.h"
 
 namespace stepfault {
 
@@ -84,9 +84,9 @@ class FileCheckpointStore final : public PartsWritingCheckpointStore, public Res
   static Result<std::unique_ptr<FileCheckpointStore>> Open(Env* env, std::string dir,
                                                            FileStoreOptions options = {});
 
-  // Commit and CommitParts: PartsWritingCheckpointStore (store_prune.h). A framed checkpoint's
-  // header line and parts go out in one gathered write (Env AppendParts): the same file, and the
-  // same operations, as Commit of the joined bytes, without joining them.
+  // Commit and CommitParts: PartsWritingCheckpointStore (engine/store_base.h). A framed
+  // checkpoint's header line and parts go out in one gathered write (Env AppendParts): the same
+  // file, and the same operations, as Commit of the joined bytes, without joining them.
   Result<std::string> Retrieve(const CheckpointInfo& info) override;
   Result<std::vector<StoreEntry>> Index(
       const std::string& session_id,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/store_base.h"
 #include "engine/store_prune.h"
 
 namespace stepfault {

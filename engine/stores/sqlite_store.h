@@ -48,7 +48,7 @@
 
 #include "engine/checkpoint_store.h"
 #include "engine/env.h"
-#include "engine/store_prune.h"
+#include "engine/store_base.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -79,9 +79,9 @@ class SqliteCheckpointStore final : public PartsWritingCheckpointStore, public R
                                                              SqliteStoreOptions options = {});
   ~SqliteCheckpointStore() override;
 
-  // Commit and CommitParts: PartsWritingCheckpointStore (store_prune.h). A framed checkpoint's
-  // parts are written where they lie, without joining them (see the file comment); CommitParts
-  // stores exactly the row Commit stores for the joined bytes.
+  // Commit and CommitParts: PartsWritingCheckpointStore (engine/store_base.h). A framed
+  // checkpoint's parts are written where they lie, without joining them (see the file comment);
+  // CommitParts stores exactly the row Commit stores for the joined bytes.
   Result<std::string> Retrieve(const CheckpointInfo& info) override;
   Result<std::vector<StoreEntry>> Index(
       const std::string& session_id,

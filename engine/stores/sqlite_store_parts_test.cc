@@ -339,7 +339,7 @@ TEST_F(SqliteStorePartsTest, TextRowsFromBeforeTheBlobPathAndBlobRowsReadAlike) 
 }
 
 // The manager's call reaches the parts-writing CommitParts, not the default that joins the parts
-// (checked at compile time: the store derives from PartsWritingCheckpointStore, store_prune.h;
+// (checked at compile time: the store derives from PartsWritingCheckpointStore, store_base.h;
 // deriving it from CheckpointStore again fails the build of this test). What it does with the parts
 // is the rest of this file: the exact rows above, and no second copy of the body in SQLite's memory
 // below.

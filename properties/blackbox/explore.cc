@@ -21,6 +21,9 @@
 #include "scenarios/invariants.h"
 
 namespace stepfault::properties::blackbox {
+
+// The scenario this file explores (scenarios/blackbox/spec.h).
+using scenarios::blackbox::Spec;
 namespace {
 
 namespace fs = std::filesystem;
@@ -36,7 +39,7 @@ using Json = nlohmann::json;
 // nothing). The list comes from the spec and the fault-free run only, so every shard has the same
 // one; a database only a crash leaves behind is still integrity-checked, and a failure is still a
 // violation (listed, in its cell, in the verdict), only not a row of the invariant table.
-std::vector<std::string> InvariantsOf(const Spec& spec, const Reference& ref) {
+std::vector<std::string> InvariantsOf(const Spec& spec, const scenarios::blackbox::Reference& ref) {
   std::vector<std::string> inv;
   if (!spec.check.empty()) inv.push_back(scenarios::kInvBbCheck);
   if (!spec.sql_checks.empty()) inv.push_back(scenarios::kInvBbSql);
@@ -48,7 +51,7 @@ std::vector<std::string> InvariantsOf(const Spec& spec, const Reference& ref) {
 
 }  // namespace
 
-std::string FailureClass(const CheckFailure& failure) {
+std::string FailureClass(const scenarios::blackbox::CheckFailure& failure) {
   std::string line = failure.message.substr(0, failure.message.find('\n'));
   std::string out;
   for (size_t i = 0; i < line.size() && out.size() < 160;) {
@@ -93,7 +96,7 @@ std::string AckedSummary(const std::string& acked) {
 
 reports::Violation MakeViolation(const Spec& spec, const std::string& window,
                                  const std::string& action, const std::string& plan,
-                                 const std::vector<CheckFailure>& failures,
+                                 const std::vector<scenarios::blackbox::CheckFailure>& failures,
                                  const std::string& acked, uint64_t seed) {
   reports::Violation v;
   v.scenario = "blackbox:" + spec.name;
@@ -102,7 +105,7 @@ reports::Violation MakeViolation(const Spec& spec, const std::string& window,
   v.action = action;
   v.plan = plan;
   v.replay = ReplayCommand(spec, plan, seed);
-  for (const CheckFailure& f : failures)
+  for (const scenarios::blackbox::CheckFailure& f : failures)
     v.message += (v.message.empty() ? "" : "; ") + f.invariant + ": " + f.message;
   v.message += " (" + AckedSummary(acked) + ")";
   v.failure = FailureClass(failures[0]);
@@ -265,7 +268,7 @@ void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t 
     if (o.failures.empty() || c.outcome == reports::CellOutcome::kViolation) continue;
     c.outcome = reports::CellOutcome::kViolation;  // the first failing state of the cell speaks
     std::set<std::string> inv;
-    for (const CheckFailure& f : o.failures) inv.insert(f.invariant);
+    for (const scenarios::blackbox::CheckFailure& f : o.failures) inv.insert(f.invariant);
     c.invariants_violated.assign(inv.begin(), inv.end());
     for (const std::string& i : inv) ++(*by_inv)[i];
     result->report.violations.push_back(
@@ -297,9 +300,11 @@ std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
   using Class = std::pair<std::string, std::string>;  // invariant, failure class
   std::map<Class, std::pair<Key, std::string>> best;
   std::map<Class, int64_t> count;
-  auto offer = [&](const std::vector<CheckFailure>& failures, Key key, const std::string& plan) {
+  auto offer = [&](const std::vector<scenarios::blackbox::CheckFailure>& failures, Key key,
+                   const std::string& plan) {
     std::set<Class> classes;
-    for (const CheckFailure& f : failures) classes.insert({f.invariant, FailureClass(f)});
+    for (const scenarios::blackbox::CheckFailure& f : failures)
+      classes.insert({f.invariant, FailureClass(f)});
     for (const Class& c : classes) {
       ++count[c];
       auto it = best.find(c);

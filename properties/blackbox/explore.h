@@ -20,8 +20,8 @@
 
 #include "engine/status.h"
 #include "properties/blackbox/session.h"
-#include "properties/blackbox/spec.h"
 #include "reports/report_model.h"
+#include "scenarios/blackbox/spec.h"
 
 namespace stepfault::properties::blackbox {
 
@@ -45,7 +45,7 @@ struct BbExploreOptions {
 // lost commit #"; "rows present: 1 2 3" gives "rows present: #"). Two failures of one
 // invariant in different classes (a lost commit; a repository that no longer opens) are reported
 // apart.
-std::string FailureClass(const CheckFailure& failure);
+std::string FailureClass(const scenarios::blackbox::CheckFailure& failure);
 
 // The shrinker's answer for one failure class: the smallest plan that failed so, ordered by fewer
 // faults first, then the earlier first window (fault-free order), the simpler first action (crash,
@@ -73,13 +73,14 @@ struct BbExploration {
 };
 
 // kInvalidArgument for bad input (see Record); otherwise the report.
-Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& options);
+Result<BbExploration> ExploreBlackBox(const scenarios::blackbox::Spec& spec,
+                                      const BbExploreOptions& options);
 
 struct BbReplayResult {
   // Non-empty when the recording is incomplete (Recording::incomplete): the plan was not run, and
   // the answer is inconclusive (exit 5), neither a pass nor a violation.
   std::vector<std::string> inconclusive;
-  std::vector<CheckFailure> failures;
+  std::vector<scenarios::blackbox::CheckFailure> failures;
   std::vector<std::string> log;  // what happened, for a person
 };
 
@@ -87,8 +88,8 @@ struct BbReplayResult {
 // `fs_model` (an incomplete recording runs nothing: inconclusive). With keep_dir, leaves the crash
 // state in keep_dir/crash-state and the recovered directory in keep_dir/recovered.
 Result<BbReplayResult> ReplayBlackBox(
-    const Spec& spec, const std::string& plan, uint64_t seed, const std::string& scratch,
-    const std::string& keep_dir,
+    const scenarios::blackbox::Spec& spec, const std::string& plan, uint64_t seed,
+    const std::string& scratch, const std::string& keep_dir,
     faults::blackbox::PersistenceModel fs_model = faults::blackbox::PersistenceModel::kPosix);
 
 }  // namespace stepfault::properties::blackbox

@@ -14,7 +14,7 @@
 #include "faults/blackbox/trace.h"
 #include "properties/blackbox/explore.h"
 #include "properties/blackbox/session.h"
-#include "properties/blackbox/spec.h"
+#include "scenarios/blackbox/spec.h"
 
 namespace stepfault::properties::blackbox {
 
@@ -41,7 +41,7 @@ struct Task {
 
 struct Depth2Violation {
   std::string plan;
-  std::vector<CheckFailure> failures;
+  std::vector<scenarios::blackbox::CheckFailure> failures;
   int64_t second = 0;  // the pair's index: recovery windows in trace order, crash before powerloss
   std::string acked;   // what was acknowledged before the second fault
 };
@@ -56,7 +56,7 @@ struct PairRun {
 };
 
 struct Outcome {
-  std::vector<CheckFailure> failures;
+  std::vector<scenarios::blackbox::CheckFailure> failures;
   int lives = 0;
   int64_t pairs_total = 0, pairs_run = 0;
   std::vector<Depth2Violation> depth2;
@@ -85,11 +85,11 @@ struct IOErrorDedup {
 // violations with that plan). A model's state with the key of a state this shard ran shares that
 // outcome; any other is recovered and checked once (at most two per plan and model: a power
 // loss's two tearings, as exploration runs them).
-void LabelPersistenceModels(const Spec& spec, const SessionConfig& config, const Recording& rec,
-                            const std::vector<Task>& tasks, const std::vector<Outcome>& outcomes,
-                            BbExploration* result);
+void LabelPersistenceModels(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                            const Recording& rec, const std::vector<Task>& tasks,
+                            const std::vector<Outcome>& outcomes, BbExploration* result);
 
-std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
+std::vector<Outcome> RunAll(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
                             const std::vector<Task>& tasks, const Recording& rec, int depth,
                             int64_t pair_cap, int jobs, IOErrorDedup* dedup,
                             const std::function<void(int64_t done, int64_t total)>& progress);

@@ -21,9 +21,9 @@ std::string WithModel(const std::string& replay, fb::PersistenceModel m) {
              : replay + " --fs-model " + std::string(fb::PersistenceModelName(m));
 }
 
-std::set<std::string> InvariantsOf(const std::vector<CheckFailure>& failures) {
+std::set<std::string> InvariantsOf(const std::vector<scenarios::blackbox::CheckFailure>& failures) {
   std::set<std::string> out;
-  for (const CheckFailure& f : failures) out.insert(f.invariant);
+  for (const scenarios::blackbox::CheckFailure& f : failures) out.insert(f.invariant);
   return out;
 }
 
@@ -33,8 +33,9 @@ std::set<std::string> InvariantsOf(const std::vector<CheckFailure>& failures) {
 // recovered and checked once (at most two per plan and model: a power loss's two tearings).
 class ModelChecker {
  public:
-  ModelChecker(const Spec& spec, const SessionConfig& config, const Recording& rec,
-               const std::vector<Task>& tasks, const std::vector<Outcome>& outcomes)
+  ModelChecker(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+               const Recording& rec, const std::vector<Task>& tasks,
+               const std::vector<Outcome>& outcomes)
       : spec_(spec), config_(config), rec_(rec) {
     for (size_t t = 0; t < tasks.size(); ++t)
       if (fb::IsCrashLike(tasks[t].action))
@@ -89,7 +90,7 @@ class ModelChecker {
   }
 
  private:
-  const Spec& spec_;
+  const scenarios::blackbox::Spec& spec_;
   const SessionConfig& config_;
   const Recording& rec_;
   std::map<uint64_t, std::set<std::string>> known_;  // state key -> invariants it violated
@@ -108,9 +109,9 @@ std::vector<std::string> HoldsUnder(const std::vector<std::optional<std::set<std
 
 }  // namespace
 
-void LabelPersistenceModels(const Spec& spec, const SessionConfig& config, const Recording& rec,
-                            const std::vector<Task>& tasks, const std::vector<Outcome>& outcomes,
-                            BbExploration* result) {
+void LabelPersistenceModels(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                            const Recording& rec, const std::vector<Task>& tasks,
+                            const std::vector<Outcome>& outcomes, BbExploration* result) {
   const fb::PersistenceModel model = config.fs_model;
   result->report.fs_model = std::string(fb::PersistenceModelName(model));
   for (reports::Violation& v : result->report.violations) v.replay = WithModel(v.replay, model);

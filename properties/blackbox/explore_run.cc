@@ -49,13 +49,13 @@ uint64_t StateKey(const CrashState& state, const std::string& acked) {
 
 namespace {
 
-Json FailuresJson(const std::vector<CheckFailure>& f) {
+Json FailuresJson(const std::vector<scenarios::blackbox::CheckFailure>& f) {
   Json out = Json::array();
-  for (const CheckFailure& c : f) out.push_back({c.invariant, c.message});
+  for (const scenarios::blackbox::CheckFailure& c : f) out.push_back({c.invariant, c.message});
   return out;
 }
-std::vector<CheckFailure> FailuresFrom(const Json& j) {
-  std::vector<CheckFailure> out;
+std::vector<scenarios::blackbox::CheckFailure> FailuresFrom(const Json& j) {
+  std::vector<scenarios::blackbox::CheckFailure> out;
   for (const Json& c : j) out.push_back({c[0].get<std::string>(), c[1].get<std::string>()});
   return out;
 }
@@ -101,7 +101,7 @@ Outcome FromJson(const Json& j) {
 // sample of at most `cap` pairs), each recovered again and checked. Every pair is listed in
 // out->pairs (run or not), so the report has a cell for it; an identical second state (by digest
 // and acknowledgements) takes the outcome of the first instead of running again.
-void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
+void RunDepth2(const scenarios::blackbox::Spec& spec, const SessionConfig& config, const Task& task,
                const LifeResult& first, const std::string& cell, int64_t cap, Outcome* out) {
   std::vector<TraceWindow> windows =
       faults::blackbox::WindowsOf(first.recovery_trace, spec.temp_names);
@@ -135,7 +135,7 @@ void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
     LifeResult second = RecoverAndCheck(spec, config, cell + "-d2", &state, acked, nullptr, false);
     pr.lives = second.lives;
     std::set<std::string> inv;
-    for (const CheckFailure& f : second.failures) inv.insert(f.invariant);
+    for (const scenarios::blackbox::CheckFailure& f : second.failures) inv.insert(f.invariant);
     pr.invariants.assign(inv.begin(), inv.end());
     if (!second.failures.empty())
       out->depth2.push_back({task.action + "@" + task.window.id + ";" + action + "@" + w->id,
@@ -143,8 +143,9 @@ void RunDepth2(const Spec& spec, const SessionConfig& config, const Task& task,
   }
 }
 
-Outcome RunTask(const Spec& spec, const SessionConfig& config, const Task& task,
-                const Reference& ref, const std::string& cell, int depth, int64_t pair_cap) {
+Outcome RunTask(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                const Task& task, const scenarios::blackbox::Reference& ref,
+                const std::string& cell, int depth, int64_t pair_cap) {
   Outcome out;
   LifeResult life;
   if (IsCrashLike(task.action)) {
@@ -191,8 +192,8 @@ std::vector<Json> Parallel(const std::vector<size_t>& indices, int jobs,
 // The live ioerror run of `task` in `cell`: {"key", "acked"} of the directory it left, plus
 // "missed" (the call that failed instead, or "") when the run never failed the window's call; or
 // {"error"} when it could not be set up.
-Json LiveIOError(const Spec& spec, const SessionConfig& config, const Recording& rec,
-                 const Task& task, const std::string& cell) {
+Json LiveIOError(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                 const Recording& rec, const Task& task, const std::string& cell) {
   int err = task.action == "ioerror:ENOSPC" ? ENOSPC : EIO;
   Result<IOErrorRun> run = RunWithIOError(spec, config, cell, rec, task.window, err, false);
   if (!run.ok()) return {{"error", run.status().message()}};
@@ -231,7 +232,7 @@ bool SettledWithoutRecovery(const Json& left, const Task& task, Outcome* out) {
 
 }  // namespace
 
-std::vector<Outcome> RunAll(const Spec& spec, const SessionConfig& config,
+std::vector<Outcome> RunAll(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
                             const std::vector<Task>& tasks, const Recording& rec, int depth,
                             int64_t pair_cap, int jobs, IOErrorDedup* dedup,
                             const std::function<void(int64_t done, int64_t total)>& progress) {

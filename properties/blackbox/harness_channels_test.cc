@@ -22,9 +22,9 @@
 
 #include "faults/blackbox/trace.h"
 #include "properties/blackbox/blackbox_test_util.h"
-#include "properties/blackbox/checks.h"
 #include "properties/blackbox/explore.h"
 #include "properties/blackbox/session.h"
+#include "scenarios/blackbox/checks.h"
 
 namespace stepfault::properties::blackbox {
 namespace {
@@ -189,11 +189,12 @@ TEST(FailureClassTest, NumbersAndHashesAreBlankedSoOneKindOfFailureIsOneClass) {
 
 TEST(SqlCheckMessageTest, AMissingDatabaseNamesThePathItLookedForAndWhatItIsRelativeTo) {
   const std::string dir = test_env::ScratchDir("sqlmsg");
-  Spec spec;
+  scenarios::blackbox::Spec spec;
   spec.dir = "data";
-  spec.sql_checks.push_back({"app.db", "SELECT 1", SqlCheck::Expect::kEmpty, 0, {}});
-  CheckContext c{&spec, dir, dir, {}, nullptr};
-  std::vector<CheckFailure> f = RunChecks(c);
+  spec.sql_checks.push_back(
+      {"app.db", "SELECT 1", scenarios::blackbox::SqlCheck::Expect::kEmpty, 0, {}});
+  scenarios::blackbox::CheckContext c{&spec, dir, nullptr, {}};
+  std::vector<scenarios::blackbox::CheckFailure> f = scenarios::blackbox::RunChecks(c);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0].message.find("looked for data/app.db in the working directory"), std::string::npos)
       << f[0].message;

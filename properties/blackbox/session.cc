@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using faults::blackbox::CrashState;
 using faults::blackbox::Trace;
 
-std::string DirOf(const Spec& spec, const std::string& cell) {
+std::string DirOf(const scenarios::blackbox::Spec& spec, const std::string& cell) {
   return (fs::path(cell) / "work" / spec.dir).string();
 }
 
@@ -46,8 +46,9 @@ std::string ReadText(const std::string& path) {
 
 // The environment of every command of a cell (`label` "cmd" for run and setup commands, else
 // recovery); with a trace path, the recorder too.
-std::map<std::string, std::string> CommandEnv(const Spec& spec, const SessionConfig& config,
-                                              const std::string& cell, const std::string& trace,
+std::map<std::string, std::string> CommandEnv(const scenarios::blackbox::Spec& spec,
+                                              const SessionConfig& config, const std::string& cell,
+                                              const std::string& trace,
                                               const std::string& label = "cmd") {
   std::map<std::string, std::string> env = spec.env;
   std::string dir = fs::weakly_canonical(DirOf(spec, cell)).string();
@@ -86,14 +87,15 @@ std::string Describe(const std::string& what, const std::string& cmd, const Comm
 }
 
 // A new trace file: the header, then the spec's volatile globs (the crash model reads them there).
-void StartTrace(const Spec& spec, const std::string& trace_path) {
+void StartTrace(const scenarios::blackbox::Spec& spec, const std::string& trace_path) {
   std::string text = faults::blackbox::kTraceHeader;
   for (const std::string& g : spec.volatile_files)
     text += faults::blackbox::FrameRecord("volatile", getpid(), {{"pattern", g}}, "");
   WriteText(trace_path, text);
 }
 
-Status RunSetup(const Spec& spec, const SessionConfig& config, const std::string& cell) {
+Status RunSetup(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                const std::string& cell) {
   std::error_code ec;
   fs::remove_all(cell, ec);
   fs::create_directories(DirOf(spec, cell), ec);
@@ -111,10 +113,11 @@ Status RunSetup(const Spec& spec, const SessionConfig& config, const std::string
 // after each (with an `ack` record first when the acknowledgement file grew: bytes a program left
 // for exit() to flush are acknowledged by the time its command ended). Stops at the first failing
 // command; returns its description ("" when all succeeded).
-std::string RunTraced(const Spec& spec, const SessionConfig& config, const std::string& cell,
-                      const std::vector<std::string>& cmds, const std::string& label,
-                      const std::string& trace_path, std::map<std::string, std::string> extra,
-                      bool* timed_out, std::vector<std::string>* notes, size_t first = 0) {
+std::string RunTraced(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                      const std::string& cell, const std::vector<std::string>& cmds,
+                      const std::string& label, const std::string& trace_path,
+                      std::map<std::string, std::string> extra, bool* timed_out,
+                      std::vector<std::string>* notes, size_t first = 0) {
   std::map<std::string, std::string> env = CommandEnv(spec, config, cell, trace_path, label);
   for (auto& [k, v] : extra) env[k] = v;
   std::ofstream(trace_path + ".counter", std::ios::binary | std::ios::trunc);
@@ -154,8 +157,8 @@ bool HasAckRecords(const Trace& t) {
   return false;
 }
 
-Status TakeReference(const Spec& spec, const SessionConfig& config, const std::string& cell,
-                     Recording* rec) {
+Status TakeReference(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                     const std::string& cell, Recording* rec) {
   const std::string acked = AckedBefore(rec->trace, rec->trace.records.size(), rec->ack);
   LifeResult life = RecoverAndCheck(spec, config, cell, nullptr, acked, nullptr, false);
   if (!life.failures.empty())
@@ -177,15 +180,15 @@ Status TakeReference(const Spec& spec, const SessionConfig& config, const std::s
   }
   std::string dir = DirOf(spec, cell);
   for (size_t i = 0; i < spec.sql_checks.size(); ++i) {
-    Result<std::vector<std::string>> rows =
-        QueryRows((fs::path(dir) / spec.sql_checks[i].db).string(), spec.sql_checks[i].query);
+    Result<std::vector<std::string>> rows = scenarios::blackbox::QueryRows(
+        (fs::path(dir) / spec.sql_checks[i].db).string(), spec.sql_checks[i].query);
     if (!rows.ok())
       return Status::InvalidArgument("sql_checks[" + std::to_string(i) +
                                      "] fails on the fault-free run: " + rows.status().message());
     rec->reference.sql_rows[i] = *rows;
   }
-  rec->reference.files = FilesUnder(dir);
-  rec->reference.has_database = HasSqliteDatabase(dir);
+  rec->reference.files = scenarios::blackbox::FilesUnder(dir);
+  rec->reference.has_database = scenarios::blackbox::HasSqliteDatabase(dir);
   return Status::Ok();
 }
 
@@ -254,7 +257,8 @@ const faults::blackbox::TraceWindow* FindWindow(
   return nullptr;
 }
 
-Result<Recording> Record(const Spec& spec, const SessionConfig& config, const std::string& cell) {
+Result<Recording> Record(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                         const std::string& cell) {
   if (config.preload.empty() || !fs::exists(config.preload))
     return Status::InvalidArgument(
         "libstepfault_preload.so not found; build it or set STEPFAULT_PRELOAD");
@@ -270,12 +274,13 @@ Result<Recording> Record(const Spec& spec, const SessionConfig& config, const st
   SF_ASSIGN_OR_RETURN(rec.trace, ReadLife(trace_path, AckFile(cell, "cmd")));
   rec.windows = faults::blackbox::WindowsOf(rec.trace, spec.temp_names);
   const bool file_acks = HasAckRecords(rec.trace);
-  if (spec.ack == Spec::Ack::kFile && !file_acks)
+  if (spec.ack == scenarios::blackbox::Spec::Ack::kFile && !file_acks)
     return Status::InvalidArgument(
         "the spec says \"ack\": \"file\" but the fault-free run never wrote to "
         "$STEPFAULT_ACK_FILE; have the program append a line there per acknowledged unit of work, "
         "or set \"ack\" to \"stdout\"");
-  rec.ack = spec.ack == Spec::Ack::kStdout || (spec.ack == Spec::Ack::kAuto && !file_acks)
+  rec.ack = spec.ack == scenarios::blackbox::Spec::Ack::kStdout ||
+                    (spec.ack == scenarios::blackbox::Spec::Ack::kAuto && !file_acks)
                 ? AckChannel::kStdout
                 : AckChannel::kFile;
   size_t fs_windows = 0;
@@ -297,10 +302,10 @@ Result<Recording> Record(const Spec& spec, const SessionConfig& config, const st
   return rec;
 }
 
-Result<IOErrorRun> RunWithIOError(const Spec& spec, const SessionConfig& config,
-                                  const std::string& cell, const Recording& rec,
-                                  const faults::blackbox::TraceWindow& w, int err,
-                                  bool from_start) {
+Result<IOErrorRun> RunWithIOError(const scenarios::blackbox::Spec& spec,
+                                  const SessionConfig& config, const std::string& cell,
+                                  const Recording& rec, const faults::blackbox::TraceWindow& w,
+                                  int err, bool from_start) {
   const std::vector<faults::blackbox::TraceRecord>& records = rec.trace.records;
   size_t boundary = 0, first = 0;  // the record of proc.exit[cmdI] before the window, and I
   for (size_t i = 0; !from_start && i < w.record && i < records.size(); ++i) {
@@ -345,9 +350,10 @@ Result<IOErrorRun> RunWithIOError(const Spec& spec, const SessionConfig& config,
   return out;
 }
 
-LifeResult RecoverAndCheck(const Spec& spec, const SessionConfig& config, const std::string& cell,
-                           const CrashState* state, const std::string& acked,
-                           const Reference* reference, bool trace_recovery) {
+LifeResult RecoverAndCheck(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                           const std::string& cell, const CrashState* state,
+                           const std::string& acked,
+                           const scenarios::blackbox::Reference* reference, bool trace_recovery) {
   LifeResult result;
   std::string dir = DirOf(spec, cell);
   if (state != nullptr) {
@@ -385,13 +391,18 @@ LifeResult RecoverAndCheck(const Spec& spec, const SessionConfig& config, const 
                                                             " lives: " + failed});
     return result;
   }
-  CheckContext context{&spec, (fs::path(cell) / "work").string(),
-                       fs::weakly_canonical(dir).string(), CommandEnv(spec, config, cell, ""),
-                       reference};
+  const CommandOptions check_options{(fs::path(cell) / "work").string(),
+                                     CommandEnv(spec, config, cell, ""), spec.timeout_s};
+  scenarios::blackbox::CheckContext context{
+      &spec, fs::weakly_canonical(dir).string(), reference, [&](const std::string& command) {
+        CommandResult r = RunShell(command, check_options);
+        return scenarios::blackbox::CheckCommandResult{r.exit_code, r.timed_out, std::move(r.out),
+                                                       std::move(r.err)};
+      }};
   // Whether a check reads the acknowledgements: an inotify watch on the file while they run.
   const int watch = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (watch >= 0) inotify_add_watch(watch, acked_path.c_str(), IN_OPEN);
-  result.failures = RunChecks(context);
+  result.failures = scenarios::blackbox::RunChecks(context);
   if (watch >= 0) {
     alignas(inotify_event) char events[4096];
     result.acked_read = read(watch, events, sizeof events) > 0;

@@ -18,8 +18,8 @@
 #include "engine/status.h"
 #include "faults/blackbox/crash_state.h"
 #include "faults/blackbox/trace.h"
-#include "properties/blackbox/checks.h"
-#include "properties/blackbox/spec.h"
+#include "scenarios/blackbox/checks.h"
+#include "scenarios/blackbox/spec.h"
 
 namespace stepfault::properties::blackbox {
 
@@ -43,7 +43,7 @@ struct Recording {
   faults::blackbox::CrashState initial;
   faults::blackbox::Trace trace;
   std::vector<faults::blackbox::TraceWindow> windows;
-  Reference reference;
+  scenarios::blackbox::Reference reference;
   AckChannel ack = AckChannel::kStdout;
   // What the recording did not see, one reason each ("mmap-shared-write-untracked: data.bin",
   // "replaying the trace does not give the directory the run left (data.bin differs)"): when not
@@ -63,7 +63,8 @@ struct Recording {
 // is resolved here (rec.ack); when the fault-free run acknowledged nothing, or acknowledged work
 // that no check command read ($STEPFAULT_ACKED, watched with inotify while the checks run), a
 // warning says so.
-Result<Recording> Record(const Spec& spec, const SessionConfig& config, const std::string& cell);
+Result<Recording> Record(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                         const std::string& cell);
 
 // Whether window `w`'s call can be failed by the live ioerror run (its record carries k=: a
 // stdio stream's bytes, snapshotted at flush, reached the file through calls nobody can fail).
@@ -83,12 +84,13 @@ struct IOErrorRun {
   bool struck = false, from_start = false;
   std::string struck_point;  // the canonical point of the call that failed ("" when none did)
 };
-Result<IOErrorRun> RunWithIOError(const Spec& spec, const SessionConfig& config,
-                                  const std::string& cell, const Recording& rec,
-                                  const faults::blackbox::TraceWindow& w, int err, bool from_start);
+Result<IOErrorRun> RunWithIOError(const scenarios::blackbox::Spec& spec,
+                                  const SessionConfig& config, const std::string& cell,
+                                  const Recording& rec, const faults::blackbox::TraceWindow& w,
+                                  int err, bool from_start);
 
 struct LifeResult {
-  std::vector<CheckFailure> failures;
+  std::vector<scenarios::blackbox::CheckFailure> failures;
   int lives = 0;
   faults::blackbox::Trace recovery_trace;  // of the first recovery life, when traced
   std::vector<std::string> notes;
@@ -98,9 +100,10 @@ struct LifeResult {
 // Materialises `state` into <cell>/work/<dir> (unless `materialise` is false: the directory is
 // already there), writes `acked` to <cell>/acked.txt, recovers (traced when `trace_recovery`) and
 // checks.
-LifeResult RecoverAndCheck(const Spec& spec, const SessionConfig& config, const std::string& cell,
-                           const faults::blackbox::CrashState* state, const std::string& acked,
-                           const Reference* reference, bool trace_recovery);
+LifeResult RecoverAndCheck(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
+                           const std::string& cell, const faults::blackbox::CrashState* state,
+                           const std::string& acked,
+                           const scenarios::blackbox::Reference* reference, bool trace_recovery);
 
 // What the program acknowledged before record `upto`: on kStdout the bytes of the `stdout`
 // records, on kFile the first S bytes of trace.ack_log, S the largest size of an `ack` record.

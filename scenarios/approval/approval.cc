@@ -9,6 +9,7 @@
 #include "engine/probe_points.h"
 #include "engine/random.h"
 #include "scenarios/approval/approval_hazards.h"
+#include "scenarios/approval/approval_seams.h"
 #include "scenarios/approval/approval_store.h"
 #include "scenarios/approval/lease.h"
 #include "scenarios/approval/receipt.h"
@@ -69,12 +70,12 @@ Result<std::unique_ptr<ApprovalStore>> OpenApprovalBusiness(const HostEnv& env, 
   o.probe = env.probe;
   o.clock = env.clock;
   o.hazard_no_unique_key = env.hazards.count(kHazardEffectWithoutUniqueKey) > 0;
-  if (env.seams) {
-    o.same_decision = env.seams->same_decision;
-    o.split_effect_commit = env.seams->approval_split_effect_commit;
-    o.split_effect_commit_row_first = env.seams->approval_split_effect_commit_row_first;
+  if (const ApprovalSeams* seams = ApprovalSeamsOf(env)) {
+    o.same_decision = seams->same_decision;
+    o.split_effect_commit = seams->split_effect_commit;
+    o.split_effect_commit_row_first = seams->split_effect_commit_row_first;
     // The oracle's look (kLook) sees the database as it is; the seam's SQL is the host's.
-    if (mode != BusinessOpen::kLook) o.after_open_sql = env.seams->approval_after_open_sql;
+    if (mode != BusinessOpen::kLook) o.after_open_sql = seams->after_open_sql;
   }
   return ApprovalStore::Open(JoinPath(env.dir, "business.db"), o);
 }
@@ -368,8 +369,9 @@ class ResumeLife {
 
   // The host's replay rule (faithful: both fields equal; a test seam may replace it).
   bool SameDecision(const std::string& stored_choice, const std::string& stored_comment) const {
-    if (env_.seams && env_.seams->same_decision) {
-      return env_.seams->same_decision(stored_choice, stored_comment, choice_, comment_);
+    const ApprovalSeams* seams = ApprovalSeamsOf(env_);
+    if (seams && seams->same_decision) {
+      return seams->same_decision(stored_choice, stored_comment, choice_, comment_);
     }
     return stored_choice == choice_ && stored_comment == comment_;
   }

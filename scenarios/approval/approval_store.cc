@@ -256,7 +256,7 @@ Result<ApplyResult> ApprovalStore::Apply(const std::string& op_id, const std::st
   std::lock_guard<std::mutex> lock(mu_);
   SF_RETURN_IF_ERROR(RecordDecisionLocked(op_id, choice, comment));
   if (options_.split_effect_commit) {
-    // Test seam (HostSeams::approval_split_effect_commit): the status commits in a transaction of
+    // Test seam (ApprovalSeams::split_effect_commit): the status commits in a transaction of
     // its own before the row's; never set outside the bug-class tests.
     Transaction early(statements_.get());
     SF_RETURN_IF_ERROR(early.Begin());
@@ -276,7 +276,7 @@ Result<ApplyResult> ApprovalStore::Apply(const std::string& op_id, const std::st
     SF_RETURN_IF_ERROR(insert.BindText(2, op_id));
     SF_RETURN_IF_ERROR(insert.Run());
     if (options_.split_effect_commit_row_first) {
-      // Test seam (HostSeams::approval_split_effect_commit_row_first): the row commits alone and
+      // Test seam (ApprovalSeams::split_effect_commit_row_first): the row commits alone and
       // the status follows in a transaction of its own; never set outside the bug-class tests.
       probe_->Hit(points::kEffectCommitBefore);
       SF_RETURN_IF_ERROR(txn.Commit());

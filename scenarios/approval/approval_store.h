@@ -102,7 +102,8 @@ struct ApprovalStoreOptions {
   // makes the database, its journal and their directory durable (MakeInheritedDurable, the recovery
   // rule of engine/env.h). Null: a read-only look (the oracles), which must change nothing.
   Env* durable_env = nullptr;
-  // Test seam (HostSeams::same_decision): the replay rule; null = both fields must be equal.
+  // Test seam (ApprovalSeams::same_decision, approval_seams.h): the replay rule; null = both fields
+  // must be equal.
   std::function<bool(const std::string&, const std::string&, const std::string&,
                      const std::string&)>
       same_decision;

@@ -19,6 +19,7 @@
 #include "properties/blackbox/explore.h"
 #include "properties/blackbox/session.h"
 #include "properties/process_guard.h"
+#include "scenarios/blackbox/spec.h"
 #include "scenarios/invariants.h"
 #include "tools/cli/cli_common.h"
 #include "tools/cli/commands.h"
@@ -53,9 +54,9 @@ Result<faults::blackbox::PersistenceModel> FsModel(const BlackboxArgs& a) {
   return m;
 }
 
-Result<bb::Spec> Load(const BlackboxArgs& a) {
+Result<scenarios::blackbox::Spec> Load(const BlackboxArgs& a) {
   if (a.spec.empty()) return Status::InvalidArgument("--spec FILE is required");
-  return bb::LoadSpec(a.spec);
+  return scenarios::blackbox::LoadSpec(a.spec);
 }
 
 // The file that marks a scratch directory as made by stepfault (so a later run may replace it).
@@ -102,7 +103,7 @@ int RunRecord(const BlackboxArgs& a) {
                 faults::blackbox::WindowsOf(*t).size());
     return kExitOk;
   }
-  Result<bb::Spec> spec = Load(a);
+  Result<scenarios::blackbox::Spec> spec = Load(a);
   if (!spec.ok()) return UsageError(spec.status().message());
   if (a.out.empty()) return UsageError("--out DIR is required");
   if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
@@ -138,7 +139,7 @@ int RunRecord(const BlackboxArgs& a) {
 }
 
 int RunBbExplore(const BlackboxArgs& a) {
-  Result<bb::Spec> spec = Load(a);
+  Result<scenarios::blackbox::Spec> spec = Load(a);
   if (!spec.ok()) return UsageError(spec.status().message());
   if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
   Result<faults::blackbox::PersistenceModel> model = FsModel(a);
@@ -240,7 +241,7 @@ int RunBbInit(const BlackboxArgs& a) {
   if (!a.recover.empty()) spec["recover"] = a.recover;
   if (!a.check.empty()) spec["check"] = a.check;
   const std::string text = spec.dump(2) + "\n";
-  Result<bb::Spec> parsed = bb::ParseSpec(text, a.out);
+  Result<scenarios::blackbox::Spec> parsed = scenarios::blackbox::ParseSpec(text, a.out);
   if (!parsed.ok()) return UsageError(parsed.status().message() + " (nothing was written)");
   const fs::path out(a.out);
   const std::string parent = out.has_parent_path() ? out.parent_path().string() : ".";
@@ -276,7 +277,7 @@ int RunBbInit(const BlackboxArgs& a) {
 }
 
 int RunBbReplay(const BlackboxArgs& a) {
-  Result<bb::Spec> spec = Load(a);
+  Result<scenarios::blackbox::Spec> spec = Load(a);
   if (!spec.ok()) return UsageError(spec.status().message());
   if (a.plan.empty())
     return UsageError("--plan PLAN is required, e.g. powerloss@fs.write[state.json]#1");

@@ -1,10 +1,10 @@
 // Goal: the spec parser accepts the documented schema and rejects each kind of bad input with the
 // JSON pointer of the offending value. Method: parse small documents and compare messages.
-#include "properties/blackbox/spec.h"
+#include "scenarios/blackbox/spec.h"
 
 #include <gtest/gtest.h>
 
-namespace stepfault::properties::blackbox {
+namespace stepfault::scenarios::blackbox {
 namespace {
 
 std::string Error(const std::string& text) {
@@ -75,4 +75,4 @@ TEST(BlackboxSpecTest, VolatileGlobsParseAndBadOnesAreRejectedWithTheirPointer) 
 }
 
 }  // namespace
-}  // namespace stepfault::properties::blackbox
+}  // namespace stepfault::scenarios::blackbox

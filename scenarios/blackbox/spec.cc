@@ -1,5 +1,5 @@
 // Parsing and validation of black-box spec files (see spec.h).
-#include "properties/blackbox/spec.h"
+#include "scenarios/blackbox/spec.h"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -7,7 +7,7 @@
 
 #include "engine/json_text.h"
 
-namespace stepfault::properties::blackbox {
+namespace stepfault::scenarios::blackbox {
 namespace {
 
 using Json = nlohmann::json;
@@ -255,4 +255,4 @@ Result<Spec> LoadSpec(const std::string& path) {
   return spec;
 }
 
-}  // namespace stepfault::properties::blackbox
+}  // namespace stepfault::scenarios::blackbox

@@ -27,7 +27,7 @@
 
 #include "engine/status.h"
 
-namespace stepfault::properties::blackbox {
+namespace stepfault::scenarios::blackbox {
 
 struct SqlCheck {
   enum class Expect { kEmpty, kRows, kEquals, kSameAsReference };
@@ -58,4 +58,4 @@ struct Spec {
 Result<Spec> ParseSpec(std::string_view text, const std::string& source);
 Result<Spec> LoadSpec(const std::string& path);
 
-}  // namespace stepfault::properties::blackbox
+}  // namespace stepfault::scenarios::blackbox

@@ -1,5 +1,5 @@
 // The checks of black-box mode (see checks.h).
-#include "properties/blackbox/checks.h"
+#include "scenarios/blackbox/checks.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>  // mkdtemp
@@ -8,10 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "properties/blackbox/command_runner.h"
 #include "scenarios/invariants.h"
 
-namespace stepfault::properties::blackbox {
+namespace stepfault::scenarios::blackbox {
 namespace {
 
 namespace fs = std::filesystem;
@@ -187,7 +186,7 @@ std::set<std::string> FilesUnder(const std::string& dir) {
 std::vector<CheckFailure> RunChecks(const CheckContext& c) {
   std::vector<CheckFailure> out;
   for (const std::string& cmd : c.spec->check) {
-    CommandResult r = RunShell(cmd, {c.work_dir, c.env, c.spec->timeout_s});
+    const CheckCommandResult r = c.run_check(cmd);
     if (r.timed_out) {
       out.push_back({scenarios::kInvLiveness, "check `" + cmd + "` did not finish in " +
                                                   std::to_string(c.spec->timeout_s) + " s"});
@@ -210,4 +209,4 @@ std::vector<CheckFailure> RunChecks(const CheckContext& c) {
   return out;
 }
 
-}  // namespace stepfault::properties::blackbox
+}  // namespace stepfault::scenarios::blackbox

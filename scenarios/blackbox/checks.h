@@ -2,18 +2,23 @@
 // status is the verdict, stdout the message), its declarative SQL checks, and the built-in ones
 // (PRAGMA integrity_check on every SQLite database in the directory; optionally, no file the
 // fault-free run never created). Each failure names its invariant (scenarios/invariants.h).
+// This is black-box mode's oracle: it judges what the program's commands did and the directory they
+// left, but it runs no program itself; the driver runs each check command
+// (properties/blackbox/command_runner.h) and hands the oracle the result, so the oracle needs none
+// of the drivers (scenarios/ never includes properties/).
 // Thread-safety: safe from any thread on distinct directories.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "engine/status.h"
-#include "properties/blackbox/spec.h"
+#include "scenarios/blackbox/spec.h"
 
-namespace stepfault::properties::blackbox {
+namespace stepfault::scenarios::blackbox {
 
 struct CheckFailure {
   std::string invariant, message;
@@ -30,12 +35,22 @@ struct Reference {
 // INV-BB-INTEGRITY checks, so without one it does not apply.
 bool HasSqliteDatabase(const std::string& dir);
 
+// What one check command did, as the driver that ran it saw it.
+struct CheckCommandResult {
+  int exit_code = -1;      // the shell's status; 128+N when killed by signal N
+  bool timed_out = false;  // it did not finish within the spec's timeout_s
+  std::string out, err;
+};
+
+// Runs one of the spec's check commands in the commands' working directory, with their
+// environment and the spec's timeout.
+using CheckCommandRunner = std::function<CheckCommandResult(const std::string& command)>;
+
 struct CheckContext {
   const Spec* spec = nullptr;
-  std::string work_dir;  // the commands' working directory
-  std::string dir;       // the directory under test (absolute)
-  std::map<std::string, std::string> env;
+  std::string dir;                       // the directory under test (absolute)
   const Reference* reference = nullptr;  // null while the reference itself is being taken
+  CheckCommandRunner run_check;          // needed when the spec has check commands
 };
 
 std::vector<CheckFailure> RunChecks(const CheckContext& context);
@@ -46,4 +61,4 @@ Result<std::vector<std::string>> QueryRows(const std::string& db_path, const std
 // Relative paths of every regular file under `dir`.
 std::set<std::string> FilesUnder(const std::string& dir);
 
-}  // namespace stepfault::properties::blackbox
+}  // namespace stepfault::scenarios::blackbox

@@ -8,7 +8,7 @@
 // QueryRows on the copy, and its files compared byte for byte before and after.
 // Checked to fail when broken: QueryRows opening `db_path` itself (main's behaviour) rolls the
 // journal back in place, and HotJournalIsLeftInPlace fails (journal gone, database bytes changed).
-#include "properties/blackbox/checks.h"
+#include "scenarios/blackbox/checks.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -22,7 +22,7 @@
 
 #include "tools/testing/test_env.h"
 
-namespace stepfault::properties::blackbox {
+namespace stepfault::scenarios::blackbox {
 namespace {
 
 namespace fs = std::filesystem;
@@ -87,4 +87,4 @@ TEST_F(QueryRowsTest, AMissingDatabaseIsAnErrorAndIsNotCreated) {
 }
 
 }  // namespace
-}  // namespace stepfault::properties::blackbox
+}  // namespace stepfault::scenarios::blackbox

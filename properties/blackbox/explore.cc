@@ -152,8 +152,8 @@ void CompareRecordings(const Recording& first, const Result<Recording>& again,
 // crash-like cell in the shard owning its first state; an ioerror cell in its own shard), so
 // every cell is counted once over all shards.
 std::vector<Task> PlanCells(const Recording& rec, const std::vector<std::string>& actions,
-                            const BbExploreOptions& options, reports::ScenarioReport* s,
-                            BbExploration* result, std::vector<bool>* counted) {
+                            const ExploreOptions& options, reports::ScenarioReport* s,
+                            Exploration* result, std::vector<bool>* counted) {
   std::vector<Task> tasks;
   std::map<uint64_t, size_t> by_digest;
   std::map<uint64_t, bool> owned;  // state key -> owned by this shard
@@ -251,7 +251,7 @@ void AppendRecoveryRows(const RecoveryRows& rows, reports::ScenarioReport* s) {
 
 void FoldOutcome(const Spec& spec, const Task& task, const Outcome& o, uint64_t seed, int depth,
                  reports::ScenarioReport* s, std::map<std::string, int64_t>* by_inv,
-                 BbExploration* result) {
+                 Exploration* result) {
   for (const std::string& n : o.notes)
     if (std::find(result->notes.begin(), result->notes.end(), n) == result->notes.end())
       result->notes.push_back(n);
@@ -288,11 +288,11 @@ int ActionRank(const std::string& action) {
   return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), action) - kOrder.begin());
 }
 
-// The minimal violating plan of every failure class (see BbShrunk), over the depth-1 cells that
+// The minimal violating plan of every failure class (see Shrunk), over the depth-1 cells that
 // failed and the depth-2 violations of this run.
-std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
-                             const reports::ScenarioReport& s, const std::vector<Task>& tasks,
-                             const std::vector<Outcome>& outcomes, uint64_t seed) {
+std::vector<Shrunk> Shrink(const Spec& spec, const Recording& rec, const reports::ScenarioReport& s,
+                           const std::vector<Task>& tasks, const std::vector<Outcome>& outcomes,
+                           uint64_t seed) {
   std::map<std::string, int64_t> order;
   for (size_t i = 0; i < rec.windows.size(); ++i)
     order[rec.windows[i].id] = static_cast<int64_t>(i);
@@ -325,14 +325,14 @@ std::vector<BbShrunk> Shrink(const Spec& spec, const Recording& rec,
       offer(v.failures, {2, order[tasks[t].window.id], ActionRank(tasks[t].action), v.second},
             v.plan);
   }
-  std::vector<BbShrunk> out;
+  std::vector<Shrunk> out;
   for (const auto& [c, b] : best)
     out.push_back({c.first, c.second, b.second, ReplayCommand(spec, b.second, seed),
                    std::get<0>(b.first), count[c]});
   return out;
 }
 
-std::string Description(const Spec& spec, const BbExploration& r) {
+std::string Description(const Spec& spec, const Exploration& r) {
   char ratio[64];
   std::snprintf(ratio, sizeof ratio, "%.2f",
                 r.crash_cells
@@ -354,7 +354,7 @@ std::string Description(const Spec& spec, const BbExploration& r) {
 
 }  // namespace
 
-Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& options) {
+Result<Exploration> ExploreBlackBox(const Spec& spec, const ExploreOptions& options) {
   SessionConfig config{FindPreload(), "", options.scratch, options.seed, options.fs_model};
   std::error_code ec;
   config.bin_dir = fs::read_symlink("/proc/self/exe", ec).parent_path().string();
@@ -362,7 +362,7 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   SF_ASSIGN_OR_RETURN(Recording rec,
                       Record(spec, config, (fs::path(options.scratch) / "record").string()));
   config.ack = rec.ack;
-  BbExploration result;
+  Exploration result;
   result.notes = rec.notes;
   result.notes.push_back(rec.ack == AckChannel::kFile
                              ? "acknowledgements: the lines written to $STEPFAULT_ACK_FILE"
@@ -423,9 +423,9 @@ Result<BbExploration> ExploreBlackBox(const Spec& spec, const BbExploreOptions& 
   return result;
 }
 
-Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_text, uint64_t seed,
-                                      const std::string& scratch, const std::string& keep_dir,
-                                      faults::blackbox::PersistenceModel fs_model) {
+Result<ReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_text, uint64_t seed,
+                                    const std::string& scratch, const std::string& keep_dir,
+                                    faults::blackbox::PersistenceModel fs_model) {
   SF_ASSIGN_OR_RETURN(faults::blackbox::Plan plan, faults::blackbox::ParsePlan(plan_text));
   SessionConfig config{FindPreload(), "", scratch, seed, fs_model};
   std::error_code ec;
@@ -433,7 +433,7 @@ Result<BbReplayResult> ReplayBlackBox(const Spec& spec, const std::string& plan_
   fs::create_directories(scratch, ec);
   SF_ASSIGN_OR_RETURN(Recording rec, Record(spec, config, (fs::path(scratch) / "record").string()));
   config.ack = rec.ack;
-  BbReplayResult out;
+  ReplayResult out;
   out.log = rec.notes;
   out.inconclusive = rec.incomplete;
   if (!out.inconclusive.empty()) return out;

@@ -25,7 +25,7 @@
 
 namespace stepfault::properties::blackbox {
 
-struct BbExploreOptions {
+struct ExploreOptions {
   std::vector<std::string> actions;  // empty: crash, powerloss, ioerror
   int depth = 1;
   uint64_t seed = 0;
@@ -53,7 +53,7 @@ std::string FailureClass(const scenarios::blackbox::CheckFailure& failure);
 // second action. Exploration runs every (window, recovery window) pair (up to the cap), so the
 // minimum over what it found is the minimal plan; the order is fixed, so the answer is
 // deterministic.
-struct BbShrunk {
+struct Shrunk {
   std::string invariant, failure, plan, replay;  // failure: FailureClass
   int faults = 1;
   int64_t candidates = 0;  // violating plans of this invariant the minimum was taken over
@@ -62,21 +62,21 @@ struct BbShrunk {
   std::vector<std::string> holds_under;
 };
 
-struct BbExploration {
+struct Exploration {
   reports::Report report;
   std::vector<std::string> notes;
   int64_t windows = 0, crash_cells = 0, distinct_states = 0;
   // ioerror cells this shard ran live, and the distinct directories they left (digest plus what
   // the program acknowledged): only those were recovered and checked.
   int64_t ioerror_cells = 0, ioerror_distinct = 0;
-  std::vector<BbShrunk> shrunk;  // one per violated invariant, in invariant order
+  std::vector<Shrunk> shrunk;  // one per violated invariant, in invariant order
 };
 
 // kInvalidArgument for bad input (see Record); otherwise the report.
-Result<BbExploration> ExploreBlackBox(const scenarios::blackbox::Spec& spec,
-                                      const BbExploreOptions& options);
+Result<Exploration> ExploreBlackBox(const scenarios::blackbox::Spec& spec,
+                                    const ExploreOptions& options);
 
-struct BbReplayResult {
+struct ReplayResult {
   // Non-empty when the recording is incomplete (Recording::incomplete): the plan was not run, and
   // the answer is inconclusive (exit 5), neither a pass nor a violation.
   std::vector<std::string> inconclusive;
@@ -87,7 +87,7 @@ struct BbReplayResult {
 // Replays `plan` (faults/blackbox/plan.h) from a fresh recording, its crash states built under
 // `fs_model` (an incomplete recording runs nothing: inconclusive). With keep_dir, leaves the crash
 // state in keep_dir/crash-state and the recovered directory in keep_dir/recovered.
-Result<BbReplayResult> ReplayBlackBox(
+Result<ReplayResult> ReplayBlackBox(
     const scenarios::blackbox::Spec& spec, const std::string& plan, uint64_t seed,
     const std::string& scratch, const std::string& keep_dir,
     faults::blackbox::PersistenceModel fs_model = faults::blackbox::PersistenceModel::kPosix);

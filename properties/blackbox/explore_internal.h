@@ -81,13 +81,13 @@ struct IOErrorDedup {
 // The persistence-model labels (explore_models.cc): the run's model in the report and in every
 // replay command (`--fs-model X` unless posix); under posix, each depth-1 minimal plan of
 // `result->shrunk` is rebuilt under every other model and labelled with the models under which it
-// still violates its invariant (BbShrunk::holds_under, and Violation::holds_under of the
+// still violates its invariant (Shrunk::holds_under, and Violation::holds_under of the
 // violations with that plan). A model's state with the key of a state this shard ran shares that
 // outcome; any other is recovered and checked once (at most two per plan and model: a power
 // loss's two tearings, as exploration runs them).
 void LabelPersistenceModels(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
                             const Recording& rec, const std::vector<Task>& tasks,
-                            const std::vector<Outcome>& outcomes, BbExploration* result);
+                            const std::vector<Outcome>& outcomes, Exploration* result);
 
 std::vector<Outcome> RunAll(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
                             const std::vector<Task>& tasks, const Recording& rec, int depth,

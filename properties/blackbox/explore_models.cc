@@ -111,15 +111,15 @@ std::vector<std::string> HoldsUnder(const std::vector<std::optional<std::set<std
 
 void LabelPersistenceModels(const scenarios::blackbox::Spec& spec, const SessionConfig& config,
                             const Recording& rec, const std::vector<Task>& tasks,
-                            const std::vector<Outcome>& outcomes, BbExploration* result) {
+                            const std::vector<Outcome>& outcomes, Exploration* result) {
   const fb::PersistenceModel model = config.fs_model;
   result->report.fs_model = std::string(fb::PersistenceModelName(model));
   for (reports::Violation& v : result->report.violations) v.replay = WithModel(v.replay, model);
-  for (BbShrunk& s : result->shrunk) s.replay = WithModel(s.replay, model);
+  for (Shrunk& s : result->shrunk) s.replay = WithModel(s.replay, model);
   if (model != fb::PersistenceModel::kPosix) return;
   ModelChecker checker(spec, config, rec, tasks, outcomes);
   std::map<std::string, std::vector<std::optional<std::set<std::string>>>> by_plan;
-  for (BbShrunk& s : result->shrunk) {
+  for (Shrunk& s : result->shrunk) {
     // A worker that died (INV-HARNESS) is no property of the model, and its recovery is not run
     // again here, in this process.
     if (s.faults != 1 || s.invariant == scenarios::kInvHarness) continue;

@@ -144,7 +144,7 @@ int RunBbExplore(const BlackboxArgs& a) {
   if (Status out = CheckOutDir(a.out); !out.ok()) return UsageError(out.message());
   Result<faults::blackbox::PersistenceModel> model = FsModel(a);
   if (!model.ok()) return UsageError(model.status().message());
-  bb::BbExploreOptions o;
+  bb::ExploreOptions o;
   o.fs_model = *model;
   for (const std::string& act : a.actions) {
     const auto& all = faults::blackbox::AllActions();
@@ -177,7 +177,7 @@ int RunBbExplore(const BlackboxArgs& a) {
     }
     progress->Advance(done - progress->done());
   };
-  Result<bb::BbExploration> result = bb::ExploreBlackBox(*spec, o);
+  Result<bb::Exploration> result = bb::ExploreBlackBox(*spec, o);
   if (progress) progress->Finish();
   if (!result.ok()) return UsageError(result.status().message());
   reports::Report& report = result->report;
@@ -207,7 +207,7 @@ int RunBbExplore(const BlackboxArgs& a) {
   std::printf("%lld crash-state cells -> %lld distinct states\n",
               static_cast<long long>(result->crash_cells),
               static_cast<long long>(result->distinct_states));
-  for (const bb::BbShrunk& m : result->shrunk) {
+  for (const bb::Shrunk& m : result->shrunk) {
     std::printf(
         "shrunk: %s (%s) needs %d fault(s); minimal plan '%s' (the smallest of %lld violating "
         "plans: fewer faults, then earlier windows, then simpler actions)\n  replay: %s\n",
@@ -288,7 +288,7 @@ int RunBbReplay(const BlackboxArgs& a) {
       (fs::temp_directory_path() / ("stepfault-bb-replay-" + std::to_string(getpid()))).string();
   if (!a.keep.empty() && fs::exists(a.keep) && !fs::is_empty(a.keep, ec))
     return UsageError("--keep " + a.keep + " exists and is not empty; give a new directory");
-  Result<bb::BbReplayResult> r = bb::ReplayBlackBox(
+  Result<bb::ReplayResult> r = bb::ReplayBlackBox(
       *spec, a.plan, a.seed, (fs::path(base) / "scratch").string(), a.keep, *model);
   fs::remove_all(base, ec);
   if (!r.ok()) return UsageError(r.status().message());

@@ -12,7 +12,6 @@
 #include "properties/life_runner.h"
 #include "properties/worker_pool.h"
 #include "reports/shell_quote.h"
-#include "scenarios/interactive_flow/flow_hazards.h"
 #include "scenarios/invariants.h"
 #include "scenarios/registry.h"
 
@@ -46,13 +45,6 @@ std::vector<std::string> ExpectedFor(const std::string& mutant) {
       {"engine:cow-scope-shared-too-long", {kInvAncestry, kInvExpect}},
       {"store:prune-on-read", {kInvAncestry}},
       {"store:in-place-checkpoint-write", {kInvCorrupt, kInvAncestry}},
-      {"host:effect-without-unique-key", {kInvIdem}},
-      {"host:receipt-before-request", {kInvReqid}},
-      {"host:receipt-in-place", {kInvReceipt}},
-      {"host:receipt-no-dir-sync", {kInvReceipt}},
-      {"host:decision-sent-before-persisted", {kInvDecision}},
-      {"host:duplicate-response-resumes-twice", {kInvReqid}},
-      {"host:boundary-checkpoint-too-early", {kInvNoreplay}},
       // The black-box crash model's own hazards: the catalogue of crash states disagrees.
       {"blackbox:rename-durable-without-dir-fsync", {kInvBbModel}},
       {"blackbox:unlink-durable-without-dir-fsync", {kInvBbModel}},
@@ -60,10 +52,6 @@ std::vector<std::string> ExpectedFor(const std::string& mutant) {
   };
   auto it = table.find(mutant);
   if (it != table.end()) return it->second;
-  // The flow hazards declare their own (scenarios/interactive_flow/flow_hazards.h).
-  for (const auto& h : scenarios::flow::FlowHazards()) {
-    if (mutant == std::string("host:") + h.name) return {h.expected_invariant};
-  }
   return {};
 }
 
@@ -104,7 +92,7 @@ const std::vector<Mutant>& AllMutants() {
         if (!seen.insert(h.name).second) continue;
         const std::string name = h.name;
         v->push_back({"host:" + name, h.meaning, [name](RunConfig* c) { c->hazards.insert(name); },
-                      ExpectedFor("host:" + name), "", by_schedules});
+                      h.expected, "", by_schedules});
       }
     }
     return v;
@@ -322,9 +310,10 @@ std::vector<reports::MutantResult> HuntMutants(
 
 std::vector<reports::MutantResult> RunFlowScheduleMutants(int schedules) {
   std::vector<reports::MutantResult> out;
-  for (const auto& hazard : scenarios::flow::FlowHazards()) {
-    out.push_back(HuntScheduleMutant(std::string("host:") + hazard.name, hazard.meaning,
-                                     hazard.expected_invariant, /*seed=*/1, schedules));
+  for (const Mutant& m : AllMutants()) {
+    if (!m.by_schedules) continue;
+    SF_CHECK(m.expected.size() == 1);
+    out.push_back(HuntScheduleMutant(m.name, m.description, m.expected[0], /*seed=*/1, schedules));
   }
   return out;
 }

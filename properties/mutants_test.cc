@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include "scenarios/invariants.h"
+#include "scenarios/registry.h"
+
 namespace stepfault::properties {
 namespace {
 
@@ -28,6 +33,25 @@ TEST(MutantsTest, EveryMutantIsKilledWithAPlanOfAtMostTwoFaults) {
 
 namespace stepfault::properties {
 namespace {
+// Every mutant says which registered invariants are expected to kill it (the verdict
+// killed-as-expected depends on it), and a host mistake that several scenarios reproduce is
+// expected to break the same invariants in each of them.
+TEST(MutantsTest, EveryMutantNamesRegisteredInvariantsExpectedToKillIt) {
+  for (const Mutant& m : AllMutants()) {
+    EXPECT_FALSE(m.expected.empty()) << m.name << " names no expected invariant";
+    for (const std::string& id : m.expected)
+      EXPECT_TRUE(scenarios::IsRegisteredInvariant(id)) << m.name << ": " << id;
+  }
+  std::map<std::string, std::vector<std::string>> declared;
+  for (const auto& scenario : scenarios::AllScenarios()) {
+    for (const scenarios::HostHazard& h : scenario->host_hazards()) {
+      auto [it, first] = declared.emplace(h.name, h.expected);
+      EXPECT_TRUE(first || it->second == h.expected)
+          << "host:" << h.name << " expects other invariants in " << scenario->name();
+    }
+  }
+}
+
 // The replay command of a mutant's kill must switch the same mutant on again.
 TEST(MutantsTest, ActiveHazardNamesNameExactlyTheMutantThatIsOn) {
   for (const Mutant& m : AllMutants()) {

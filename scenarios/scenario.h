@@ -40,6 +40,8 @@ namespace stepfault::scenarios {
 struct HostHazard {
   std::string name;     // stable, kebab-case: the name after "host:" in the mutant table
   std::string meaning;  // the mistake, in one line
+  // The invariants expected to catch it (ids of invariants.h): the mutant hunt's "expected" column.
+  std::vector<std::string> expected;
 };
 using HostHazards = std::set<std::string>;
 

@@ -29,14 +29,22 @@ class ApprovalScenario final : public Scenario {
            "SQLite effect, across processes";
   }
   std::vector<HostHazard> host_hazards() const override {
-    return {
-        {kHazardEffectWithoutUniqueKey, kHazardEffectWithoutUniqueKeyMeaning},
-        {kHazardReceiptBeforeRequest,
-         "the waiting receipt names the checkpoint before the request"},
-        {kHazardReceiptInPlace, "waiting.json is written in place, without temp file and rename"},
-        {kHazardReceiptNoDirSync, "no directory fsync after renaming waiting.json into place"},
-        {kHazardDecisionSentBeforePersisted, "the decision reaches the engine before it is stored"},
-        {kHazardDuplicateResponseResumesTwice, "a duplicate response resumes the run again"}};
+    return {{kHazardEffectWithoutUniqueKey, kHazardEffectWithoutUniqueKeyMeaning, {kInvIdem}},
+            {kHazardReceiptBeforeRequest,
+             "the waiting receipt names the checkpoint before the request",
+             {kInvReqid}},
+            {kHazardReceiptInPlace,
+             "waiting.json is written in place, without temp file and rename",
+             {kInvReceipt}},
+            {kHazardReceiptNoDirSync,
+             "no directory fsync after renaming waiting.json into place",
+             {kInvReceipt}},
+            {kHazardDecisionSentBeforePersisted,
+             "the decision reaches the engine before it is stored",
+             {kInvDecision}},
+            {kHazardDuplicateResponseResumesTwice,
+             "a duplicate response resumes the run again",
+             {kInvReqid}}};
   }
   std::vector<std::string> invariants() const override {
     return {kInvAlo,      kInvIdem,     kInvDecision, kInvReceipt, kInvReqid,

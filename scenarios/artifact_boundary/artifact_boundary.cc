@@ -148,7 +148,8 @@ class ArtifactBoundaryScenario final : public Scenario {
   }
   std::vector<HostHazard> host_hazards() const override {
     return {{kHazardBoundaryCheckpointTooEarly,
-             "the boundary checkpoint is selected before the boundary completed"}};
+             "the boundary checkpoint is selected before the boundary completed",
+             {kInvNoreplay}}};
   }
   // No parameters: the scenario's workflow and outcome are fixed (for JSON, by its file).
   std::vector<ParamDecl> params() const override { return {}; }

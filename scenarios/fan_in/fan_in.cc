@@ -129,7 +129,7 @@ class FanInScenario final : public Scenario {
            "rejected";
   }
   std::vector<HostHazard> host_hazards() const override {
-    return {{kHazardEffectWithoutUniqueKey, kHazardEffectWithoutUniqueKeyMeaning}};
+    return {{kHazardEffectWithoutUniqueKey, kHazardEffectWithoutUniqueKeyMeaning, {kInvIdem}}};
   }
   std::vector<std::string> invariants() const override {
     return {kInvAlo, kInvIdem, kInvAncestry, kInvTopology, kInvObserver, kInvCorrupt};

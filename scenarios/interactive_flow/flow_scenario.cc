@@ -49,7 +49,8 @@ class InteractiveFlowScenario final : public ScheduleScenario {
   std::vector<ParamDecl> params() const override { return {}; }
   std::vector<HostHazard> host_hazards() const override {
     std::vector<HostHazard> out;
-    for (const flow::FlowHazard& h : flow::FlowHazards()) out.push_back({h.name, h.meaning});
+    for (const flow::FlowHazard& h : flow::FlowHazards())
+      out.push_back({h.name, h.meaning, {h.expected_invariant}});
     return out;
   }
 

@@ -31,7 +31,7 @@ class JsonScenario final : public Scenario {
   std::string replay_name() const override { return def_.source_name; }
   std::string description() const override { return def_.description; }
   std::vector<HostHazard> host_hazards() const override {
-    return {{kHazardEffectWithoutUniqueKey, kHazardEffectWithoutUniqueKeyMeaning}};
+    return {{kHazardEffectWithoutUniqueKey, kHazardEffectWithoutUniqueKeyMeaning, {kInvIdem}}};
   }
   // No parameters: the scenario's workflow and outcome are fixed (for JSON, by its file).
   std::vector<ParamDecl> params() const override { return {}; }

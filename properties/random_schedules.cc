@@ -162,51 +162,38 @@ struct Counterexample {
   Json params;
 };
 
-// The checkpoint shape of a host that declares the checkpoint mode: full (MAF's) or incremental
-// with a full snapshot every K commits, K small as often as not so chains and their bases are
-// crashed (issue 29), or the default.
-rc::Gen<Json> GenCheckpointShape() {
-  return rc::gen::map(
-      rc::gen::tuple(rc::gen::element(std::string("incremental"), std::string("full")),
-                     rc::gen::oneOf(rc::gen::inRange(1, 6),
-                                    rc::gen::just(static_cast<int>(kDefaultFullSnapshotEvery)))),
-      [](const std::tuple<std::string, int>& t) {
-        return Json{{scenarios::kCheckpointModeParam, std::get<0>(t)},
-                    {scenarios::kFullEveryParam, std::get<1>(t)}};
-      });
+// One declared parameter's value: a choice, or an integer / a text length from min to the
+// declaration's sample bound, its ends, their neighbours and the default favoured.
+rc::Gen<Json> GenParam(const scenarios::ParamDecl& d) {
+  const int64_t hi = d.sample_max > 0 ? std::min(d.sample_max, d.max) : d.max;
+  std::vector<int64_t> favoured = {d.min, std::min(d.min + 1, hi), std::max(hi - 1, d.min), hi};
+  if (d.type == scenarios::ParamType::kInt) favoured.push_back(d.default_value.get<int64_t>());
+  rc::Gen<int64_t> n =
+      rc::gen::oneOf(rc::gen::inRange<int64_t>(d.min, hi + 1), rc::gen::elementOf(favoured));
+  switch (d.type) {
+    case scenarios::ParamType::kInt:
+      return rc::gen::map(std::move(n), [](int64_t v) { return Json(v); });
+    case scenarios::ParamType::kString:
+      return rc::gen::map(GenText(rc::gen::cast<int>(std::move(n))),
+                          [](std::string t) { return Json(std::move(t)); });
+    case scenarios::ParamType::kChoice:
+      return rc::gen::map(rc::gen::elementOf(d.choices), [](std::string c) { return Json(c); });
+  }
+  return rc::gen::just(d.default_value);
 }
 
 }  // namespace
 
+// Every declared parameter drawn from its declaration (ParamDecl::sample_max bounds the draw), so
+// no scenario is named here; a scenario without parameters gets its defaults.
 rc::Gen<Json> GenScenarioParams(const scenarios::Scenario& scenario) {
-  if (scenario.name() == "fan-in") {
-    return rc::gen::map(rc::gen::tuple(rc::gen::inRange(1, 9),
-                                       rc::gen::oneOf(rc::gen::inRange(0, 2049),
-                                                      rc::gen::element(0, 1, 2047, 2048)),
-                                       GenCheckpointShape()),
-                        [](const std::tuple<int, int, Json>& t) {
-                          Json params = std::get<2>(t);
-                          params["width"] = std::get<0>(t);
-                          params["payload_bytes"] = std::get<1>(t);
-                          return params;
-                        });
-  }
-  if (scenario.name() == "approval") {
-    return rc::gen::map(
-        rc::gen::tuple(
-            GenText(rc::gen::inRange(1, 41)),
-            rc::gen::element(std::string("approve"), std::string("reject")),
-            GenText(rc::gen::oneOf(rc::gen::element(1, 2, 499, 500), rc::gen::inRange(1, 501))),
-            GenCheckpointShape()),
-        [](const std::tuple<std::string, std::string, std::string, Json>& t) {
-          Json params = std::get<3>(t);
-          params["draft"] = std::get<0>(t);
-          params["choice"] = std::get<1>(t);
-          params["comment"] = std::get<2>(t);
-          return params;
-        });
-  }
-  return rc::gen::just(scenario.default_params());
+  const std::vector<scenarios::ParamDecl> decls = scenario.params();
+  if (decls.empty()) return rc::gen::just(scenario.default_params());
+  return rc::gen::exec([decls] {
+    Json params = Json::object();
+    for (const scenarios::ParamDecl& d : decls) params[d.name] = *GenParam(d);
+    return params;
+  });
 }
 
 rc::Gen<faults::Plan> GenFaultPlan(const scenarios::Scenario& scenario, const Json& params,

@@ -4,7 +4,8 @@
 // that replays from the command line.
 //
 // Generators:
-//  - GenScenarioParams: parameters inside the scenario's domain (valid operator input only).
+//  - GenScenarioParams: every parameter the scenario declares, drawn from its declaration (range,
+//    choices, ParamDecl::sample_max; valid operator input only): no scenario is named here.
 //  - GenFaultPlan: 1..3 faults in lives 1..4 (the others 'none'), each an applicable action at a
 //    window that really exists: the fault-free run's windows for those parameters are recorded
 //    once, when the generator is built; a first-life fault picks a window of the first life, a

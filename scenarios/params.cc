@@ -124,7 +124,8 @@ ParamDecl FullEveryParam() {
           {},
           kDefaultFullSnapshotEvery,
           "with checkpoints=incremental: a full checkpoint every this many commits of a chain, "
-          "deltas between (1: every checkpoint full)"};
+          "deltas between (1: every checkpoint full)",
+          5};  // small K as often as not, so chains and their bases are crashed (issue 29)
 }
 
 StoreCheckpointOptions CheckpointOptionsOf(const Json& params) {

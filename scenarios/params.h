@@ -32,6 +32,9 @@ struct ParamDecl {
   std::vector<std::string> choices;  // kChoice
   Json default_value;
   std::string doc;  // one line
+  // The largest value (kInt) or length in code points (kString) the random check (`check`)
+  // draws; 0: `max`. A smaller bound keeps a random life fast where the accepted range is wide.
+  int64_t sample_max = 0;
   // Optional: the scenario's own rule for a value that passed the type and range (e.g. "not
   // blank").
   std::function<Status(const Json&)> check;

@@ -58,6 +58,7 @@ class ApprovalScenario final : public Scenario {
              {},
              "Regional pilot proposal",
              "the proposal text `start` registers",
+             40,
              [](const Json& v) { return ValidateDraft(v.get<std::string>()); }},
             {"choice",
              ParamType::kChoice,
@@ -73,6 +74,7 @@ class ApprovalScenario final : public Scenario {
              {},
              "External business decision.",
              "the decision's comment: 1 to 500 characters, not blank",
+             static_cast<int64_t>(kCommentMaxCodePoints),
              [](const Json& v) { return ValidateDecision("approve", v.get<std::string>()); }},
             CheckpointModeParam(),
             FullEveryParam()};

@@ -137,10 +137,11 @@ class FanInScenario final : public Scenario {
   // Bounded so no --params can take the machine's memory: a life holds width x payload_bytes bytes
   // of messages (at most 4 MiB), and a fan needs at least one worker.
   std::vector<ParamDecl> params() const override {
-    return {{"width", ParamType::kInt, 1, 64, {}, 3, "workers the fan-out feeds (fan-in sources)"},
-            {"payload_bytes", ParamType::kInt, 0, 65536, {}, 16, "bytes of payload per worker"},
-            CheckpointModeParam(),
-            FullEveryParam()};
+    return {
+        {"width", ParamType::kInt, 1, 64, {}, 3, "workers the fan-out feeds (fan-in sources)", 8},
+        {"payload_bytes", ParamType::kInt, 0, 65536, {}, 16, "bytes of payload per worker", 2048},
+        CheckpointModeParam(),
+        FullEveryParam()};
   }
   // The default width first, then a single branch and a wide fan-in; the default width again with
   // every checkpoint full (MAF's mode; the default is incremental).

@@ -60,6 +60,7 @@ Decision Injector::Visit(std::string_view point, bool from_probe) {
   }
   const int occurrence = ++it->second;
   hits_.push_back(Window{std::string(point), occurrence});
+  if (observer_.at_hit) observer_.at_hit(hits_.back());
 
   if (!fault_ || !fault_->point.Matches(point)) return Decision::Proceed();
   ++matching_hits_;
@@ -75,6 +76,7 @@ Decision Injector::Visit(std::string_view point, bool from_probe) {
     died_ = true;
     death_kind_ = DeathKindOf(action);
     death_point_ = std::string(point);
+    if (observer_.at_death) observer_.at_death();
     // The world freezes before anything unwinds, so no destructor on the way out can write.
     // (A file system that gets Die freezes itself too; freezing twice is harmless.)
     if (world_ != nullptr) world_->Freeze(death_kind_, point);

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/probe.h"
@@ -76,6 +77,17 @@ class Injector : public Probe, public FaultHook {
   // ioerror fired at a Probe point, where there is no operation to fail.
   bool not_applicable() const { return not_applicable_count_ > 0; }
 
+  // Who hears the hits as they happen (either may be empty): `at_hit` at every recorded hit, right
+  // after it is counted and before the fault is considered, so the world and everything the life
+  // holds are as they were at that instant; `at_death` once, when the fault kills the life, before
+  // the world freezes and anything unwinds. How the harness records a fault-free life window by
+  // window and cuts a dying life at its death (properties/life_runner.h).
+  struct Observer {
+    std::function<void(const Window& hit)> at_hit;
+    std::function<void()> at_death;
+  };
+  void SetObserver(Observer observer) { observer_ = std::move(observer); }
+
   // Every hit in order (after a death, the hits that were refused are not recorded).
   const std::vector<Window>& hits() const { return hits_; }
   // Hits of exactly `point` (role included).
@@ -98,6 +110,7 @@ class Injector : public Probe, public FaultHook {
   bool died_ = false;
   DeathKind death_kind_ = DeathKind::kCrash;
   std::string death_point_;
+  Observer observer_;
 };
 
 }  // namespace stepfault::faults

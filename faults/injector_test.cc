@@ -43,6 +43,28 @@ bool HitDies(Injector& injector, std::string_view point, CrashSignal* signal = n
   return false;
 }
 
+// The observer hears every counted hit before the fault is considered, and the death once, before
+// the world freezes: what lets the harness copy a life's state at any window and cut a dying life
+// at its death. Refused hits after the death are not heard.
+TEST(Injector, TheObserverHearsEachHitBeforeTheFaultAndTheDeathBeforeTheWorldFreezes) {
+  FakeWorld world;
+  Injector injector(F("powerloss@fs.fsync#2"), &world);
+  std::vector<std::string> heard;
+  injector.SetObserver({[&](const Window& w) {
+                          heard.push_back(w.point + "#" + std::to_string(w.occurrence) +
+                                          " frozen=" + std::to_string(world.freezes));
+                        },
+                        [&] { heard.push_back("death frozen=" + std::to_string(world.freezes)); }});
+  EXPECT_EQ(injector.OnPoint("fs.fsync").kind, Decision::Kind::kProceed);
+  EXPECT_FALSE(HitDies(injector, "checkpoint.commit.before"));
+  EXPECT_EQ(injector.OnPoint("fs.fsync").kind, Decision::Kind::kDie);
+  EXPECT_TRUE(HitDies(injector, "checkpoint.commit.after"));
+  EXPECT_THAT(heard,
+              ::testing::ElementsAre("fs.fsync#1 frozen=0", "checkpoint.commit.before#1 frozen=0",
+                                     "fs.fsync#2 frozen=0", "death frozen=0"));
+  EXPECT_EQ(world.freezes, 1);
+}
+
 TEST(Injector, CrashFiresExactlyAtTheNthMatchingHit) {
   Injector injector(F("crash@checkpoint.commit.before#3"));
   EXPECT_FALSE(HitDies(injector, "checkpoint.commit.before"));

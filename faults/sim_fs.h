@@ -58,6 +58,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -139,6 +140,24 @@ class SimFs final : public Env, public Freezable {
   // no hook, the same role classifier. `seed` chooses the tearing. The original is untouched.
   // Deterministic: the same state and seed give a byte-identical clone.
   std::unique_ptr<SimFs> CrashClone(DeathKind kind, uint64_t seed) const;
+
+  // Successive copies of one world that hold each unchanged file once: a copy made through a
+  // cache is exact like CrashClone(kCrash, 0), but every file whose bytes, durable bytes and
+  // pending write equal those of a file in the cache's last copy shares that file (how a recorded
+  // life keeps the world at each of its hits: properties/life_runner_internal.h). REQUIRES: a copy
+  // made this way is never written (read it, digest it, CrashClone it); one cache serves one
+  // source world.
+  class CopyCache {
+   public:
+    // The bytes (current and durable) of the files the last copy did not share.
+    uint64_t last_copied_bytes() const { return last_copied_bytes_; }
+
+   private:
+    friend class SimFs;
+    std::map<const SimInode*, std::shared_ptr<SimInode>> last_;  // the source's file -> its copy
+    uint64_t last_copied_bytes_ = 0;
+  };
+  std::unique_ptr<SimFs> CopySharing(CopyCache* cache) const;
 
   // REQUIRES: hook outlives its use by this SimFs (nullptr removes it).
   void SetHook(FaultHook* hook);

@@ -66,22 +66,61 @@ uint64_t SectorCount(const SimInode& inode) {
 
 }  // namespace
 
+namespace {
+
+// Everything of `from` that a crash keeps, into `clone`, each file through `copier`.
+void CopyWorld(const SimWorld& from, InodeCopier& copier, SimWorld* clone) {
+  for (const auto& [path, dir] : from.dirs) {
+    SimDir& out = clone->dirs[path];
+    out.entries = CopyEntries(dir.entries, copier);
+    out.durable = CopyEntries(dir.durable, copier);
+    out.changed = dir.changed;
+  }
+  for (const auto& [seq, weak] : from.pending_writes) {
+    SimInodePtr original = weak.lock();
+    clone->pending_writes[seq] = original ? copier.Find(original.get()) : nullptr;
+  }
+}
+
+bool SameFile(const SimInode& a, const SimInode& b) {
+  return a.pending_write_seq == b.pending_write_seq &&
+         a.pending_write_offset == b.pending_write_offset && a.data == b.data &&
+         a.durable == b.durable && a.pending_write_bytes == b.pending_write_bytes;
+}
+
+}  // namespace
+
+std::unique_ptr<SimFs> SimFs::CopySharing(CopyCache* cache) const {
+  auto clone = std::make_shared<SimWorld>();
+  clone->classifier = world_->classifier;
+  clone->write_seq = world_->write_seq;
+  std::map<const SimInode*, SimInodePtr> copies;
+  uint64_t copied = 0;
+  InodeCopier copier([&](const SimInode& in) {
+    SimInodePtr copy;
+    auto last = cache->last_.find(&in);
+    if (last != cache->last_.end() && SameFile(in, *last->second)) {
+      copy = last->second;
+    } else {
+      copy = std::make_shared<SimInode>(in);
+      copied += in.data.size() + in.durable.size();
+    }
+    copies[&in] = copy;
+    return copy;
+  });
+  CopyWorld(*world_, copier, clone.get());
+  cache->last_ = std::move(copies);
+  cache->last_copied_bytes_ = copied;
+  return std::unique_ptr<SimFs>(new SimFs(std::move(clone)));
+}
+
 std::unique_ptr<SimFs> SimFs::CrashClone(DeathKind kind, uint64_t seed) const {
   auto clone = std::make_shared<SimWorld>();
   clone->classifier = world_->classifier;
   clone->write_seq = world_->write_seq;
   if (kind != DeathKind::kPowerLoss) {
     InodeCopier copier([](const SimInode& in) { return std::make_shared<SimInode>(in); });
-    for (const auto& [path, dir] : world_->dirs) {
-      SimDir& out = clone->dirs[path];
-      out.entries = CopyEntries(dir.entries, copier);
-      out.durable = CopyEntries(dir.durable, copier);
-      out.changed = dir.changed;
-    }
-    for (const auto& [seq, weak] : world_->pending_writes) {
-      SimInodePtr original = weak.lock();
-      clone->pending_writes[seq] = original ? copier.Find(original.get()) : nullptr;
-    }
+    CopyWorld(*world_, copier, clone.get());
     return std::unique_ptr<SimFs>(new SimFs(std::move(clone)));
   }
 

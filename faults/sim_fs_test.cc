@@ -388,6 +388,26 @@ TEST(SimFsCrashModelTest, RenameSyncedOnlyInTheTargetLeavesTwoNames) {
   EXPECT_EQ(Read(*lost, "/b/f"), "data");
 }
 
+TEST(SimFsCopyTest, CopiesThroughACacheShareUnchangedFilesAndKeepTheirOwnBytes) {
+  SimFs fs;
+  ASSERT_TRUE(fs.CreateDirIfMissing("/d").ok());
+  Put(fs, "/d/big", std::string(10000, 'b'), /*sync=*/true);
+  Put(fs, "/d/log", "one", /*sync=*/false);
+  SimFs::CopyCache cache;
+  auto first = fs.CopySharing(&cache);
+  EXPECT_EQ(cache.last_copied_bytes(), 2u * 10000 + 3);  // big: current and durable; log: current
+  auto log = fs.NewAppendableFile("/d/log");
+  ASSERT_TRUE(log.ok());
+  ASSERT_TRUE((*log)->Append(" two").ok());
+  auto second = fs.CopySharing(&cache);
+  EXPECT_EQ(cache.last_copied_bytes(), 7u);  // only the file that changed
+  EXPECT_EQ(Read(*first, "/d/log"), "one");
+  EXPECT_EQ(Read(*second, "/d/log"), "one two");
+  EXPECT_EQ(second->Digest(), fs.Digest());
+  EXPECT_EQ(second->CrashClone(DeathKind::kPowerLoss, 9)->Digest(),
+            fs.CrashClone(DeathKind::kPowerLoss, 9)->Digest());
+}
+
 TEST(SimFsDamageTest, DamageIsAppliedToBothImagesAndSurvivesPowerLoss) {
   SimFs fs;
   ASSERT_TRUE(fs.CreateDirIfMissing("/d").ok());
@@ -689,6 +709,47 @@ RC_GTEST_PROP(SimFsModelProperty, DeathAtAnyFaultPointFreezesTheWorldBeforeThatO
   RC_ASSERT(!clone->frozen());
   RC_ASSERT(Run(*clone, Op{Op::kSyncDir}).ok());  // the clone is alive and has no hook
   RC_ASSERT(hook.points.size() == hits);
+}
+
+// What the life runner's recordings rest on (properties/life_runner_internal.h, LifeRecording): a
+// copy taken when the hook is asked at a point (sharing the files the last copy holds), in a run
+// that goes on, is the world a death at that point would have frozen: every death drawn from
+// either gives the same world, and the copies stay as they were taken while the source changes.
+RC_GTEST_PROP(SimFsModelProperty, ACopyTakenAtAPointDiesLikeTheWorldFrozenThere, ()) {
+  const auto ops = *rc::gen::container<std::vector<Op>>(GenOp());
+  const uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  const DeathKind kind =
+      *rc::gen::element(DeathKind::kCrash, DeathKind::kPowerLoss, DeathKind::kExit);
+  class CopyingHook final : public FaultHook {
+   public:
+    Decision OnPoint(std::string_view) override {
+      copies.push_back(fs->CopySharing(&cache));
+      RC_ASSERT(copies.back()->Digest() == fs->Digest());
+      return Decision::Proceed();
+    }
+    SimFs* fs = nullptr;
+    SimFs::CopyCache cache;
+    std::vector<std::unique_ptr<SimFs>> copies;
+  };
+  auto recorded = NewWorld();
+  CopyingHook copying;
+  copying.fs = recorded.get();
+  recorded->SetHook(&copying);
+  for (const Op& op : ops) RC_ASSERT(Run(*recorded, op).ok());
+  RC_PRE(!copying.copies.empty());
+  const size_t target = *rc::gen::inRange<size_t>(0, copying.copies.size());
+  ScriptedHook hook;
+  hook.target = target;
+  hook.decision = Decision::Die(kind);
+  auto dying = NewWorld();
+  dying->SetHook(&hook);
+  try {
+    for (const Op& op : ops) RC_ASSERT(Run(*dying, op).ok());
+  } catch (const CrashSignal&) {
+  }
+  RC_ASSERT(dying->frozen());
+  RC_ASSERT(copying.copies[target]->CrashClone(kind, seed)->Digest() ==
+            dying->CrashClone(kind, seed)->Digest());
 }
 
 }  // namespace

@@ -22,6 +22,8 @@ using faults::DeathKind;
 using faults::SimFs;
 
 constexpr const char* kDir = "/w";
+// What a recorded hit's copy holds besides its files' bytes (directories, the report), roughly.
+constexpr uint64_t kCopyOverheadBytes = 4096;
 
 std::string NewVfsName() {
   static std::atomic<uint64_t> counter{0};
@@ -120,9 +122,14 @@ Execution LifeLoop::Run() {
 }
 
 void LifeLoop::RunLives(int until) {
-  for (; s_.next_life <= std::min(until, lives_max_) && !s_.stopped; ++s_.next_life)
-    s_.stopped = LiveAndCheck(s_.next_life, nullptr, nullptr);
+  for (; s_.next_life <= std::min(until, lives_max_) && !s_.stopped; ++s_.next_life) {
+    LivedLife derived;
+    const bool take = Derive(s_.next_life, &derived);
+    s_.stopped = LiveAndCheck(s_.next_life, take ? &derived : nullptr, nullptr);
+  }
 }
+
+bool LifeLoop::Derive(int /*life*/, LivedLife* /*out*/) { return false; }
 
 // One life (or a reused one) and its checks; true when the run stops after it.
 bool LifeLoop::LiveAndCheck(int life, const LivedLife* reused, LivedLife* lived) {
@@ -211,11 +218,27 @@ scenarios::HostEnv LifeLoop::MakeEnv(SimFs* fs, const std::string& vfs, Probe* p
 
 // One process of the host on the current world, with the plan's fault of this life armed.
 LifeRecord LifeLoop::RunLife(int life) {
-  SimFs* world = s_.world.get();
+  std::optional<faults::Fault> fault = plan_.ForLife(life);
+  if (fault && fault->is_none()) fault.reset();
+  return LiveOn(s_.world.get(), life, fault, nullptr, &s_.harness_error);
+}
+
+// A life that dies is cut at its death: its report is the one it held at that instant, and what
+// the host did after it is not part of the life, because the process was already dead (a death
+// inside SQLite is an I/O error to SQLite, and the host goes on until it returns; destructors run
+// on the way out; an exception escaping then is no counterexample). The frozen world already
+// refuses every write after the death, so the world is cut there too. This is what makes a death
+// derivable from a fault-free recording of the life (RecordLife, the memo's Derive).
+LifeRecord LifeLoop::LiveOn(SimFs* world, int life, const std::optional<faults::Fault>& fault,
+                            const HitListener& at_hit, std::string* error) const {
   LifeRecord record;
-  record.fault = plan_.ForLife(life);
-  if (record.fault && record.fault->is_none()) record.fault.reset();
+  record.fault = fault;
   faults::Injector injector(record.fault, world);
+  std::optional<scenarios::LifeReport> at_death;
+  faults::Injector::Observer observer;
+  if (at_hit) observer.at_hit = [&](const faults::Window& w) { at_hit(w, record.report); };
+  observer.at_death = [&] { at_death = record.report; };
+  injector.SetObserver(std::move(observer));
   world->SetHook(&injector);
   faults::SeedSqliteRandomness(DeriveSeed(config_.seed, "sqlite|" + std::to_string(life)));
   std::optional<CrashSignal> death;
@@ -235,8 +258,9 @@ LifeRecord LifeLoop::RunLife(int life) {
     } catch (const CrashSignal& c) {
       death = c;
     } catch (const std::exception& e) {
-      // A counterexample, not the end of the exploration (INV-HARNESS).
-      s_.harness_error = "life " + std::to_string(life) + " threw: " + e.what();
+      // A counterexample, not the end of the exploration (INV-HARNESS), unless the life was
+      // already dead.
+      if (!injector.died()) *error = "life " + std::to_string(life) + " threw: " + e.what();
     }
     if (!death && world->frozen()) {
       // The death struck inside SQLite, which saw only an I/O error.
@@ -250,8 +274,44 @@ LifeRecord LifeLoop::RunLife(int life) {
   if (death) {
     record.death = std::string(faults::DeathKindName(death->kind));
     record.death_point = death->point;
+    if (at_death) record.report = std::move(*at_death);
   }
   return record;
+}
+
+uint64_t WorldBytes(SimFs* world) {
+  uint64_t bytes = 0;
+  for (const std::string& path : world->ListAllFiles()) {
+    auto size = world->GetFileSize(path);
+    bytes += 2 * (size.ok() ? *size : 0);
+  }
+  return bytes;
+}
+
+// The copies are exact for everything that decides the world's future (SimFs::Digest), and a
+// death at that hit would freeze exactly that world; they are only read (crash clones of them).
+// Each counts the bytes of the files it did not share, plus its directories and report.
+LifeRecording LifeLoop::RecordLife(int life, uint64_t bytes_max) const {
+  LifeRecording rec;
+  std::shared_ptr<SimFs> world = s_.world->CrashClone(DeathKind::kCrash, 0);
+  world->SetRoleClassifier(faults::DefaultRoleClassifier());
+  bool bounded = false;
+  SimFs::CopyCache files;  // the copies share every file a hit left unchanged
+  auto at_hit = [&](const faults::Window&, const scenarios::LifeReport& report) {
+    if (bounded) return;
+    std::shared_ptr<SimFs> copy = world->CopySharing(&files);
+    const uint64_t bytes = files.last_copied_bytes() + kCopyOverheadBytes;
+    if (rec.bytes + bytes > bytes_max) {
+      bounded = true;  // the later windows are lived
+      return;
+    }
+    rec.bytes += bytes;
+    rec.at.push_back({std::move(copy), report});
+  };
+  rec.lived.record = LiveOn(world.get(), life, std::nullopt, at_hit, &rec.lived.life_error);
+  world->SetRoleClassifier(faults::DefaultRoleClassifier());
+  rec.lived.world = std::move(world);
+  return rec;
 }
 
 // The possible world after the death, damaged afterwards for `corrupt`.

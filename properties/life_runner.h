@@ -5,8 +5,11 @@
 // left; the plan's i-th fault is armed in an Injector that is both the probe and the file system's
 // hook; a death (crash, power loss, fail-after-write exit) freezes the world and unwinds the life;
 // the next world is the possible post-death world (SimFs::CrashClone with a seed derived from the
-// root seed), damaged afterwards when the fault was `corrupt`. Lives go on until the scenario
-// reports completion, reports an error no retry can fix, or lives_max is reached.
+// root seed), damaged afterwards when the fault was `corrupt`. A dying life is cut at its death:
+// its report is the one it held at that instant, and what the host did afterwards (a host that
+// goes on after the I/O error SQLite saw, destructors on the way out, an exception escaping then)
+// is not part of it, as the frozen world already refuses every write after it. Lives go on until
+// the scenario reports completion, reports an error no retry can fix, or lives_max is reached.
 //
 // An exception escaping a life or its check is a counterexample, not the end of the exploration:
 // it becomes an INV-HARNESS violation and the run stops there (aborts and signals are caught one
@@ -66,7 +69,7 @@ struct Execution {
 };
 
 // Work shared between the RunPlan calls of one exploration in one process (the same scenario and
-// RunConfig for every call; a new RunMemo otherwise). Three reuses, all exact:
+// RunConfig for every call; a new RunMemo otherwise). Five reuses, all exact:
 //  - prefix: the lives before the plan's last fault's life depend only on the faults of those lives
 //    and lives_max, so the run's whole state after them (world, reports, oracle notes, execution so
 //    far) is kept for the last few such prefixes and copied into the next plan with the same ones
@@ -77,6 +80,15 @@ struct Execution {
 //    digest, damaged, the oracle's notes, every earlier life's report); a run reaching a key seen
 //    before appends that run's later lives and violations instead of running them. The key holds
 //    the whole history because oracles look at earlier lives' observations;
+//  - derived deaths: a life whose fault is a death (crash, powerloss, corrupt, fail-after-write)
+//    is, up to the hit where that fault fires, the fault-free life, and it is cut at its death; so
+//    the life is lived once fault-free from a world with a given digest and history, its world and
+//    report copied at every hit (a recording, bounded in bytes), and every death in it is derived:
+//    the firing hit found by an injector driven over the recorded hits, the world frozen there and
+//    the report held then taken from the copies, the post-death world drawn from that world as
+//    after a lived death. The children of one crash state all die in the recovery life of that
+//    state, so depth 2 and 3 live each recovery life once, not once per plan. Windows past the
+//    bound are lived;
 //  - crash state: on a continuation miss, when the scenario's lives do not read `previous`
 //    (Scenario::LifeReadsPrevious), each life itself depends only on (its index, the digest of the
 //    world it starts on): it is reused from an earlier run whose life of that index started on an
@@ -108,6 +120,9 @@ class RunMemo {
     int64_t later_lives_hits = 0;  // of lives_hits, those at a life after the continuation's first
     int64_t death_check_hits = 0;  // the check after the faulted life's death
     int64_t death_check_misses = 0;
+    int64_t recordings = 0;        // fault-free lives recorded window by window
+    int64_t derived_lives = 0;     // faulted lives derived from a recording, not lived
+    int64_t lived_past_bound = 0;  // faulted lives lived: their window was past the bound
   };
   struct Impl;
   struct Continuation;

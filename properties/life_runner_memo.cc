@@ -4,8 +4,12 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <memory>
+#include <optional>
 
 #include "engine/random.h"
+#include "faults/injector.h"
+#include "faults/plan.h"
 #include "faults/points.h"
 #include "properties/life_runner_internal.h"
 
@@ -76,16 +80,6 @@ struct ReusedLife {
   uint64_t bytes = 0;        // what life.world holds (files' bytes, twice), for the bound
 };
 
-// What a kept world holds, for the memory bound: its files' bytes, twice (current and durable).
-uint64_t BytesOf(SimFs* world) {
-  uint64_t bytes = 0;
-  for (const std::string& path : world->ListAllFiles()) {
-    auto size = world->GetFileSize(path);
-    bytes += 2 * (size.ok() ? *size : 0);
-  }
-  return bytes;
-}
-
 // A map of at most `max` entries that evicts the oldest kept first; a key kept once stays as it
 // was kept until evicted.
 template <typename V>
@@ -124,6 +118,11 @@ struct RunMemo::Impl {
   // reuse), for every life after a plan's last fault, not only the first one.
   std::map<std::string, std::shared_ptr<const ReusedLife>> lives;
   uint64_t lives_bytes = 0;
+  // (life, world digest, history) -> that life recorded fault-free window by window, from which
+  // every death-kind fault in it is derived (MemoLoop::Derive). The children of one crash state
+  // are neighbouring tasks, so a few suffice; each is bounded by what its worlds hold.
+  static constexpr uint64_t kRecordingBytesMax = uint64_t{64} << 20;
+  OldestFirst<std::shared_ptr<const LifeRecording>> recordings{2};
   RunMemo::Stats stats;
 };
 
@@ -227,6 +226,12 @@ class MemoLoop final : public LifeLoop {
   // What the oracles read besides the world: their notes and every earlier life's report.
   void AddHistory(KeyWriter* key) const {
     key->Field(s_.memo.dump());
+    AddReports(key);
+  }
+
+  // Every earlier life's report (what a life is handed as `previous` and the harness's
+  // instrumentation reads).
+  void AddReports(KeyWriter* key) const {
     for (const scenarios::LifeReport& r : s_.reports) {
       key->Field(r.command);
       key->Field(std::to_string(static_cast<int>(r.status.code())) + " " + r.status.ToString());
@@ -276,6 +281,57 @@ class MemoLoop final : public LifeLoop {
     memo_->death_checks.Keep(k, std::move(d));
   }
 
+  // A life whose fault is a death (crash, powerloss, corrupt, fail-after-write) is the fault-free
+  // life up to the hit where the fault fires, and a dying life is cut at its death (RunLife), so
+  // it is derived from a recording of the fault-free life from an equal world with an equal history
+  // (every seed of a life derives from its index): the firing hit is found by an injector driven
+  // over the recorded hits, the record (windows up to it, the report then) and the world at that
+  // hit are taken from the recording, and the post-death world is drawn from it as after a lived
+  // death. A fault that never fires leaves the recorded life itself. Past the recording's memory
+  // bound, the life is lived.
+  bool Derive(int life, LivedLife* out) override {
+    std::optional<faults::Fault> fault = plan().ForLife(life);
+    if (!fault || fault->is_none() || !faults::IsDeath(fault->action)) return false;
+    KeyWriter key;
+    key.Field(std::to_string(life));
+    key.Field(s_.world->Digest());
+    AddReports(&key);
+    const std::string k = key.Finish();
+    std::shared_ptr<const LifeRecording> rec;
+    if (const auto* kept = memo_->recordings.Find(k)) {
+      rec = *kept;
+    } else {
+      ++memo_->stats.recordings;
+      rec = std::make_shared<const LifeRecording>(
+          RecordLife(life, RunMemo::Impl::kRecordingBytesMax));
+      memo_->recordings.Keep(k, rec);
+    }
+    const std::vector<faults::Window>& hits = rec->lived.record.windows;
+    faults::Injector firing(fault);
+    size_t at = 0;
+    while (at < hits.size() && (firing.OnPoint(hits[at].point), !firing.died())) ++at;
+    if (at == hits.size()) {
+      ++memo_->stats.derived_lives;
+      *out = rec->lived;
+      out->record.fault = fault;
+      return true;
+    }
+    if (at >= rec->at.size()) {
+      ++memo_->stats.lived_past_bound;
+      return false;
+    }
+    ++memo_->stats.derived_lives;
+    LifeRecord& r = out->record;
+    r.fault = fault;
+    r.fired = hits[at];
+    r.windows.assign(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+    r.report = rec->at[at].report;
+    r.death = std::string(faults::DeathKindName(faults::DeathKindOf(fault->action)));
+    r.death_point = hits[at].point;
+    out->world = rec->at[at].world;
+    return true;
+  }
+
   // Crash-state reuse: the lives after the last fault, the first from a world of `digest`. The
   // hosts do not read `previous` and every seed of a life derives from its index, so a life on a
   // world equal to one an earlier run's life with the same index started on does exactly what that
@@ -299,7 +355,7 @@ class MemoLoop final : public LifeLoop {
         ReusedLife kept{input, {}, 0};
         s_.stopped = LiveAndCheck(s_.next_life, nullptr, &kept.life);
         if (kept.life.world != nullptr) {
-          kept.bytes = BytesOf(kept.life.world.get());
+          kept.bytes = WorldBytes(kept.life.world.get());
           Keep(k, std::move(kept));
         }
       }

@@ -8,11 +8,14 @@
 // the same for every one- and two-fault plan of the toy whose oracle reports each life's history,
 // where different histories reach equal crash states; both also reuse the check after a death.
 // Every crash plan of approval's `start` life with and without a memo: crash states differ, but
-// the recovery (`start` again) converges, so the `resume` after it is reused across them.
+// the recovery (`start` again) converges, so the `resume` after it is reused across them. Every
+// death action at every window of approval's first life over the SQLite store, derived from one
+// recording, runs as the lived death.
 #include "properties/life_runner.h"
 
 #include <gtest/gtest.h>
 
+#include "faults/points.h"
 #include "properties/toy_scenario_test_util.h"
 #include "scenarios/registry.h"
 #include "scenarios/scenario.h"
@@ -98,6 +101,39 @@ TEST(LifeRunnerTest, AMemoGivesTheSameExecutionsAsRunningEveryPlanFromScratchAnd
   EXPECT_GT(stats.continuation_hits, 0);
   // Siblings dying into an equal world with an equal history share the check after the death.
   EXPECT_GT(stats.death_check_hits, 0);
+}
+
+// Deaths derived from one recording of the fault-free life: every death action applicable at every
+// window of approval's first life over the SQLite store (deaths inside SQLite's journal and WAL
+// writes included, where the host goes on with I/O errors after the death) gives the execution run
+// from scratch gives, and none of those lives is lived.
+TEST(LifeRunnerTest, EveryDeathDerivedFromOneRecordingRunsAsTheLivedDeath) {
+  auto scenario = scenarios::FindScenario("approval");
+  ASSERT_NE(scenario, nullptr);
+  RunConfig config;
+  config.seed = 11;
+  config.checkpoint_store = "sqlite";
+  const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
+  RunMemo memo;
+  int compared = 0;
+  bool inside_sqlite = false;
+  for (const faults::Window& w : reference.lives.front().windows) {
+    for (const faults::FaultAction& a : faults::ApplicableFaultActions(w.point)) {
+      if (!faults::IsDeath(a)) continue;
+      auto fault = faults::FaultAtWindow(a, w);
+      ASSERT_TRUE(fault.ok());
+      inside_sqlite = inside_sqlite || w.point.find("[journal]") != std::string::npos;
+      ASSERT_NO_FATAL_FAILURE(
+          ExpectReuseRunsAsFromScratch(*scenario, faults::Plan{{*fault}}, config, &memo));
+      ++compared;
+    }
+  }
+  EXPECT_TRUE(inside_sqlite);
+  const RunMemo::Stats stats = memo.stats();
+  EXPECT_GT(compared, 100);
+  EXPECT_EQ(stats.recordings, 1);
+  EXPECT_EQ(stats.derived_lives, compared);
+  EXPECT_EQ(stats.lived_past_bound, 0);
 }
 
 // Crash-state reuse: plans whose first lives differ (crash or power loss, at any window) and leave

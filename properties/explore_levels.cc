@@ -44,7 +44,7 @@ void AddTask(ExploreState& st, std::vector<Task>* out, const faults::Plan& prefi
 void Grow(ExploreState& st, const faults::Plan& prefix, const TaskResult& r, size_t first_life,
           bool crash_first, std::vector<Task>* out) {
   for (size_t l = first_life; l < r.lives_windows.size(); ++l) {
-    const LifeWindows& life = r.lives_windows[l];
+    const LifeWindows& life = *r.lives_windows[l];
     for (const faults::Window& w : life.windows) {
       const std::string id = WindowId(life.command, w);
       for (const FaultAction& a : st.windows[st.window_index.at(id)].actions) {
@@ -75,7 +75,7 @@ bool Filtered(const FaultAction& a, const ExploreOptions& o) {
 
 void Discover(ExploreState& st, const TaskResult& r, size_t first_life, bool recovery) {
   for (size_t l = first_life; l < r.lives_windows.size(); ++l) {
-    const LifeWindows& life = r.lives_windows[l];
+    const LifeWindows& life = *r.lives_windows[l];
     std::string label;
     for (const faults::Window& w : life.windows) {
       label = st.scenario->BusinessWindowAfter(life.command, w.point, label);

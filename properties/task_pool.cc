@@ -4,7 +4,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "engine/random.h"
@@ -14,14 +17,31 @@
 namespace stepfault::properties {
 namespace {
 
-Json ToJson(const TaskResult& r) {
+// A stable 128-bit key of a life's windows (its command and every window, length-prefixed).
+std::string WindowsKey(const LifeWindows& l) {
+  std::string text = std::to_string(l.command.size()) + ":" + l.command;
+  for (const faults::Window& w : l.windows) {
+    text += std::to_string(w.point.size()) + ":" + w.point + "#" + std::to_string(w.occurrence);
+  }
+  return std::to_string(Hash64(text, 31)) + "-" + std::to_string(Hash64(text, 32));
+}
+
+// `sent`: the window lists this process has already sent (their keys); a list sent before travels
+// as its key alone. Every process answers its jobs in increasing index order, so the parent,
+// reading answers in index order, meets each list before any key that refers to it.
+Json ToJson(const TaskResult& r, std::set<std::string>* sent) {
   Json v = Json::array();
   for (const auto& x : r.violations) v.push_back(Json{{"i", x.invariant}, {"m", x.message}});
   Json lives = Json::array();
-  for (const LifeWindows& l : r.lives_windows) {
+  for (const std::shared_ptr<const LifeWindows>& l : r.lives_windows) {
+    const std::string key = WindowsKey(*l);
+    if (!sent->insert(key).second) {
+      lives.push_back(Json{{"k", key}});
+      continue;
+    }
     Json w = Json::array();
-    for (const auto& x : l.windows) w.push_back(Json{x.point, x.occurrence});
-    lives.push_back(Json{{"c", l.command}, {"w", w}});
+    for (const auto& x : l->windows) w.push_back(Json{x.point, x.occurrence});
+    lives.push_back(Json{{"k", key}, {"c", l->command}, {"w", w}});
   }
   return Json{{"v", v},
               {"lives", r.lives},
@@ -32,7 +52,9 @@ Json ToJson(const TaskResult& r) {
               {"fp", r.fingerprint}};
 }
 
-TaskResult FromJson(const Json& j) {
+// `lists`: the window lists met so far, by key (see ToJson).
+TaskResult FromJson(const Json& j,
+                    std::map<std::string, std::shared_ptr<const LifeWindows>>* lists) {
   TaskResult r;
   for (const Json& x : j["v"]) r.violations.push_back({x["i"], x["m"]});
   r.lives = j["lives"];
@@ -41,10 +63,18 @@ TaskResult FromJson(const Json& j) {
   r.crash_digest = j["digest"];
   r.fingerprint = j["fp"];
   for (const Json& l : j["lw"]) {
-    LifeWindows lw;
-    lw.command = l["c"];
-    for (const Json& x : l["w"]) lw.windows.push_back({x[0], x[1]});
-    r.lives_windows.push_back(std::move(lw));
+    const std::string key = l["k"];
+    if (!l.contains("w")) {
+      auto it = lists->find(key);
+      SF_CHECK(it != lists->end());  // sent before, in an answer with a lower index
+      r.lives_windows.push_back(it->second);
+      continue;
+    }
+    auto lw = std::make_shared<LifeWindows>();
+    lw->command = l["c"];
+    for (const Json& x : l["w"]) lw->windows.push_back({x[0], x[1]});
+    auto [it, inserted] = lists->emplace(key, std::move(lw));
+    r.lives_windows.push_back(it->second);
   }
   return r;
 }
@@ -65,18 +95,18 @@ void PrintReuseStats(const RunMemo& memo) {
   if (std::getenv("STEPFAULT_REUSE_STATS") == nullptr) return;
   const RunMemo::Stats s = memo.stats();
   if (s.prefix_hits + s.prefix_misses + s.continuation_hits + s.continuation_misses == 0) return;
-  std::fprintf(
-      stderr,
-      "reuse: prefixes %lld/%lld continuations %lld/%lld crash-state lives %lld/%lld (%lld after "
-      "the first) death checks "
-      "%lld/%lld\n",
-      static_cast<long long>(s.prefix_hits),
-      static_cast<long long>(s.prefix_hits + s.prefix_misses),
-      static_cast<long long>(s.continuation_hits),
-      static_cast<long long>(s.continuation_hits + s.continuation_misses),
-      static_cast<long long>(s.lives_hits), static_cast<long long>(s.lives_hits + s.lives_misses),
-      static_cast<long long>(s.later_lives_hits), static_cast<long long>(s.death_check_hits),
-      static_cast<long long>(s.death_check_hits + s.death_check_misses));
+  auto of = [](int64_t hits, int64_t all) {
+    return std::to_string(hits) + "/" + std::to_string(all);
+  };
+  const std::string line =
+      "reuse: prefixes " + of(s.prefix_hits, s.prefix_hits + s.prefix_misses) + " continuations " +
+      of(s.continuation_hits, s.continuation_hits + s.continuation_misses) + " crash-state lives " +
+      of(s.lives_hits, s.lives_hits + s.lives_misses) + " (" + std::to_string(s.later_lives_hits) +
+      " after the first) death checks " +
+      of(s.death_check_hits, s.death_check_hits + s.death_check_misses) + " derived deaths " +
+      of(s.derived_lives, s.derived_lives + s.lived_past_bound) + " from " +
+      std::to_string(s.recordings) + " recordings\n";
+  std::fputs(line.c_str(), stderr);
 }
 
 }  // namespace
@@ -89,17 +119,15 @@ TaskResult Summarize(const faults::Plan& plan, const Execution& ex) {
   const size_t last_fault = plan.faults.size();  // plans end with their last fault
   for (size_t i = 0; i < ex.lives.size(); ++i) {
     const LifeRecord& life = ex.lives[i];
-    LifeWindows lw;
-    lw.command = life.report.command.empty() ? "life" : life.report.command;
+    auto lw = std::make_shared<LifeWindows>();
+    lw->command = life.report.command.empty() ? "life" : life.report.command;
     // The explorer discovers windows only in the lives after the last fault (those before were
     // discovered by the run the plan grew from): the others travel empty.
-    if (i < last_fault) {
-      r.lives_windows.push_back(std::move(lw));
-      continue;
-    }
-    for (const faults::Window& w : life.windows) {
-      lw.windows.push_back(w);
-      if (life.fired && w == *life.fired) break;  // later hits need a second fault in this life
+    if (i >= last_fault) {
+      for (const faults::Window& w : life.windows) {
+        lw->windows.push_back(w);
+        if (life.fired && w == *life.fired) break;  // later hits need a second fault in this life
+      }
     }
     r.lives_windows.push_back(std::move(lw));
   }
@@ -119,21 +147,26 @@ std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunC
   PoolOptions options;
   options.jobs = jobs;
   options.progress = progress;
+  // Forked with the parent's (empty) set, each worker sends each distinct window list once.
+  std::set<std::string> sent;
   options.on_death = [&](size_t i, const std::string& how) {
-    return ToJson(HarnessDeath(plans[i], how));
+    std::set<std::string> none;
+    return ToJson(HarnessDeath(plans[i], how), &none);
   };
   options.at_exit = [&] { PrintReuseStats(memo); };
   const std::vector<std::optional<Json>> answers = RunPool(
       AllIndices(plans.size()),
       [&](size_t i) {
         return ToJson(
-            Summarize(plans[i], RunPlan(scenario, plans[i], config, reuse ? &memo : nullptr)));
+            Summarize(plans[i], RunPlan(scenario, plans[i], config, reuse ? &memo : nullptr)),
+            &sent);
       },
       options);
   std::vector<TaskResult> results(plans.size());
+  std::map<std::string, std::shared_ptr<const LifeWindows>> lists;
   for (size_t i = 0; i < plans.size(); ++i) {
     if (answers[i].has_value()) {
-      results[i] = FromJson(*answers[i]);
+      results[i] = FromJson(*answers[i], &lists);
     } else {
       results[i].interrupted = true;
     }

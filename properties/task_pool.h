@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,10 @@ struct TaskResult {
   int lives = 0;
   bool completed = false;
   // One per life, in order; the windows only of the lives after the plan's last fault (the earlier
-  // ones were discovered by the run the plan grew from), so results stay small.
-  std::vector<LifeWindows> lives_windows;
+  // ones were discovered by the run the plan grew from), so results stay small. Equal lists are
+  // one shared list (most recovery lives of a level have the same windows), and a worker sends
+  // each distinct list once, then only its hash.
+  std::vector<std::shared_ptr<const LifeWindows>> lives_windows;
   // The life the plan's last fault killed (1-based; 0 when that fault did not kill) and the digest
   // of the world it left (SimFs::Digest): the crash state the next lives recover from.
   int died_in_life = 0;

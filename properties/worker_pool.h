@@ -4,9 +4,9 @@
 // mutant hunt (mutants.h) and black-box exploration's cells (blackbox/explore_internal.h).
 // SQLite's randomness is process-wide, so parallel runs need processes, not threads.
 //
-// - Workers get whole blocks of neighbouring indices, dealt in turn for balance, and stream one
-//   JSON line per finished job back through a pipe; `progress` hears every finished job in the
-//   parent.
+// - Workers get whole blocks of neighbouring indices, dealt in turn for balance, run their share in
+//   increasing index order, and stream one JSON line per finished job back through a pipe;
+//   `progress` hears every finished job in the parent.
 // - A worker that dies (an abort, SF_CHECK, a signal, an early exit) has the job it was on answered
 //   by `on_death(index, how)`, `how` naming the death: "died of signal 6 (Aborted)" or "exited with
 //   status 7"; a new worker takes over the rest of its share, and every other job is answered as if

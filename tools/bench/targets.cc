@@ -294,9 +294,9 @@ void PrintTargets(const std::map<std::string, BenchResult>& results, std::FILE* 
     // The explorer's window (a pass over the whole crash column with a RunMemo, per window),
     // interleaved with the process windows. Wall time is what a user waits, but the process side
     // waits on fsync, so its wall ratio follows the disk and the machine's load (16x to 150x in
-    // one day's runs of one tree); the target asks for >= 100x stable across runs, so the verdict
-    // needs the CPU ratio too (what both cost without waiting on the disk). The isolated window
-    // (one plan alone, no memo) is printed beside it, not judged.
+    // one day's runs of one tree); the target (issue 27) asks for >= 200x stable across runs, so
+    // the verdict needs the CPU ratio too (what both cost without waiting on the disk). The
+    // isolated window (one plan alone, no memo) is printed beside it, not judged.
     const std::optional<double> ratio = Figure(*window, "ratio");
     const std::optional<double> cpu_ratio = Figure(*window, "cpu_ratio");
     // Both must be there and both must meet it: the weaker of the two is judged.
@@ -307,13 +307,13 @@ void PrintTargets(const std::map<std::string, BenchResult>& results, std::FILE* 
         "  %-30s %.1fx faster than process-per-window in wall time, %.1fx in CPU time (explorer's "
         "window, RunMemo pass over the crash column: wall %.3f ms vs %.1f ms; CPU %.3f ms vs "
         "%.1f ms; isolated window, no memo: wall %.2f ms, %.1fx; CPU %.2f ms, %.1fx)  target >= "
-        "100x, stable: wall and CPU  [%s]\n",
+        "200x, stable: wall and CPU  [%s]\n",
         "exploration in-process", ratio.value_or(0), cpu_ratio.value_or(0),
         CounterOf(*window, "in_process_ns") / 1e6, CounterOf(*window, "process_ns") / 1e6,
         CounterOf(*window, "in_process_cpu_ns") / 1e6, CounterOf(*window, "process_cpu_ns") / 1e6,
         CounterOf(*window, "isolated_ns") / 1e6, CounterOf(*window, "isolated_ratio"),
         CounterOf(*window, "isolated_cpu_ns") / 1e6, CounterOf(*window, "isolated_cpu_ratio"),
-        Judge(weaker, Goal::kAtLeast, 100).data());
+        Judge(weaker, Goal::kAtLeast, 200).data());
   }
 }
 

@@ -165,9 +165,9 @@ TEST(TargetTableTest, ExplorationNeedsBothWallAndCpuRatios) {
     Add(&r, "BM_ProcessPerWindow", {}, 1, std::move(counters));
     return Row(Table(r), "exploration in-process");
   };
-  EXPECT_EQ(VerdictOf(table({{"ratio", 100}, {"cpu_ratio", 100}})), "met");
-  EXPECT_EQ(VerdictOf(table({{"ratio", 150}, {"cpu_ratio", 99}})), "not met");
-  EXPECT_EQ(VerdictOf(table({{"ratio", 99}, {"cpu_ratio", 150}})), "not met");
+  EXPECT_EQ(VerdictOf(table({{"ratio", 200}, {"cpu_ratio", 200}})), "met");
+  EXPECT_EQ(VerdictOf(table({{"ratio", 250}, {"cpu_ratio", 199}})), "not met");
+  EXPECT_EQ(VerdictOf(table({{"ratio", 199}, {"cpu_ratio", 250}})), "not met");
   EXPECT_EQ(VerdictOf(table({{"ratio", 150}})), "not measured");
   EXPECT_NE(table({{"ratio", 150}, {"cpu_ratio", 120}}).find("150.0x faster"), std::string::npos);
 }

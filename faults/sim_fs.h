@@ -78,6 +78,10 @@ inline constexpr uint64_t kSimSectorBytes = 512;
 // Role of anonymous (unnamed) files.
 inline constexpr std::string_view kSimTempRole = "temp";
 
+// A 128-bit hash (32 hex digits) of `bytes`: the one Digest() takes of file contents. Not
+// cryptographic; Stepfault keys its reuse on it as on Digest().
+std::string HashBytes(std::string_view bytes);
+
 // A random-access handle on one inode (the SQLite VFS's file). It follows the inode, not the name:
 // an unlinked file stays readable and writable through its handle, as on POSIX.
 class SimFile {
@@ -117,6 +121,9 @@ class SimFs final : public Env, public Freezable {
   Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> NewAppendableFile(const std::string& path) override;
   Result<std::string> ReadFile(const std::string& path) override;
+  // HashBytes of what ReadFile(path) returns, with ReadFile's checks, errors and operation count,
+  // without copying the bytes: the hash is kept on the file until it changes.
+  Result<std::string> ReadFileHash(const std::string& path);
   Result<bool> FileExists(const std::string& path) override;
   Result<uint64_t> GetFileSize(const std::string& path) override;
   Result<std::vector<std::string>> GetChildren(const std::string& dir) override;
@@ -142,11 +149,12 @@ class SimFs final : public Env, public Freezable {
   std::unique_ptr<SimFs> CrashClone(DeathKind kind, uint64_t seed) const;
 
   // Successive copies of one world that hold each unchanged file once: a copy made through a
-  // cache is exact like CrashClone(kCrash, 0), but every file whose bytes, durable bytes and
-  // pending write equal those of a file in the cache's last copy shares that file (how a recorded
-  // life keeps the world at each of its hits: properties/life_runner_internal.h). REQUIRES: a copy
-  // made this way is never written (read it, digest it, CrashClone it); one cache serves one
-  // source world.
+  // cache is exact like CrashClone(kCrash, 0), but every file not changed since the cache's last
+  // copy (no write, sync, truncation or damage since: the same version, sim_fs_internal.h) shares
+  // that copy's file (how a recorded life keeps the world at each of its hits:
+  // properties/life_runner_internal.h). REQUIRES: a copy made this way is never written (read it,
+  // digest it, CrashClone it); one cache serves one source world; the source and its copies are
+  // driven by one thread (they share files, and the hashes kept on them).
   class CopyCache {
    public:
     // The bytes (current and durable) of the files the last copy did not share.
@@ -186,6 +194,9 @@ class SimFs final : public Env, public Freezable {
   // worlds with the same digest behave identically under every later operation and death.
   // Deterministic across runs and platforms; works on a frozen world.
   std::string Digest() const;
+  // Digest() computed without the hashes kept on each file between calls (SimInode::Hashed): for
+  // the tests that prove the two always agree.
+  std::string DigestFromScratch() const;
 
  private:
   explicit SimFs(std::shared_ptr<SimWorld> world);

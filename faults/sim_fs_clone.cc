@@ -9,6 +9,10 @@
 #include <map>
 #include <vector>
 
+// xxHash compiled into this file (no library to link, none for find_package(Stepfault) users).
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "engine/random.h"
 #include "faults/sim_fs.h"
 #include "faults/sim_fs_internal.h"
@@ -45,7 +49,7 @@ std::map<std::string, SimEntry> CopyEntries(const std::map<std::string, SimEntry
 
 // The durable image of `inode` with the first `sectors` sectors of its pending write applied.
 std::string TornImage(const SimInode& inode, uint64_t sectors) {
-  std::string image = inode.durable;
+  std::string image = *inode.durable;
   const uint64_t begin = inode.pending_write_offset;
   const uint64_t end_of_write = begin + inode.pending_write_bytes.size();
   const uint64_t end =
@@ -82,12 +86,6 @@ void CopyWorld(const SimWorld& from, InodeCopier& copier, SimWorld* clone) {
   }
 }
 
-bool SameFile(const SimInode& a, const SimInode& b) {
-  return a.pending_write_seq == b.pending_write_seq &&
-         a.pending_write_offset == b.pending_write_offset && a.data == b.data &&
-         a.durable == b.durable && a.pending_write_bytes == b.pending_write_bytes;
-}
-
 }  // namespace
 
 std::unique_ptr<SimFs> SimFs::CopySharing(CopyCache* cache) const {
@@ -99,7 +97,7 @@ std::unique_ptr<SimFs> SimFs::CopySharing(CopyCache* cache) const {
   InodeCopier copier([&](const SimInode& in) {
     SimInodePtr copy;
     auto last = cache->last_.find(&in);
-    if (last != cache->last_.end() && SameFile(in, *last->second)) {
+    if (last != cache->last_.end() && last->second->version == in.version) {
       copy = last->second;
     } else {
       copy = std::make_shared<SimInode>(in);
@@ -135,7 +133,14 @@ std::unique_ptr<SimFs> SimFs::CrashClone(DeathKind kind, uint64_t seed) const {
   }
   InodeCopier copier([&](const SimInode& in) {
     auto out = std::make_shared<SimInode>();
-    out->durable = &in == torn.get() ? TornImage(in, torn_sectors) : in.durable;
+    if (&in == torn.get()) {
+      out->durable = TornImage(in, torn_sectors);
+    } else {
+      out->durable = in.durable;
+      if (in.hashed.version == in.version) {  // the durable bytes are hashed already
+        out->hashed = {out->version, in.hashed.durable, in.hashed.durable, true};
+      }
+    }
     out->data = out->durable;
     return out;
   });
@@ -170,6 +175,7 @@ Result<SimInodePtr> FindForDamage(SimWorld& world, const std::string& path) {
       if (inode->pending_write_seq != 0) world.pending_writes.erase(inode->pending_write_seq);
       inode->pending_write_seq = 0;
       inode->pending_write_bytes.clear();
+      inode->Touch();
       return inode;
     }
   }
@@ -186,8 +192,9 @@ Status SimFs::FlipBit(const std::string& path, uint64_t bit_index) {
                                    path + "' (" + std::to_string(inode->data.size()) + " bytes)");
   }
   const char mask = static_cast<char>(1u << (bit_index % 8));
-  inode->data[byte] ^= mask;
-  if (byte < inode->durable.size()) inode->durable[byte] ^= mask;
+  inode->data.Mutable()[byte] ^= mask;
+  if (byte < inode->durable.size()) inode->durable.Mutable()[byte] ^= mask;
+  inode->Touch();
   return Status::Ok();
 }
 
@@ -197,18 +204,21 @@ Status SimFs::TruncateTo(const std::string& path, uint64_t size) {
     return Status::InvalidArgument("cannot truncate '" + path + "' to " + std::to_string(size) +
                                    " bytes: it has only " + std::to_string(inode->data.size()));
   }
-  inode->data.resize(size);
-  if (inode->durable.size() > size) inode->durable.resize(size);
+  if (inode->data.size() > size) inode->data.Mutable().resize(size);
+  if (inode->durable.size() > size) inode->durable.Mutable().resize(size);
+  inode->Touch();
   return Status::Ok();
 }
 
 Status SimFs::ZeroRange(const std::string& path, uint64_t offset, uint64_t length) {
   SF_ASSIGN_OR_RETURN(SimInodePtr inode, FindForDamage(*world_, path));
-  for (std::string* image : {&inode->data, &inode->durable}) {
-    if (offset >= image->size()) continue;
-    const uint64_t n = std::min<uint64_t>(length, image->size() - offset);
-    std::fill_n(image->begin() + static_cast<std::ptrdiff_t>(offset), n, '\0');
+  for (SharedValue<std::string>* shared : {&inode->data, &inode->durable}) {
+    if (offset >= shared->size()) continue;
+    std::string& image = shared->Mutable();
+    const uint64_t n = std::min<uint64_t>(length, image.size() - offset);
+    std::fill_n(image.begin() + static_cast<std::ptrdiff_t>(offset), n, '\0');
   }
+  inode->Touch();
   return Status::Ok();
 }
 
@@ -228,7 +238,7 @@ Result<std::string> SimFs::DurableBytes(const std::string& path) const {
     if (it == dir->second.durable.end()) return missing;
     if (last) {
       if (it->second.is_dir()) return missing;
-      return it->second.inode->durable;
+      return *it->second.inode->durable;
     }
     if (!it->second.is_dir()) return missing;
     dir_path = JoinPath(dir_path, name);
@@ -251,32 +261,73 @@ std::vector<std::string> SimFs::ListAllFiles() const {
 
 namespace {
 
-// Two independent 64-bit hashes of `bytes` in one pass over 8-byte words (the digest is taken
-// after every death and for every reuse key, so byte-at-a-time hashing of whole files was a fifth
-// of an exploration). Words are little-endian (loaded whole where the machine is little-endian,
-// assembled byte by byte elsewhere), so the value is the same on every platform.
+// The 128-bit XXH3 hash of `bytes` (xxHash, header-only): the digest is taken after every death
+// and for every reuse key, and the oracles' reads are keyed on file hashes, so hashing speed is a
+// large part of an exploration (a word-at-a-time multiply-rotate hash of ours was a sixth of one;
+// XXH3 is several times faster on whole files). XXH3's value is specified, the same on every
+// platform and in every run.
 std::pair<uint64_t, uint64_t> WideHash(std::string_view bytes) {
-  uint64_t a = Mix64(bytes.size() ^ 0x9e3779b97f4a7c15ULL);
-  uint64_t b = Mix64(bytes.size() ^ 0xc2b2ae3d27d4eb4fULL);
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  size_t n = bytes.size();
-  auto step = [&](uint64_t w) {
-    a = std::rotl((a ^ w) * 0x87c37b91114253d5ULL, 31);
-    b = std::rotl((b ^ w) * 0x4cf5ad432745937fULL, 29) + a;
-  };
-  for (; n >= 8; p += 8, n -= 8) {
-    uint64_t w = 0;
-    if constexpr (std::endian::native == std::endian::little) {
-      std::memcpy(&w, p, 8);  // the same little-endian word as the loop below, in one load
-    } else {
-      for (int i = 7; i >= 0; --i) w = (w << 8) | p[i];
-    }
-    step(w);
+  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  return {h.low64, h.high64};
+}
+
+// Appends `v` in decimal, as std::to_string writes it.
+void AppendDecimal(std::string* text, uint64_t v) {
+  char buf[24];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  text->append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+// Appends "<size>:<h1>:<h2>;" (decimal) for bytes of `size` whose WideHash is `h`, formatted in
+// place: the digest is taken several times per window and hashes hundreds of small words, so
+// temporary strings were a third of its cost.
+void AppendHashed(std::string* text, size_t size, std::pair<uint64_t, uint64_t> h) {
+  AppendDecimal(text, size);
+  *text += ':';
+  AppendDecimal(text, h.first);
+  *text += ':';
+  AppendDecimal(text, h.second);
+  *text += ';';
+}
+
+void AppendBlob(std::string* text, std::string_view bytes) {
+  AppendHashed(text, bytes.size(), WideHash(bytes));
+}
+
+std::string Hex128(std::pair<uint64_t, uint64_t> h) {
+  char out[33];
+  std::snprintf(out, sizeof(out), "%016llx%016llx", static_cast<unsigned long long>(h.first),
+                static_cast<unsigned long long>(h.second));
+  return out;
+}
+
+// The inode's hashes at its version (SimInode::Hashed), each file's bytes hashed once: its current
+// bytes, and its durable ones unless equal. `keep`: taken from the inode when they are of its
+// version, else computed and kept there; false: computed into *scratch, nothing kept
+// (SimFs::DigestFromScratch).
+const SimInode::Hashed& HashedOf(const SimInode& inode, bool keep, SimInode::Hashed* scratch) {
+  if (keep && inode.hashed.version == inode.version) return inode.hashed;
+  SimInode::Hashed& h = keep ? inode.hashed : *scratch;
+  h.version = inode.version;
+  h.data = WideHash(*inode.data);
+  h.durable_same = inode.durable == inode.data;  // the same object unless written since a Sync
+  h.durable = h.durable_same ? h.data : WideHash(*inode.durable);
+  return h;
+}
+
+// An inode's part of the digest text: its current bytes, its durable bytes ("same;" when equal to
+// the current ones: a blob's text always starts with a digit, this never does), whether it has a
+// pending write and where, and that write's bytes.
+void AppendDigestPart(std::string* text, const SimInode& inode, const SimInode::Hashed& h) {
+  AppendHashed(text, inode.data.size(), h.data);
+  if (h.durable_same) {
+    *text += "same;";  // synced files: hash their bytes once
+  } else {
+    AppendHashed(text, inode.durable.size(), h.durable);
   }
-  uint64_t tail = 0;
-  for (size_t i = n; i > 0; --i) tail = (tail << 8) | p[i - 1];
-  step(tail ^ (static_cast<uint64_t>(n) << 56));
-  return {Mix64(a ^ Mix64(b)), Mix64(b + 0x165667b19e3779f9ULL)};
+  AppendBlob(text, std::to_string(inode.pending_write_seq != 0) + "@" +
+                       std::to_string(inode.pending_write_offset));
+  AppendBlob(text, inode.pending_write_bytes);
 }
 
 // Canonical description of a world for Digest(): inodes are numbered by first appearance while
@@ -284,20 +335,11 @@ std::pair<uint64_t, uint64_t> WideHash(std::string_view bytes) {
 // addresses; blobs enter through their length and two hashes.
 class DigestWriter {
  public:
-  // Appends "<size>:<h1>:<h2>;" (decimal), formatted in place: the digest is taken several times
-  // per window and hashes hundreds of small words, so temporary strings were a third of its cost.
-  void Blob(std::string_view bytes) {
-    const auto [h1, h2] = WideHash(bytes);
-    Decimal(bytes.size());
-    text_ += ':';
-    Decimal(h1);
-    text_ += ':';
-    Decimal(h2);
-    text_ += ';';
-  }
+  void Blob(std::string_view bytes) { AppendBlob(&text_, bytes); }
   void Word(std::string_view word) { Blob(word); }
-  // A blob equal to the last one (a blob's text always starts with a digit, this never does).
-  void SameAsLast() { text_ += "same;"; }
+  void Inode(const SimInode& inode, const SimInode::Hashed& h) {
+    AppendDigestPart(&text_, inode, h);
+  }
   size_t Number(const SimInode* inode) {
     auto [it, inserted] = numbers_.try_emplace(inode, order_.size());
     if (inserted) order_.push_back(inode);
@@ -317,58 +359,49 @@ class DigestWriter {
     }
   }
   const std::vector<const SimInode*>& order() const { return order_; }
-  std::string Finish() const {
-    char out[33];
-    const auto [h1, h2] = WideHash(text_);
-    std::snprintf(out, sizeof(out), "%016llx%016llx", static_cast<unsigned long long>(h1),
-                  static_cast<unsigned long long>(h2));
-    return out;
-  }
+  std::string Finish() const { return Hex128(WideHash(text_)); }
 
  private:
-  // Appends `v` in decimal, as std::to_string writes it.
-  void Decimal(uint64_t v) {
-    char buf[24];
-    const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
-    text_.append(buf, static_cast<size_t>(r.ptr - buf));
-  }
-
   std::string text_;
   std::string word_;                           // scratch for an entry's word, reused
   std::map<const SimInode*, size_t> numbers_;  // lookup only; never iterated
   std::vector<const SimInode*> order_;
 };
 
-}  // namespace
-
-std::string SimFs::Digest() const {
+std::string DigestOf(const SimWorld& world, bool keep) {
   DigestWriter w;
-  for (const auto& [path, dir] : world_->dirs) {
+  for (const auto& [path, dir] : world.dirs) {
     w.Word("dir " + path);
     w.Entries(dir.entries);
     w.Entries(dir.durable);
   }
   // Pending writes in sequence order (the last is what a power loss tears); gone inodes count.
   std::string pending;
-  for (const auto& [seq, weak] : world_->pending_writes) {
+  for (const auto& [seq, weak] : world.pending_writes) {
     SimInodePtr inode = weak.lock();
     pending += inode == nullptr ? "gone," : std::to_string(w.Number(inode.get())) + ",";
   }
   w.Word("pending " + pending);
+  SimInode::Hashed scratch;
   for (size_t i = 0; i < w.order().size(); ++i) {  // order() may grow while numbering: none here
     const SimInode& inode = *w.order()[i];
-    w.Blob(inode.data);
-    if (inode.durable == inode.data) {
-      w.SameAsLast();  // synced files: hash their bytes once
-    } else {
-      w.Blob(inode.durable);
-    }
-    w.Word(std::to_string(inode.pending_write_seq != 0) + "@" +
-           std::to_string(inode.pending_write_offset));
-    w.Blob(inode.pending_write_bytes);
+    w.Inode(inode, HashedOf(inode, keep, &scratch));
   }
-  w.Word(world_->frozen ? "frozen" : "live");
+  w.Word(world.frozen ? "frozen" : "live");
   return w.Finish();
+}
+
+}  // namespace
+
+std::string SimFs::Digest() const { return DigestOf(*world_, /*keep=*/true); }
+
+std::string SimFs::DigestFromScratch() const { return DigestOf(*world_, /*keep=*/false); }
+
+std::string HashBytes(std::string_view bytes) { return Hex128(WideHash(bytes)); }
+
+std::string CurrentBytesHash(const SimInode& inode) {
+  SimInode::Hashed unused;  // keep=true never writes it
+  return Hex128(HashedOf(inode, /*keep=*/true, &unused).data);
 }
 
 }  // namespace stepfault::faults

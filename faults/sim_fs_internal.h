@@ -10,19 +10,45 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "engine/shared_value.h"
 #include "engine/status.h"
 #include "faults/fault_hook.h"
 
 namespace stepfault::faults {
 
+// A file's two images are shared copy on write (SharedValue, engine/shared_value.h): a Sync shares
+// the current bytes as the durable ones, a clone of a world shares every image, and only the
+// first write to an image that is shared copies it. So a death's copy of the world, a power loss's
+// and a sync cost a pointer per file instead of the file's bytes.
 struct SimInode {
-  std::string data;     // current bytes
-  std::string durable;  // bytes as of the last Sync()
+  SharedValue<std::string> data;     // current bytes
+  SharedValue<std::string> durable;  // bytes as of the last Sync()
   // The most recent write not followed by a Sync (pending_write_seq == 0: none).
   uint64_t pending_write_seq = 0;
   uint64_t pending_write_offset = 0;
   std::string pending_write_bytes;
+
+  // A number no other state of any inode in this process had: a new inode takes a fresh one, every
+  // change of the fields above takes a fresh one (Touch, called by each mutation: SimWorld::Write
+  // and SyncInode, SimFile::Truncate, the damage helpers), and a copy keeps its original's. So two
+  // inodes with the same version hold the same bytes, and what is computed from an inode's bytes
+  // is kept with the version it was computed at (`hashed`), and copies share unchanged files by it
+  // (SimFs::CopySharing), without comparing bytes.
+  uint64_t version = NextVersion();
+  void Touch() { version = NextVersion(); }
+  static uint64_t NextVersion();
+
+  // What Digest() and ReadFileHash hash of this inode (two 64-bit hashes of its current bytes and
+  // of its durable ones), valid while hashed.version == version.
+  struct Hashed {
+    uint64_t version = 0;  // no inode has version 0
+    std::pair<uint64_t, uint64_t> data;
+    std::pair<uint64_t, uint64_t> durable;
+    bool durable_same = false;  // durable == data
+  };
+  mutable Hashed hashed;
 };
 using SimInodePtr = std::shared_ptr<SimInode>;
 
@@ -88,6 +114,9 @@ struct SimWorld {
   void Write(const SimInodePtr& inode, uint64_t offset, std::string_view bytes);
   void SyncInode(const SimInodePtr& inode);
 };
+
+// HashBytes(inode.data), kept on the inode (SimInode::Hashed).
+std::string CurrentBytesHash(const SimInode& inode);
 
 // "/a/b" from "a//b/./"; kInvalidArgument for "..".
 Result<std::string> NormalizeSimPath(std::string_view path);

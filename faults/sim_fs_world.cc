@@ -1,10 +1,16 @@
 // The simulated world's fault-point gate, freezing and the write/sync bookkeeping of the crash
 // model (see faults/sim_fs.h). Thread-safety: one thread drives a world.
+#include <atomic>
 #include <cstring>
 
 #include "faults/sim_fs_internal.h"
 
 namespace stepfault::faults {
+
+uint64_t SimInode::NextVersion() {
+  static std::atomic<uint64_t> next{1};  // versions of all worlds of the process, never 0
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 Status SimWorld::Enter() {
   if (frozen) {
@@ -52,21 +58,24 @@ void SimWorld::Freeze(DeathKind kind, std::string_view point) {
 void SimWorld::Write(const SimInodePtr& inode, uint64_t offset, std::string_view bytes) {
   if (bytes.empty()) return;
   const uint64_t end = offset + bytes.size();
-  if (inode->data.size() < end) inode->data.resize(end, '\0');
-  std::memcpy(inode->data.data() + offset, bytes.data(), bytes.size());
+  std::string& data = inode->data.Mutable();  // copied first when shared
+  if (data.size() < end) data.resize(end, '\0');
+  std::memcpy(data.data() + offset, bytes.data(), bytes.size());
   if (inode->pending_write_seq != 0) pending_writes.erase(inode->pending_write_seq);
   inode->pending_write_seq = ++write_seq;
   inode->pending_write_offset = offset;
   inode->pending_write_bytes.assign(bytes.data(), bytes.size());
   pending_writes[inode->pending_write_seq] = inode;
+  inode->Touch();
 }
 
 void SimWorld::SyncInode(const SimInodePtr& inode) {
-  inode->durable = inode->data;
+  inode->durable = inode->data;  // shared: the next write to the file copies it
   if (inode->pending_write_seq != 0) pending_writes.erase(inode->pending_write_seq);
   inode->pending_write_seq = 0;
   inode->pending_write_offset = 0;
   inode->pending_write_bytes.clear();
+  inode->Touch();
 }
 
 Result<std::string> NormalizeSimPath(std::string_view path) {

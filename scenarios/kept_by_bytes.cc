@@ -1,8 +1,10 @@
-// FilesKey (see kept_by_bytes.h): the exact key of some files of one directory.
+// FilesKey (see kept_by_bytes.h): the key of some files of one directory.
 #include "scenarios/kept_by_bytes.h"
 
 #include <algorithm>
 #include <vector>
+
+#include "faults/sim_fs.h"
 
 namespace stepfault::scenarios {
 
@@ -24,15 +26,19 @@ Result<std::string> FilesKey(Env* env, std::string_view salt, const std::string&
   for (const std::string& name : children) {
     if (!name.starts_with(name_prefix)) continue;
     field(name);
-    auto bytes = env->ReadFile(JoinPath(dir, name));
-    if (!bytes.ok()) {
-      field("-" + bytes.status().ToString());
-      continue;
+    // In the simulated world the hash kept on the file (no copy of its bytes); elsewhere, the
+    // same hash of the bytes read.
+    const std::string path = JoinPath(dir, name);
+    auto* sim = dynamic_cast<faults::SimFs*>(env);
+    Result<std::string> hash = Status::Internal("unread");
+    if (sim != nullptr) {
+      hash = sim->ReadFileHash(path);
+    } else if (auto bytes = env->ReadFile(path); bytes.ok()) {
+      hash = faults::HashBytes(*bytes);
+    } else {
+      hash = bytes.status();
     }
-    // field("+" + bytes), without copying the file's bytes into a temporary first.
-    key += std::to_string(bytes->size() + 1);
-    key += ":+";
-    key += *bytes;
+    field(hash.ok() ? "+" + *hash : "-" + hash.status().ToString());
   }
   return key;
 }

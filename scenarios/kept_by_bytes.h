@@ -1,12 +1,14 @@
-// Results kept per process by the exact bytes they were computed from.
+// Results kept per process by the hashes of the bytes they were computed from.
 //
 // Two oracle-side caches share this: the reads of a checkpoint store's directory
 // (scenarios/durable_checkpoints.cc) and the looks at a business database
-// (scenarios/business_look.h). Both are pure functions of some files' bytes, so the key is every
-// byte of those files (a hit is exact, never a guess), built by FilesKey; KeptByBytes holds the
-// results, bounded by a count of bytes the caller supplies per entry, and is cleared whole when
-// that count passes kBytesMax. Thread-safety: FilesKey reads through `env` only; KeptByBytes is
-// locked.
+// (scenarios/business_look.h). Both are pure functions of some files' bytes, so the key is the
+// files' names and the 128-bit hash of each one's bytes (faults::HashBytes, the hash the world's
+// Digest takes and every reuse of the explorer keys on; the simulated world keeps it on each file,
+// so no bytes are copied or compared), built by FilesKey; KeptByBytes holds the results, bounded
+// by a count of bytes the caller supplies per entry and by a count of entries, and is cleared whole
+// when either passes its bound (kBytesMax, kEntriesMax). Thread-safety: FilesKey reads through
+// `env` only; KeptByBytes is locked.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +24,7 @@
 namespace stepfault::scenarios {
 
 // The key of the files of `dir` whose names begin with `name_prefix`: `salt`, `dir` and
-// `name_prefix`, then each such file's name and bytes (or its read error), in name order, every
+// `name_prefix`, then each such file's name and hash (or its read error), in name order, every
 // field length-prefixed so no two sets of files share a key. A directory that does not exist gives
 // the key of no files.
 Result<std::string> FilesKey(Env* env, std::string_view salt, const std::string& dir,
@@ -46,7 +48,7 @@ class KeptByBytes {
   void Keep(const std::string& key, const T& value, size_t value_bytes) {
     const size_t size = key.size() + value_bytes;
     std::lock_guard<std::mutex> lock(mu_);
-    if (bytes_ + size > kBytesMax) {
+    if (bytes_ + size > kBytesMax || kept_.size() >= kEntriesMax) {
       kept_.clear();
       bytes_ = 0;
     }
@@ -55,6 +57,8 @@ class KeptByBytes {
 
  private:
   static constexpr size_t kBytesMax = size_t{32} << 20;
+  // Keys are short now (hashes), so results counted as 0 bytes (the looks') are bounded by count.
+  static constexpr size_t kEntriesMax = 8192;
   std::mutex mu_;
   std::map<std::string, T> kept_;
   size_t bytes_ = 0;

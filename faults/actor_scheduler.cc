@@ -20,6 +20,7 @@ struct ActorScheduler::Actor {
   std::string name;
   std::function<void()> body;
   std::thread thread;
+  std::condition_variable cv;  // signalled when the baton is handed to this actor
   uint64_t steps = 0;
   std::string point = "start";
   bool blocked = false;
@@ -107,8 +108,8 @@ RunResult ActorScheduler::Run() {
   {
     std::unique_lock<std::mutex> lock(mu_);
     current_ = ChooseNextLocked(-1);
-    cv_.notify_all();
-    cv_.wait(lock, [&] { return unfinished_ == 0; });
+    actors_[current_]->cv.notify_one();
+    done_cv_.wait(lock, [&] { return unfinished_ == 0; });
   }
   for (auto& actor : actors_) actor->thread.join();
   result_.schedule = EncodeSchedule(result_.choices);
@@ -144,11 +145,15 @@ void ActorScheduler::ActorMain(int self) {
   for (auto& actor : actors_) actor->blocked = false;  // what they waited for may be free now
   previous_ = self;
   current_ = unfinished_ > 0 ? ChooseNextLocked(-1) : -1;
-  cv_.notify_all();
+  if (current_ >= 0) {
+    actors_[current_]->cv.notify_one();
+  } else {
+    done_cv_.notify_one();
+  }
 }
 
 void ActorScheduler::WaitForBatonLocked(int self, std::unique_lock<std::mutex>& lock) {
-  cv_.wait(lock, [&] { return current_ == self; });
+  actors_[self]->cv.wait(lock, [&] { return current_ == self; });
 }
 
 int ActorScheduler::ChooseNextLocked(int self) {
@@ -190,7 +195,7 @@ void ActorScheduler::PassBatonLocked(int self, std::unique_lock<std::mutex>& loc
   const int next = ChooseNextLocked(self);
   if (next == self) return;
   current_ = next;
-  cv_.notify_all();
+  actors_[next]->cv.notify_one();
   WaitForBatonLocked(self, lock);
 }
 

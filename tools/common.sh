@@ -5,8 +5,8 @@ STEPFAULT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # ccache keys on paths relative to the checkout, so worktrees and clean clones share the cache.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$STEPFAULT_ROOT}"
 STEPFAULT_PACKAGES=(cmake ninja-build g++ libgtest-dev libgmock-dev librapidcheck-dev libsqlite3-dev
-                    nlohmann-json3-dev libbenchmark-dev libcli11-dev libfmt-dev libxxhash-dev ccache
-                    sqlite3)
+                    nlohmann-json3-dev libbenchmark-dev libcli11-dev libfmt-dev libxxhash-dev
+                    libjemalloc-dev ccache sqlite3)
 # The sanitizer tree (tools/test --asan, tools/fuzz/run) needs these: clang and its libFuzzer and
 # sanitizer runtimes.
 STEPFAULT_CLANG_PACKAGES=(clang libclang-rt-14-dev)

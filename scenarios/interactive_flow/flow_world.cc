@@ -1,6 +1,8 @@
 // The interactive-flow world runner (see flow_world.h).
 #include "scenarios/interactive_flow/flow_world.h"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -21,18 +23,31 @@ std::string UniqueVfsPrefix() {
   return "flow-" + std::to_string(next.fetch_add(1)) + "-";
 }
 
+// The world every run starts from: flow.db created with its schema, with SQLite's PRNG seeded for
+// the run (SeedSqliteRandomness(1)) before. Built once per process and copied for each run (a
+// crash clone is exact and, since files share their images copy on write, costs a pointer per
+// file), with SQLite's PRNG put back where the creation left it (SQLITE_TESTCTRL_PRNG_SAVE /
+// _RESTORE; the creation draws from it for the journal's nonce), so a run sees the very bytes and
+// randomness it saw when it created the database itself (building it was a sixth of
+// interactive-flow's exploration). No one else in the process saves SQLite's PRNG.
 std::unique_ptr<faults::SimFs> NewFlowWorld(const std::string& vfs) {
-  auto fs = std::make_unique<faults::SimFs>();
-  fs->SetRoleClassifier(faults::SqliteRoleOf);
-  SF_CHECK(fs->CreateDirIfMissing("/flow").ok());
-  SF_CHECK(fs->SyncDir("/").ok());
-  SF_CHECK(faults::RegisterSimVfs(vfs, fs.get(), 1).ok());
-  {
-    FlowDb db(kDbPath, vfs);
-    CreateFlowDatabase(db);
-  }
-  faults::UnregisterSimVfs(vfs);
-  return fs;
+  static const faults::SimFs* const created = [&vfs] {
+    faults::SeedSqliteRandomness(1);
+    auto* fs = new faults::SimFs();  // never destroyed: every later run copies it
+    fs->SetRoleClassifier(faults::SqliteRoleOf);
+    SF_CHECK(fs->CreateDirIfMissing("/flow").ok());
+    SF_CHECK(fs->SyncDir("/").ok());
+    SF_CHECK(faults::RegisterSimVfs(vfs, fs, 1).ok());
+    {
+      FlowDb db(kDbPath, vfs);
+      CreateFlowDatabase(db);
+    }
+    faults::UnregisterSimVfs(vfs);
+    sqlite3_test_control(SQLITE_TESTCTRL_PRNG_SAVE);
+    return fs;
+  }();
+  sqlite3_test_control(SQLITE_TESTCTRL_PRNG_RESTORE);
+  return created->CrashClone(faults::DeathKind::kCrash, 0);
 }
 
 // The world part of a state key: the current bytes of flow.db and its journal (their hashes, kept
@@ -143,7 +158,8 @@ FlowRunResult RunFlowWorld(faults::ScheduleStrategy* strategy, const FlowOptions
 FlowRunResult RunFlowWorld(const StrategySource& source, const FlowOptions& options,
                            const FlowPlan& plan, uint64_t max_steps, bool keep_trace) {
   const std::string prefix = UniqueVfsPrefix();
-  faults::SeedSqliteRandomness(1);  // SQLite's PRNG is process-wide: every run starts alike
+  // SQLite's PRNG is process-wide: every run starts alike (NewFlowWorld leaves it as after the
+  // database's creation from this seed).
   std::unique_ptr<faults::SimFs> fs = NewFlowWorld(prefix + "setup");
   faults::YieldingHook hook;
   fs->SetHook(&hook);

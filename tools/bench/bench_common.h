@@ -63,5 +63,8 @@ void RegisterCodecFamily();    // codec_bench.cc
 void RegisterRestoreFamily();  // restore_bench.cc
 void RegisterLimitFamily();    // limit_bench.cc
 void RegisterChainFamily();    // chain_bench.cc
+// BM_ExploreAll (explore_bench.cc), registered only when `filter` names it: whole explorations of
+// minutes to tens of minutes never run in a default or unrelated run.
+void RegisterExploreAllFamily(const std::string& filter);
 
 }  // namespace stepfault::bench

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   RegisterRestoreFamily();
   RegisterLimitFamily();
   RegisterChainFamily();
+  RegisterExploreAllFamily(benchmark::GetBenchmarkFilter());
   Registry::Global().PrepareSelected(benchmark::GetBenchmarkFilter());
   TeeReporter tee(benchmark::CreateDefaultDisplayReporter());
   benchmark::RunSpecifiedBenchmarks(&tee);

@@ -268,6 +268,44 @@ void BytesRow(const std::map<std::string, BenchResult>& results, std::FILE* out)
   std::fprintf(out, "  target <= 1%%  [%s]\n", Judge(pct, Goal::kAtMost, 1).data());
 }
 
+// Issue 27's whole explorations (BM_ExploreAll): `explore --all` at depth 1, 2 (the default) and
+// 3 against 15 s, 5 min and 30 min of wall time, and the peak memory of the largest process of the
+// default run against 256 MB. A run that did not pass (exit status not 0: violations, or it
+// failed) meets no row, whatever it took.
+void ExploreAllRows(const std::map<std::string, BenchResult>& results, std::FILE* out) {
+  struct Row {
+    int depth;
+    const char* name;
+    double target_s;
+  };
+  for (const Row& row :
+       {Row{1, "explore --all --depth 1", 15}, Row{2, "explore --all (depth 2)", 300},
+        Row{3, "explore --all --depth 3", 1800}}) {
+    const BenchResult* r = Find(results, "BM_ExploreAll", {{"depth", std::to_string(row.depth)}});
+    if (r == nullptr) {
+      Missing(out, row.name, ("BM_ExploreAll/depth:" + std::to_string(row.depth)).c_str());
+      continue;
+    }
+    const std::optional<double> wall = Figure(*r, "wall_s");
+    const double exit_status = CounterOf(*r, "exit_status");
+    const bool passed = exit_status == 0;
+    std::fprintf(
+        out,
+        "  %-30s %.1f s wall, %.1f s CPU, peak %.0f MB (largest process), exit %.0f  "
+        "target <= %.0f s  [%s]\n",
+        row.name, wall.value_or(0), CounterOf(*r, "cpu_s"), CounterOf(*r, "peak_rss_mb"),
+        exit_status, row.target_s,
+        passed ? Judge(wall, Goal::kAtMost, row.target_s).data() : "not met: did not pass");
+    if (row.depth == 2) {
+      const std::optional<double> peak = Figure(*r, "peak_rss_mb");
+      std::fprintf(out,
+                   "  %-30s %.0f MB (the parent or its largest worker)  target <= 256 MB  [%s]\n",
+                   "peak memory per process", peak.value_or(0),
+                   passed ? Judge(peak, Goal::kAtMost, 256).data() : "not met: did not pass");
+    }
+  }
+}
+
 }  // namespace
 
 std::string_view Judge(std::optional<double> figure, Goal goal, double target) {
@@ -315,6 +353,7 @@ void PrintTargets(const std::map<std::string, BenchResult>& results, std::FILE* 
         CounterOf(*window, "isolated_cpu_ns") / 1e6, CounterOf(*window, "isolated_cpu_ratio"),
         Judge(weaker, Goal::kAtLeast, 200).data());
   }
+  ExploreAllRows(results, out);
 }
 
 }  // namespace stepfault::bench

@@ -172,6 +172,30 @@ TEST(TargetTableTest, ExplorationNeedsBothWallAndCpuRatios) {
   EXPECT_NE(table({{"ratio", 150}, {"cpu_ratio", 120}}).find("150.0x faster"), std::string::npos);
 }
 
+TEST(TargetTableTest, WholeExplorationsAreJudgedOnWallTimeAndOnlyWhenTheyPassed) {
+  const auto table = [](int depth, std::map<std::string, double> counters) {
+    Results r;
+    Add(&r, "BM_ExploreAll", {{"depth", std::to_string(depth)}}, 1, std::move(counters));
+    return Table(r);
+  };
+  const auto ran = [](double wall, double peak, double exit) {
+    return std::map<std::string, double>{
+        {"wall_s", wall}, {"cpu_s", 2 * wall}, {"peak_rss_mb", peak}, {"exit_status", exit}};
+  };
+  EXPECT_EQ(VerdictOf(Row(table(1, ran(15, 100, 0)), "explore --all --depth 1")), "met");
+  EXPECT_EQ(VerdictOf(Row(table(1, ran(15.5, 100, 0)), "explore --all --depth 1")), "not met");
+  EXPECT_EQ(VerdictOf(Row(table(1, ran(5, 100, 1)), "explore --all --depth 1")),
+            "not met: did not pass");
+  EXPECT_EQ(VerdictOf(Row(table(2, ran(299, 256, 0)), "explore --all (depth 2)")), "met");
+  EXPECT_EQ(VerdictOf(Row(table(2, ran(299, 256, 0)), "peak memory per process")), "met");
+  EXPECT_EQ(VerdictOf(Row(table(2, ran(299, 257, 0)), "peak memory per process")), "not met");
+  EXPECT_EQ(VerdictOf(Row(table(3, ran(1801, 100, 0)), "explore --all --depth 3")), "not met");
+  // A depth that did not run is not measured, not met.
+  EXPECT_EQ(VerdictOf(Row(table(3, ran(10, 100, 0)), "explore --all --depth 1")), "");
+  EXPECT_NE(Row(table(3, ran(10, 100, 0)), "explore --all --depth 1").find("not measured"),
+            std::string::npos);
+}
+
 TEST(TargetTableTest, AnEmptyRunMeetsNothing) {
   const std::string table = Table({});
   EXPECT_EQ(table.find("[met]"), std::string::npos) << table;

@@ -2,10 +2,8 @@
 // and the inspection used by tests and oracles. The crash model is the prose in faults/sim_fs.h.
 // Thread-safety: one thread drives a SimFs.
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <vector>
 

@@ -288,7 +288,7 @@ void ExploreAllRows(const std::map<std::string, BenchResult>& results, std::FILE
     }
     const std::optional<double> wall = Figure(*r, "wall_s");
     const double exit_status = CounterOf(*r, "exit_status");
-    const bool passed = exit_status == 0;
+    const bool passed = Figure(*r, "exit_status").has_value() && exit_status == 0;
     std::fprintf(
         out,
         "  %-30s %.1f s wall, %.1f s CPU, peak %.0f MB (largest process), exit %.0f  "

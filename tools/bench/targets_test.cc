@@ -190,6 +190,9 @@ TEST(TargetTableTest, WholeExplorationsAreJudgedOnWallTimeAndOnlyWhenTheyPassed)
   EXPECT_EQ(VerdictOf(Row(table(2, ran(299, 256, 0)), "peak memory per process")), "met");
   EXPECT_EQ(VerdictOf(Row(table(2, ran(299, 257, 0)), "peak memory per process")), "not met");
   EXPECT_EQ(VerdictOf(Row(table(3, ran(1801, 100, 0)), "explore --all --depth 3")), "not met");
+  // A run that reported no exit status did not show that it passed.
+  EXPECT_EQ(VerdictOf(Row(table(1, {{"wall_s", 5}}), "explore --all --depth 1")),
+            "not met: did not pass");
   // A depth that did not run is not measured, not met.
   EXPECT_EQ(VerdictOf(Row(table(3, ran(10, 100, 0)), "explore --all --depth 1")), "");
   EXPECT_NE(Row(table(3, ran(10, 100, 0)), "explore --all --depth 1").find("not measured"),

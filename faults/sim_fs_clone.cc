@@ -299,18 +299,21 @@ std::string Hex128(std::pair<uint64_t, uint64_t> h) {
   return out;
 }
 
-// The inode's hashes at its version (SimInode::Hashed), each file's bytes hashed once: its current
-// bytes, and its durable ones unless equal. `keep`: taken from the inode when they are of its
-// version, else computed and kept there; false: computed into *scratch, nothing kept
-// (SimFs::DigestFromScratch).
-const SimInode::Hashed& HashedOf(const SimInode& inode, bool keep, SimInode::Hashed* scratch) {
-  if (keep && inode.hashed.version == inode.version) return inode.hashed;
-  SimInode::Hashed& h = keep ? inode.hashed : *scratch;
+// The inode's hashes at its version (SimInode::Hashed), computed afresh: its current bytes, and its
+// durable ones unless equal (each image hashed once).
+SimInode::Hashed HashesOf(const SimInode& inode) {
+  SimInode::Hashed h;
   h.version = inode.version;
   h.data = WideHash(*inode.data);
   h.durable_same = inode.durable == inode.data;  // the same object unless written since a Sync
   h.durable = h.durable_same ? h.data : WideHash(*inode.durable);
   return h;
+}
+
+// The hashes kept on the inode, computed and kept first when they are not of its version.
+const SimInode::Hashed& KeptHashesOf(const SimInode& inode) {
+  if (inode.hashed.version != inode.version) inode.hashed = HashesOf(inode);
+  return inode.hashed;
 }
 
 // An inode's part of the digest text: its current bytes, its durable bytes ("same;" when equal to
@@ -380,10 +383,9 @@ std::string DigestOf(const SimWorld& world, bool keep) {
     pending += inode == nullptr ? "gone," : std::to_string(w.Number(inode.get())) + ",";
   }
   w.Word("pending " + pending);
-  SimInode::Hashed scratch;
   for (size_t i = 0; i < w.order().size(); ++i) {  // order() may grow while numbering: none here
     const SimInode& inode = *w.order()[i];
-    w.Inode(inode, HashedOf(inode, keep, &scratch));
+    w.Inode(inode, keep ? KeptHashesOf(inode) : HashesOf(inode));
   }
   w.Word(world.frozen ? "frozen" : "live");
   return w.Finish();
@@ -397,9 +399,6 @@ std::string SimFs::DigestFromScratch() const { return DigestOf(*world_, /*keep=*
 
 std::string HashBytes(std::string_view bytes) { return Hex128(WideHash(bytes)); }
 
-std::string CurrentBytesHash(const SimInode& inode) {
-  SimInode::Hashed unused;  // keep=true never writes it
-  return Hex128(HashedOf(inode, /*keep=*/true, &unused).data);
-}
+std::string CurrentBytesHash(const SimInode& inode) { return Hex128(KeptHashesOf(inode).data); }
 
 }  // namespace stepfault::faults

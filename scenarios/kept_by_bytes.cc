@@ -23,13 +23,13 @@ Result<std::string> FilesKey(Env* env, std::string_view salt, const std::string&
   if (!exists) return key;
   SF_ASSIGN_OR_RETURN(std::vector<std::string> children, env->GetChildren(dir));
   std::sort(children.begin(), children.end());
+  // In the simulated world the hash kept on each file (no copy of its bytes); elsewhere, the same
+  // hash of the bytes read.
+  auto* sim = dynamic_cast<faults::SimFs*>(env);
   for (const std::string& name : children) {
     if (!name.starts_with(name_prefix)) continue;
     field(name);
-    // In the simulated world the hash kept on the file (no copy of its bytes); elsewhere, the
-    // same hash of the bytes read.
     const std::string path = JoinPath(dir, name);
-    auto* sim = dynamic_cast<faults::SimFs*>(env);
     Result<std::string> hash = Status::Internal("unread");
     if (sim != nullptr) {
       hash = sim->ReadFileHash(path);

@@ -76,14 +76,19 @@ std::string StepfaultBinary() {
 double WallNs() { return WallSeconds() * 1e9; }
 double ThreadCpuNs() { return ThreadCpuSeconds() * 1e9; }
 
-// User + system CPU of every waited-for child process so far.
-double ChildrenCpuNs() {
-  rusage ru;
-  SF_CHECK(getrusage(RUSAGE_CHILDREN, &ru) == 0);
+// User + system CPU of a resource usage.
+double CpuNs(const rusage& ru) {
   auto ns = [](const timeval& t) {
     return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3;
   };
   return ns(ru.ru_utime) + ns(ru.ru_stime);
+}
+
+// User + system CPU of every waited-for child process so far.
+double ChildrenCpuNs() {
+  rusage ru;
+  SF_CHECK(getrusage(RUSAGE_CHILDREN, &ru) == 0);
+  return CpuNs(ru);
 }
 
 // One process-per-window window, the way a user scripts it over a real directory: the crash, then
@@ -264,10 +269,7 @@ void BM_ExploreAll(benchmark::State& state) {
     rusage ru{};
     SF_CHECK(::wait4(pid, &wstatus, 0, &ru) == pid);
     wall += WallNs() - w0;
-    auto ns = [](const timeval& t) {
-      return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_usec) * 1e3;
-    };
-    cpu += ns(ru.ru_utime) + ns(ru.ru_stime);
+    cpu += CpuNs(ru);
     peak_kb = std::max(peak_kb, static_cast<double>(ru.ru_maxrss));
     status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
   }

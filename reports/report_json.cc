@@ -7,6 +7,9 @@
 #include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "engine/json_text.h"
 
@@ -468,6 +471,35 @@ Json MutantToJson(const MutantResult& m) {
   return j;
 }
 
+// The canonical text of a document: 2-space indent, keys sorted. Invalid UTF-8 is replaced rather
+// than aborting: report text may quote arbitrary bytes.
+std::string Dump(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace); }
+
+// Fills the empty top-level "scenarios" array of `text` (Dump of the whole document) with the
+// scenarios, each built as a tree and dumped on its own: the same bytes as dumping the document
+// with them in it, without holding every scenario as one tree (a report of every scenario is ~50 MB
+// as text and several times that as a tree: the peak of a whole `explore --all`, issue 27). An
+// element of a top-level array sits 4 spaces in; a raw newline in a dump is always structural
+// (strings escape theirs), so indenting is prefixing each line; only top-level members start 2
+// spaces in.
+void SpliceScenarios(const Report& r, std::string* text) {
+  if (r.scenarios.empty()) return;
+  static constexpr std::string_view kEmpty = "\n  \"scenarios\": []";
+  const size_t at = text->find(kEmpty);
+  if (at == std::string::npos) throw std::logic_error("report.json: no scenarios member to fill");
+  std::string filled = "\n  \"scenarios\": [";
+  for (size_t i = 0; i < r.scenarios.size(); ++i) {
+    filled += i == 0 ? "\n    " : ",\n    ";
+    const std::string one = Dump(ToJsonValue(r.scenarios[i]));
+    for (char c : one) {
+      filled += c;
+      if (c == '\n') filled += "    ";
+    }
+  }
+  filled += "\n  ]";
+  text->replace(at, kEmpty.size(), filled);
+}
+
 }  // namespace
 
 std::string ToJson(const Report& r) {
@@ -508,8 +540,6 @@ std::string ToJson(const Report& r) {
                      {"ratio", Number(b.ratio)},
                      {"labels", b.labels}});
   }
-  Json scenarios = Json::array();
-  for (const ScenarioReport& s : r.scenarios) scenarios.push_back(ToJsonValue(s));
   Json doc = {{"schema_version", r.schema_version},
               {"command", r.command},
               {"seed", r.seed},
@@ -524,7 +554,7 @@ std::string ToJson(const Report& r) {
               {"verdict", std::string(VerdictName(ComputeVerdict(r)))},
               {"runs", r.runs},
               {"lives", r.lives},
-              {"scenarios", scenarios},
+              {"scenarios", Json::array()},  // spliced in below, one scenario at a time
               {"violations", violations},
               {"properties", properties},
               {"mutants", mutants},
@@ -535,8 +565,9 @@ std::string ToJson(const Report& r) {
   if (!r.fs_model.empty()) doc["fs_model"] = r.fs_model;
   // Optional: only a report whose recording was incomplete has it.
   if (!r.inconclusive.empty()) doc["inconclusive"] = r.inconclusive;
-  // Replace invalid UTF-8 rather than abort: report text may quote arbitrary bytes.
-  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::string text = Dump(doc);
+  SpliceScenarios(r, &text);
+  return text + "\n";
 }
 
 Result<Report> FromJson(std::string_view text) {

@@ -177,6 +177,21 @@ TEST(ReportJsonTest, OutputIsCanonicalWithSortedKeysDerivedMembersAndNullForNan)
   EXPECT_NE(text.find("\n  \"violations\""), std::string::npos);
 }
 
+// ToJson dumps each scenario on its own and splices it in (memory); the bytes must be those of
+// dumping the whole document as one tree, which is what parsing and dumping the text again gives.
+TEST(ReportJsonTest, ScenariosDumpedOneByOneGiveTheBytesOfTheWholeDocumentDumpedAtOnce) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{3}}) {
+    Report r = testing::SampleReport();
+    ASSERT_FALSE(r.scenarios.empty());
+    while (r.scenarios.size() < n) r.scenarios.push_back(r.scenarios.back());
+    r.scenarios.resize(n);
+    const std::string text = ToJson(r);
+    EXPECT_EQ(Json::parse(text).dump(2, ' ', false, Json::error_handler_t::replace) + "\n", text)
+        << n << " scenarios";
+    EXPECT_EQ(Json::parse(text)["scenarios"].size(), n);
+  }
+}
+
 TEST(ReportJsonTest, SampleAndMinimalReportsValidateAgainstTheSchema) {
   SchemaValidator validator = LoadSchema();
   EXPECT_EQ(validator.Validate(Json::parse(ToJson(testing::SampleReport()))),

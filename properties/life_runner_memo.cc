@@ -117,6 +117,7 @@ struct RunMemo::Impl {
   // (life, world digest) -> that life as an earlier run lived it from that world (crash-state
   // reuse), for every life after a plan's last fault, not only the first one.
   std::map<std::string, std::shared_ptr<const ReusedLife>> lives;
+  std::deque<std::string> lives_order;  // the keys of `lives`, oldest first (evicted first)
   uint64_t lives_bytes = 0;
   // (life, world digest, history) -> that life recorded fault-free window by window, from which
   // every death-kind fault in it is derived (MemoLoop::Derive). The children of one crash state
@@ -366,11 +367,18 @@ class MemoLoop final : public LifeLoop {
   // Keeps a lived life for crash-state reuse, within the memory bound.
   void Keep(const std::string& k, ReusedLife life) {
     if (memo_->lives.count(k) != 0) return;
-    if (memo_->lives_bytes + life.bytes > RunMemo::Impl::kLivesBytesMax) {
-      memo_->lives.clear();
-      memo_->lives_bytes = 0;
+    // The oldest lives go first. Clearing every kept life at the bound dropped lives still
+    // wanted: in a depth-2 worker of approval/sqlite a quarter of the lives lived were of a world
+    // an evicted life had started on; oldest-first lives about 5% fewer (issue 27).
+    while (!memo_->lives_order.empty() &&
+           memo_->lives_bytes + life.bytes > RunMemo::Impl::kLivesBytesMax) {
+      auto oldest = memo_->lives.find(memo_->lives_order.front());
+      memo_->lives_bytes -= oldest->second->bytes;
+      memo_->lives.erase(oldest);
+      memo_->lives_order.pop_front();
     }
     memo_->lives_bytes += life.bytes;
+    memo_->lives_order.push_back(k);
     memo_->lives.emplace(k, std::make_shared<const ReusedLife>(std::move(life)));
   }
 

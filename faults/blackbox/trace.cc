@@ -259,8 +259,15 @@ class NameCanon {
       }
       size_t j = i;
       while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) ++j;
-      // Three digits at least: a pid below 100 is too likely to be part of an ordinary name.
-      auto it = j - i >= 3 ? pids_.find(name.substr(i, j - i)) : pids_.end();
+      // Three digits at least: a pid below 100 is too likely to be part of an ordinary name. Not
+      // next to a hex letter: then the digits are likely part of a hex number (git's object names
+      // held a run that equalled a pid of one recording and not of the other).
+      auto hex_letter = [&](size_t at) {
+        return at < name.size() && std::isxdigit(static_cast<unsigned char>(name[at])) != 0 &&
+               std::isdigit(static_cast<unsigned char>(name[at])) == 0;
+      };
+      const bool in_hex = (i > 0 && hex_letter(i - 1)) || hex_letter(j);
+      auto it = j - i >= 3 && !in_hex ? pids_.find(name.substr(i, j - i)) : pids_.end();
       out += it != pids_.end() ? "@p" + std::to_string(it->second) : name.substr(i, j - i);
       i = j;
     }

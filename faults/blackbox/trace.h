@@ -89,8 +89,9 @@ Result<Trace> ReadTraceFile(const std::string& path);
 // (fnmatch globs over one name, e.g. "tmp_obj_*", tried in order) becomes the glob with its first
 // '*' replaced by "@<k>" (or "@<k>" appended when it has none), k counting from 1 the distinct
 // names of that directory the glob matched, in trace order; otherwise every decimal run of three
-// digits or more equal to the pid of a recorded process (a `hello` record) becomes "@p<k>", k the
-// process's place in hello order. The record index still leads to the real names.
+// digits or more equal to the pid of a recorded process (a `hello` record), and not next to a hex
+// letter (a-f, A-F: then it is likely part of a hex number), becomes "@p<k>", k the process's place
+// in hello order. The record index still leads to the real names.
 std::vector<TraceWindow> WindowsOf(const Trace& trace,
                                    const std::vector<std::string>& temp_names = {});
 // The canonical point (as WindowsOf names it) of the `w` field of record `record`, which may be a

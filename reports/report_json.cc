@@ -567,7 +567,8 @@ std::string ToJson(const Report& r) {
   if (!r.inconclusive.empty()) doc["inconclusive"] = r.inconclusive;
   std::string text = Dump(doc);
   SpliceScenarios(r, &text);
-  return text + "\n";
+  text += '\n';
+  return text;
 }
 
 Result<Report> FromJson(std::string_view text) {

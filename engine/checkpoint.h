@@ -27,10 +27,11 @@
 // StateMap (state_map.h) whose scope list, scopes and values are immutable shared objects, so a
 // checkpoint shares every scope its step did not write with its parent and with the live run (a
 // step copies the scope list and the scopes it writes, nothing else); the topology signature and
-// the fan-in buffers are shared the same way; so are the queues and the instantiated list
-// (SharedValue, shared_value.h): a checkpoint holds the very queue map the run built in its step
-// (the run reads it in the next step and writes a fresh one), and the run's instantiated list,
-// which a step that instantiates nothing leaves as is. Only the pending requests are copied.
+// the fan-in buffers are shared the same way; so are the queues (SharedValue, shared_value.h): a
+// checkpoint holds the very queue map the run built in its step (the run reads it in the next step
+// and writes a fresh one); the instantiated ids are a persistent set (instantiated_ids.h): a
+// checkpoint holds the run's set as is, which a step that instantiates nothing leaves as is and a
+// step that does extends by one layer. Only the pending requests are copied.
 // Thread-safety: values; the shared parts are never written once shared.
 #pragma once
 
@@ -44,6 +45,7 @@
 #include <vector>
 
 #include "engine/checkpoint_store.h"
+#include "engine/instantiated_ids.h"
 #include "engine/message.h"
 #include "engine/shared_json.h"
 #include "engine/shared_value.h"
@@ -90,8 +92,9 @@ struct Checkpoint {
   // The topology record (engine/topology_record.h) the stored form names instead of carrying the
   // signature; empty for a checkpoint stored with its signature inline (MAF's form).
   std::string workflow_ref;
-  // Sorted executor ids, shared copy on write (write through instantiated.Mutable()).
-  SharedValue<std::vector<std::string>> instantiated;
+  // The instantiated executor ids: a persistent set (instantiated_ids.h) shared with the run and
+  // with the checkpoints before it.
+  InstantiatedIds instantiated;
   SharedValue<QueueMap> queued;             // receiver -> FIFO, shared copy on write
   std::vector<PendingRequest> outstanding;  // in registration order
   StateMap state;  // scope -> key -> value, shared copy on write (state_map.h)

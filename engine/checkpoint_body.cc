@@ -107,7 +107,7 @@ Json BodyToJson(const Checkpoint& c, Framer* framer, const BodyForm& form) {
   }
   Json j{{"session_id", c.session_id},
          {"step", c.step_number},
-         {form.instantiated_added ? "instantiated_added" : "instantiated", c.instantiated.get()},
+         {form.instantiated_added ? "instantiated_added" : "instantiated", c.instantiated.Sorted()},
          {"queued", std::move(queued)},
          {"outstanding", std::move(outstanding)},
          {"state", std::move(state)},

@@ -16,28 +16,6 @@ std::string EncodeCheckpointDelta(const Checkpoint& c, const Checkpoint& base,
   return EncodeCheckpointDeltaParts(c, base, base_checkpoint_id).Join();
 }
 
-namespace {
-// The ids of `now` that are not in `base` (both sorted), or nullopt when an id of `base` is missing
-// from `now` (the delta then lists them all). The very same shared list adds nothing.
-std::optional<std::vector<std::string>> AddedSince(const std::vector<std::string>& base,
-                                                   const std::vector<std::string>& now) {
-  if (&base == &now) return std::vector<std::string>();
-  std::vector<std::string> added;
-  auto b = base.begin();
-  for (const std::string& id : now) {
-    if (b != base.end() && *b == id) {
-      ++b;
-    } else if (b != base.end() && *b < id) {
-      return std::nullopt;  // *b was dropped
-    } else {
-      added.push_back(id);
-    }
-  }
-  if (b != base.end()) return std::nullopt;
-  return added;
-}
-}  // namespace
-
 EncodedCheckpoint EncodeCheckpointDeltaParts(const Checkpoint& c, const Checkpoint& base,
                                              const std::string& base_checkpoint_id,
                                              std::string_view workflow_ref) {
@@ -48,7 +26,9 @@ EncodedCheckpoint EncodeCheckpointDeltaParts(const Checkpoint& c, const Checkpoi
   d.step_number = c.step_number;
   d.workflow = c.workflow;
   d.workflow_ref = c.workflow_ref;
-  std::optional<std::vector<std::string>> added = AddedSince(*base.instantiated, *c.instantiated);
+  // Only the ids instantiated since the base (instantiated_ids.h: the layers above the base's),
+  // or all of them when the base holds one this checkpoint lacks.
+  std::optional<std::vector<std::string>> added = c.instantiated.AddedSince(base.instantiated);
   if (added) {
     d.instantiated = std::move(*added);
   } else {
@@ -109,19 +89,17 @@ Result<std::optional<std::string>> CheckpointDeltaBase(std::string_view bytes) {
 }
 
 namespace {
-// The instantiated ids of a chain's newest link (chain: newest first, the last one full): from
-// the newest link that lists them all, plus every id a newer link added (one sort at the end).
-std::vector<std::string> InstantiatedOfChain(const std::vector<FramedParts>& chain) {
+// The instantiated ids of a chain's newest link (chain: newest first, the last one full): those of
+// the newest link that lists them all, extended by every id a newer link added (sharing them).
+InstantiatedIds InstantiatedOfChain(const std::vector<FramedParts>& chain) {
   size_t full = 0;
   while (chain[full].instantiated_added) ++full;  // the last link is full: always stops
-  std::vector<std::string> ids = *chain[full].checkpoint.instantiated;
+  std::vector<std::string> added;
   for (size_t i = 0; i < full; ++i) {
-    const std::vector<std::string>& added = *chain[i].checkpoint.instantiated;
-    ids.insert(ids.end(), added.begin(), added.end());
+    std::vector<std::string> ids = chain[i].checkpoint.instantiated.Sorted();
+    added.insert(added.end(), ids.begin(), ids.end());
   }
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  return ids;
+  return InstantiatedIds::Extend(chain[full].checkpoint.instantiated, std::move(added));
 }
 }  // namespace
 
@@ -166,7 +144,7 @@ Result<Checkpoint> ResolveCheckpoint(std::string_view bytes, const CheckpointFet
   } else {
     for (size_t i = chain.size() - 1; i-- > 0;) apply(chain[i]);
   }
-  std::optional<std::vector<std::string>> instantiated;
+  std::optional<InstantiatedIds> instantiated;
   if (chain.front().instantiated_added) instantiated = InstantiatedOfChain(chain);
   Checkpoint out = std::move(chain.front().checkpoint);
   out.state = std::move(state);
@@ -189,11 +167,7 @@ Result<Checkpoint> ApplyCheckpointDelta(const Checkpoint& base, std::string_view
   Checkpoint out = std::move(head.checkpoint);
   out.state = std::move(state);
   if (head.instantiated_added) {
-    std::vector<std::string> ids = *base.instantiated;
-    ids.insert(ids.end(), out.instantiated->begin(), out.instantiated->end());
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    out.instantiated = std::move(ids);
+    out.instantiated = InstantiatedIds::Extend(base.instantiated, out.instantiated);
   }
   return out;
 }

@@ -83,23 +83,23 @@ TEST(CheckpointDeltaTest, ApplyingADeltaGivesTheSortedUnionOfInstantiatedIds) {
   const std::string added = EncodeCheckpointDelta(next, base, "c0");
   Result<Checkpoint> merged = ApplyCheckpointDelta(base, added);
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
-  EXPECT_EQ(*merged->instantiated, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_EQ(merged->instantiated.Sorted(), (std::vector<std::string>{"a", "b", "c", "d"}));
 
   Checkpoint unsorted = base;
   unsorted.instantiated = std::vector<std::string>{"c", "a"};
   Result<Checkpoint> sorted = ApplyCheckpointDelta(unsorted, added);
   ASSERT_TRUE(sorted.ok());
-  EXPECT_EQ(*sorted->instantiated, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_EQ(sorted->instantiated.Sorted(), (std::vector<std::string>{"a", "b", "c", "d"}));
 
   Checkpoint same = Step(1, "c0");
   same.instantiated = base.instantiated;
   Result<Checkpoint> shared = ApplyCheckpointDelta(base, EncodeCheckpointDelta(same, base, "c0"));
   ASSERT_TRUE(shared.ok());
-  EXPECT_EQ(*shared->instantiated, (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(shared->instantiated.Sorted(), (std::vector<std::string>{"a", "c"}));
   Result<Checkpoint> resorted =
       ApplyCheckpointDelta(unsorted, EncodeCheckpointDelta(same, base, "c0"));
   ASSERT_TRUE(resorted.ok());
-  EXPECT_EQ(*resorted->instantiated, (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(resorted->instantiated.Sorted(), (std::vector<std::string>{"a", "c"}));
 }
 
 TEST(CheckpointDeltaTest, ADeltaCarriesOnlyTheChangedValuesAndNamesItsBase) {

@@ -148,7 +148,7 @@ TEST(CopyOnWriteTest, AStepThatInstantiatesNothingLeavesItsCheckpointTheParentsV
   // Step 0 instantiates e0 and e1, steps 1-3 one more each; from step 4 on the list is one object.
   EXPECT_EQ(fresh, kLength - 2);
   EXPECT_EQ(shared, kSteps - 1 - (kLength - 2));
-  EXPECT_EQ((*manager.Lookup(cps.back()))->instantiated.get(),
+  EXPECT_EQ((*manager.Lookup(cps.back()))->instantiated.Sorted(),
             (std::vector<std::string>{"e0", "e1", "e2", "e3", "e4"}));
 }
 

@@ -205,10 +205,11 @@ class StreamingRun {
   StateMap state_;
   std::map<int, std::shared_ptr<FanInState>> fan_in_;
   std::set<std::string> instantiated_ids_;
-  // instantiated_ids_ as the sorted list a checkpoint holds, shared with every checkpoint taken
-  // since it last changed. Either in step with the set (Instantiate inserts each new id in order)
-  // or Reset (a restore replaced the set); ExportCheckpoint rebuilds it when its size differs.
-  SharedValue<std::vector<std::string>> instantiated_list_;
+  // instantiated_ids_ as the persistent set a checkpoint holds (instantiated_ids.h), shared with
+  // every checkpoint taken since it last changed. Either in step with the set (Instantiate adds
+  // each new id: a new layer over the one the last checkpoint shares) or emptied (a restore
+  // replaced the set); ExportCheckpoint rebuilds it when its size differs.
+  InstantiatedIds instantiated_list_;
   int64_t step_number_ = 0;
   std::optional<CheckpointInfo> last_checkpoint_;
 

@@ -97,7 +97,7 @@ Status StreamingRun::ImportCheckpoint(const CheckpointInfo& info, const Checkpoi
 Result<StreamingRun::Snapshot> StreamingRun::SnapshotFromCheckpoint(const Checkpoint& cp,
                                                                     bool fresh) const {
   Snapshot s;
-  for (const std::string& id : cp.instantiated) {
+  for (const std::string& id : cp.instantiated.Sorted()) {
     if (workflow_->FindBinding(id) == nullptr) {
       return Status::Incompatible("checkpoint instantiated executor '" + id +
                                   "' is not in the workflow");
@@ -160,7 +160,7 @@ void StreamingRun::ApplySnapshot(Snapshot s) {
   state_ = std::move(s.state);
   fan_in_ = std::move(s.fan_in);
   instantiated_ids_ = std::move(s.instantiated_ids);
-  instantiated_list_.Reset();
+  instantiated_list_ = InstantiatedIds();
   step_number_ = s.step_number;
   last_checkpoint_ = std::move(s.last_checkpoint);
 }
@@ -217,7 +217,7 @@ Status StreamingRun::ImportInPhases(const CheckpointInfo& info, const Checkpoint
   // Phase 1: state scopes.
   state_ = checkpoint.state;
   // Phase 2: runner data.
-  for (const std::string& id : checkpoint.instantiated) {
+  for (const std::string& id : checkpoint.instantiated.Sorted()) {
     if (workflow_->FindBinding(id) == nullptr) {
       return Status::NotFound("executor '" + id + "' of the checkpoint is not in the workflow");
     }

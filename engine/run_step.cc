@@ -21,13 +21,12 @@ Executor* StreamingRun::Instantiate(const std::string& id) {
   if (raw->HasCheckpointingHook()) hooked_executors_.emplace(id, raw);
   if (instantiated_ids_.insert(id).second) {
     if (instantiated_list_.size() + 1 == instantiated_ids_.size()) {
-      // In step with the set before this id: insert it in order, not rebuild the list from the
-      // set at the next checkpoint (issue 27: that was a walk of every id at every step that
-      // instantiates one). A list a checkpoint shares is copied first (one contiguous copy).
-      std::vector<std::string>& list = instantiated_list_.Mutable();
-      list.insert(std::lower_bound(list.begin(), list.end(), id), id);
+      // In step with the set before this id: add it, not rebuild the list from the set at the
+      // next checkpoint (issue 27: that was a walk of every id at every step that instantiates
+      // one). A set a checkpoint shares is not copied: the id goes in a new layer over it.
+      instantiated_list_.Add(id);
     } else {
-      instantiated_list_.Reset();
+      instantiated_list_ = InstantiatedIds();
     }
   }
   return raw;
@@ -209,12 +208,12 @@ Checkpoint StreamingRun::ExportCheckpoint() {
   c.step_number = current_step_;
   c.workflow = workflow_->shared_signature();
   if (instantiated_list_.size() != instantiated_ids_.size()) {
-    instantiated_list_ =
-        std::vector<std::string>(instantiated_ids_.begin(), instantiated_ids_.end());
+    instantiated_list_ = InstantiatedIds(
+        std::vector<std::string>(instantiated_ids_.begin(), instantiated_ids_.end()));
   }
-  // Copy on write (shared_value.h): the instantiated list and the queues are the run's very
-  // objects; the run never writes them while shared (Instantiate replaces the list, RunStep
-  // routes into a fresh queue map, Advance copies a shared one before queueing input).
+  // Shared, not copied: the instantiated set and the queues are the run's very objects; the run
+  // never writes them while shared (Instantiate adds a layer over a shared set, RunStep routes
+  // into a fresh queue map, Advance copies a shared one before queueing input).
   c.instantiated = instantiated_list_;
   c.queued = next_queue_;
   c.outstanding = outstanding_;

@@ -120,7 +120,7 @@ void Decode(DurableCheckpoints* out) {
       if (b == by_info.end()) continue;
       // Only the executors the delta itself lists (see durable_checkpoints.h, `decoded`).
       Checkpoint on = *b->second;
-      on.instantiated = std::vector<std::string>();
+      on.instantiated = InstantiatedIds();
       cp = ApplyCheckpointDelta(on, c.document);
     } else {
       cp = DecodeCheckpoint(c.document);

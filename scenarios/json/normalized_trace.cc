@@ -257,7 +257,8 @@ class Tracer {
     for (const auto& [scope, kv] : c.state) {
       for (const auto& [k, v] : kv) state[StateScopeName(scope) + "||" + k] = *v;
     }
-    std::vector<Json> instantiated(c.instantiated->begin(), c.instantiated->end());
+    const std::vector<std::string> ids = c.instantiated.Sorted();
+    std::vector<Json> instantiated(ids.begin(), ids.end());
     std::vector<Json> pending;
     for (const PendingRequest& r : c.outstanding) {
       pending.push_back(RequestJson(r.request_id, r.port_id, TraceMessage(r.data)));

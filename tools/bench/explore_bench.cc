@@ -14,6 +14,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -91,6 +94,68 @@ double ChildrenCpuNs() {
   return CpuNs(ru);
 }
 
+// One run of `bin args...` as a child process (its standard output to /dev/null).
+struct ChildRun {
+  double wall_ns = 0;
+  double cpu_ns = 0;   // user + system of the child and its waited-for descendants
+  double peak_kb = 0;  // ru_maxrss: the largest single process among them
+  int status = 0;      // the exit status, or 128 + the signal that ended it
+};
+ChildRun RunChild(const std::string& bin, const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(bin.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ChildRun out;
+  const double w0 = WallNs();
+  const pid_t pid = ::fork();
+  SF_CHECK(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) (void)::dup2(null, STDOUT_FILENO);
+    ::execv(bin.c_str(), argv.data());
+    ::_exit(127);
+  }
+  int wstatus = 0;
+  rusage ru{};
+  SF_CHECK(::wait4(pid, &wstatus, 0, &ru) == pid);
+  out.wall_ns = WallNs() - w0;
+  out.cpu_ns = CpuNs(ru);
+  out.peak_kb = static_cast<double>(ru.ru_maxrss);
+  out.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  return out;
+}
+
+// A scratch directory for one benchmark of this process, under STEPFAULT_BENCH_DIR or /tmp.
+std::filesystem::path BenchDir(const std::string& name) {
+  const char* base = std::getenv("STEPFAULT_BENCH_DIR");
+  return std::filesystem::path(base != nullptr ? base : "/tmp") /
+         ("sf_bench_" + name + "_" + std::to_string(::getpid()));
+}
+
+// Runs `stepfault args...` (RunChild) once per benchmark iteration, `before_each` first, and sets
+// the counters wall_s and cpu_s (means over the iterations), peak_rss_mb (the largest) and
+// exit_status (the last run's). Returns wall_s.
+double RunChildEveryIteration(benchmark::State& state, const std::vector<std::string>& args,
+                              const std::function<void()>& before_each) {
+  double wall = 0, cpu = 0, peak_kb = 0;
+  int status = 0;
+  for (auto _ : state) {
+    before_each();
+    const ChildRun run = RunChild(StepfaultBinary(), args);
+    wall += run.wall_ns;
+    cpu += run.cpu_ns;
+    peak_kb = std::max(peak_kb, run.peak_kb);
+    status = run.status;
+  }
+  const double n = static_cast<double>(std::max<int64_t>(1, state.iterations()));
+  state.counters["wall_s"] = wall / n / 1e9;
+  state.counters["cpu_s"] = cpu / n / 1e9;
+  state.counters["peak_rss_mb"] = peak_kb / 1024;
+  state.counters["exit_status"] = status;
+  return wall / n / 1e9;
+}
+
 // One process-per-window window, the way a user scripts it over a real directory: the crash, then
 // the recovery the in-process life runs (RunLife: a crash after the receipt is published recovers
 // by resuming; a crash in the resume by resuming again), then the status an oracle would read.
@@ -145,9 +210,7 @@ size_t ExplorerPass(const scenarios::Scenario& approval, const std::vector<fault
 void BM_ProcessPerWindow(benchmark::State& state) {
   constexpr size_t kIsolatedPerIteration = 8;
   const std::string bin = StepfaultBinary();
-  const char* base = std::getenv("STEPFAULT_BENCH_DIR");
-  const std::filesystem::path dir = std::filesystem::path(base != nullptr ? base : "/tmp") /
-                                    ("sf_bench_ppw_" + std::to_string(::getpid()));
+  const std::filesystem::path dir = BenchDir("ppw");
   const char* points[] = {"receipt.publish.after", "host.resume", "decision.record.after",
                           "effect.commit.before"};
   auto approval = scenarios::FindScenario("approval");
@@ -244,41 +307,63 @@ void BM_BusinessConnection(benchmark::State& state) {
 // violations; anything else: it failed). Minutes per run at depth 1 and 2, tens at depth 3, so it
 // is registered only when the filter names it (RegisterExploreAllFamily).
 void BM_ExploreAll(benchmark::State& state) {
-  const int depth = static_cast<int>(state.range(0));
-  const std::string bin = StepfaultBinary();
-  const char* base = std::getenv("STEPFAULT_BENCH_DIR");
-  const std::filesystem::path dir = std::filesystem::path(base != nullptr ? base : "/tmp") /
-                                    ("sf_bench_explore_" + std::to_string(::getpid()));
-  const std::string depth_arg = std::to_string(depth);
-  const std::string out_arg = dir.string();
-  double wall = 0, cpu = 0, peak_kb = 0;
-  int status = 0;
-  for (auto _ : state) {
-    std::filesystem::remove_all(dir);
-    const double w0 = WallNs();
-    const pid_t pid = ::fork();
-    SF_CHECK(pid >= 0);
-    if (pid == 0) {
-      const int null = ::open("/dev/null", O_WRONLY);
-      if (null >= 0) (void)::dup2(null, STDOUT_FILENO);
-      ::execl(bin.c_str(), bin.c_str(), "explore", "--all", "--depth", depth_arg.c_str(), "--jobs",
-              "2", "--quiet", "--out", out_arg.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    int wstatus = 0;
-    rusage ru{};
-    SF_CHECK(::wait4(pid, &wstatus, 0, &ru) == pid);
-    wall += WallNs() - w0;
-    cpu += CpuNs(ru);
-    peak_kb = std::max(peak_kb, static_cast<double>(ru.ru_maxrss));
-    status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-  }
+  const std::filesystem::path dir = BenchDir("explore");
+  RunChildEveryIteration(state,
+                         {"explore", "--all", "--depth", std::to_string(state.range(0)), "--jobs",
+                          "2", "--quiet", "--out", dir.string()},
+                         [&dir] { std::filesystem::remove_all(dir); });
   std::filesystem::remove_all(dir);
-  const double n = static_cast<double>(std::max<int64_t>(1, state.iterations()));
-  state.counters["wall_s"] = wall / n / 1e9;
-  state.counters["cpu_s"] = cpu / n / 1e9;
-  state.counters["peak_rss_mb"] = peak_kb / 1024;
-  state.counters["exit_status"] = status;
+}
+
+// A JSON scenario of `n` executors in a line: e0 -> ... -> eN-2 pass-through, eN-1 an effect
+// (docs/inputs.md, "Size of JSON scenarios").
+nlohmann::json LinearChain(int n) {
+  const std::string last = "e" + std::to_string(n - 1);
+  nlohmann::json executors = nlohmann::json::array();
+  nlohmann::json edges = nlohmann::json::array();
+  for (int i = 0; i + 1 < n; ++i) {
+    executors.push_back({{"id", "e" + std::to_string(i)}, {"kind", "pass-through"}});
+    edges.push_back({{"kind", "direct"},
+                     {"from", "e" + std::to_string(i)},
+                     {"to", "e" + std::to_string(i + 1)}});
+  }
+  executors.push_back({{"id", last}, {"kind", "effect"}, {"key", "done-{id}"}, {"emit", "Done"}});
+  const nlohmann::json body = {{"id", "x"}};
+  return {
+      {"name", "linear-" + std::to_string(n)},
+      {"description", "a linear chain of " + std::to_string(n) + " executors ending in an effect"},
+      {"input", {{"type", "Item"}, {"body", body}}},
+      {"start", "e0"},
+      {"executors", std::move(executors)},
+      {"edges", std::move(edges)},
+      {"outputs", {last}},
+      {"expect",
+       {{"effects", {{{"key", "done-x"}, {"value", body}}}},
+        {"outputs",
+         {{{"executor", last},
+           {"type", "Done"},
+           {"body", {{"effect_key", "done-x"}, {"id", "x"}}}}}}}},
+      {"max_steps", std::max(1000, n + 10)}};
+}
+
+// BM_ChainReplay/executors:N: one fault-free `stepfault replay linear-N.json --plan none` of the
+// chain above, as a child process (issue 27: cost linear in executors, measured at three sizes).
+// Counters: wall_s, cpu_s, peak_rss_mb and exit_status, as BM_ExploreAll's; us_per_executor =
+// wall / N.
+void BM_ChainReplay(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const std::filesystem::path dir = BenchDir("chain");
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path file = dir / ("linear-" + std::to_string(n) + ".json");
+  {
+    std::ofstream out(file);
+    out << LinearChain(n).dump() << "\n";
+    SF_CHECK(out.good());
+  }
+  const double wall_s =
+      RunChildEveryIteration(state, {"replay", file.string(), "--plan", "none"}, [] {});
+  std::filesystem::remove_all(dir);
+  state.counters["us_per_executor"] = wall_s * 1e6 / n;
 }
 
 const int kRegistered = [] {
@@ -294,6 +379,14 @@ const int kRegistered = [] {
       ->Arg(0)
       ->Arg(1)
       ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BM_ChainReplay", BM_ChainReplay)
+      ->ArgName("executors")
+      ->Arg(100)
+      ->Arg(1000)
+      ->Arg(10000)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->Iterations(3);
   benchmark::RegisterBenchmark("BM_ProcessPerWindow/scenario:approval", BM_ProcessPerWindow)
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime()

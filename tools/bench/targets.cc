@@ -306,6 +306,35 @@ void ExploreAllRows(const std::map<std::string, BenchResult>& results, std::FILE
   }
 }
 
+// Issue 27's cost that grows with the work (BM_ChainReplay): a fault-free replay of a linear JSON
+// chain of 100, 1,000 and 10,000 executors. Linear means the same time per executor at every
+// size; judged on 10,000 against 1,000 (100 is mostly start-up), within 1.2x: the spread of one
+// size's runs on this machine is about +-7%, so 1.2x allows both runs' noise and no more.
+void ChainRows(const std::map<std::string, BenchResult>& results, std::FILE* out) {
+  const char* name = "replay of a JSON chain";
+  std::map<int, const BenchResult*> at;
+  for (int n : {100, 1000, 10000}) {
+    at[n] = Find(results, "BM_ChainReplay", {{"executors", std::to_string(n)}});
+    if (at[n] == nullptr) {
+      Missing(out, name, ("BM_ChainReplay/executors:" + std::to_string(n)).c_str());
+      return;
+    }
+  }
+  bool passed = true;
+  std::fprintf(out, "  %-30s", name);
+  for (const auto& [n, r] : at) {
+    passed = passed && Figure(*r, "exit_status").has_value() && CounterOf(*r, "exit_status") == 0;
+    std::fprintf(out, " %d: %.3f s, %.0f MB;", n, CounterOf(*r, "wall_s"),
+                 CounterOf(*r, "peak_rss_mb"));
+  }
+  const std::optional<double> growth =
+      Ratio(Figure(*at[10000], "us_per_executor"), Figure(*at[1000], "us_per_executor"));
+  std::fprintf(out,
+               " time per executor at 10,000 / at 1,000: %.2fx  target <= 1.2x (linear)  [%s]\n",
+               growth.value_or(0),
+               passed ? Judge(growth, Goal::kAtMost, 1.2).data() : "not met: did not pass");
+}
+
 }  // namespace
 
 std::string_view Judge(std::optional<double> figure, Goal goal, double target) {
@@ -354,6 +383,7 @@ void PrintTargets(const std::map<std::string, BenchResult>& results, std::FILE* 
         Judge(weaker, Goal::kAtLeast, 200).data());
   }
   ExploreAllRows(results, out);
+  ChainRows(results, out);
 }
 
 }  // namespace stepfault::bench

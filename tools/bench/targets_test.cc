@@ -199,6 +199,31 @@ TEST(TargetTableTest, WholeExplorationsAreJudgedOnWallTimeAndOnlyWhenTheyPassed)
             std::string::npos);
 }
 
+TEST(TargetTableTest, TheChainReplayIsJudgedOnTimePerExecutorFromOneThousandToTenThousand) {
+  const auto table = [](double us_at_1000, double us_at_10000, double exit_at_10000) {
+    Results r;
+    const auto run = [](int n, double us, double exit) {
+      return std::map<std::string, double>{{"wall_s", us * n / 1e6},
+                                           {"peak_rss_mb", n / 50.0},
+                                           {"us_per_executor", us},
+                                           {"exit_status", exit}};
+    };
+    Add(&r, "BM_ChainReplay", {{"executors", "100"}}, 1, run(100, 300, 0));
+    Add(&r, "BM_ChainReplay", {{"executors", "1000"}}, 1, run(1000, us_at_1000, 0));
+    Add(&r, "BM_ChainReplay", {{"executors", "10000"}}, 1, run(10000, us_at_10000, exit_at_10000));
+    return Row(Table(r), "replay of a JSON chain");
+  };
+  EXPECT_EQ(VerdictOf(table(150, 180, 0)), "met");
+  EXPECT_EQ(VerdictOf(table(150, 181, 0)), "not met");
+  EXPECT_EQ(VerdictOf(table(150, 150, 2)), "not met: did not pass");
+  EXPECT_NE(table(150, 188, 0).find("1.25x"), std::string::npos) << table(150, 188, 0);
+  // A size that did not run: not measured.
+  Results partial;
+  Add(&partial, "BM_ChainReplay", {{"executors", "1000"}}, 1,
+      {{"us_per_executor", 150}, {"exit_status", 0}});
+  EXPECT_NE(Row(Table(partial), "replay of a JSON chain").find("not measured"), std::string::npos);
+}
+
 TEST(TargetTableTest, AnEmptyRunMeetsNothing) {
   const std::string table = Table({});
   EXPECT_EQ(table.find("[met]"), std::string::npos) << table;

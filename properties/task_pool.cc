@@ -27,8 +27,8 @@ std::string WindowsKey(const LifeWindows& l) {
 }
 
 // `sent`: the window lists this process has already sent (their keys); a list sent before travels
-// as its key alone. Every process answers its jobs in increasing index order, so the parent,
-// reading answers in index order, meets each list before any key that refers to it.
+// as its key alone. Every process answers its jobs in increasing index order through one pipe, so
+// the parent, reading answers as they arrive, meets each list before any key that refers to it.
 Json ToJson(const TaskResult& r, std::set<std::string>* sent) {
   Json v = Json::array();
   for (const auto& x : r.violations) v.push_back(Json{{"i", x.invariant}, {"m", x.message}});
@@ -66,7 +66,7 @@ TaskResult FromJson(const Json& j,
     const std::string key = l["k"];
     if (!l.contains("w")) {
       auto it = lists->find(key);
-      SF_CHECK(it != lists->end());  // sent before, in an answer with a lower index
+      SF_CHECK(it != lists->end());  // sent before, in an earlier answer of the same process
       r.lives_windows.push_back(it->second);
       continue;
     }
@@ -154,7 +154,12 @@ std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunC
     return ToJson(HarnessDeath(plans[i], how), &none);
   };
   options.at_exit = [&] { PrintReuseStats(memo); };
-  const std::vector<std::optional<Json>> answers = RunPool(
+  // Each answer becomes a TaskResult as it arrives: a window list a worker sent before travels as
+  // its key, and that worker's earlier answer, which held the list, arrived first.
+  std::vector<TaskResult> results(plans.size());
+  std::map<std::string, std::shared_ptr<const LifeWindows>> lists;
+  options.on_answer = [&](size_t i, Json&& answer) { results[i] = FromJson(answer, &lists); };
+  const std::vector<std::optional<Json>> answered = RunPool(
       AllIndices(plans.size()),
       [&](size_t i) {
         return ToJson(
@@ -162,14 +167,8 @@ std::vector<TaskResult> RunTasks(const scenarios::Scenario& scenario, const RunC
             &sent);
       },
       options);
-  std::vector<TaskResult> results(plans.size());
-  std::map<std::string, std::shared_ptr<const LifeWindows>> lists;
   for (size_t i = 0; i < plans.size(); ++i) {
-    if (answers[i].has_value()) {
-      results[i] = FromJson(*answers[i], &lists);
-    } else {
-      results[i].interrupted = true;
-    }
+    if (!answered[i].has_value()) results[i].interrupted = true;
   }
   return results;
 }

@@ -127,7 +127,12 @@ class Pool {
   }
 
   void Answer(size_t pos, Json result) {
-    results_[pos] = std::move(result);
+    if (options_.on_answer) {
+      options_.on_answer(pos, std::move(result));
+      results_[pos] = Json();
+    } else {
+      results_[pos] = std::move(result);
+    }
     ++done_;
     if (options_.progress) options_.progress(done_);
   }
@@ -209,7 +214,12 @@ std::vector<std::optional<Json>> RunPool(const std::vector<size_t>& indices,
   if (options.jobs > 1 && indices.size() > 1) return Pool(indices, job, options).Run();
   Results results(indices.size());
   for (size_t k = 0; k < indices.size() && !Interrupted(); ++k) {
-    results[k] = job(indices[k]);
+    if (options.on_answer) {
+      options.on_answer(k, job(indices[k]));
+      results[k] = Json();
+    } else {
+      results[k] = job(indices[k]);
+    }
     if (options.progress) options.progress(static_cast<int64_t>(k + 1));
   }
   if (options.at_exit) options.at_exit();

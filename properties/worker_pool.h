@@ -42,6 +42,13 @@ struct PoolOptions {
   std::function<nlohmann::json(size_t index, const std::string& how)> on_death;
   // In each worker after its last job (inline: after the last job), e.g. a diagnostic.
   std::function<void()> at_exit;
+  // When set, each answer is handed over in the parent as it arrives (position k into the index
+  // list, the answer) instead of being kept until the pool ends, and its result is left a null
+  // JSON value (answered); nullopt still means interrupted. Answers arrive in increasing order of
+  // k from each worker (inline: all in order), not in order across workers. For a caller that
+  // turns answers into something smaller: a level's answers as JSON trees were 170 MB of one
+  // exploration process (issue 27).
+  std::function<void(size_t k, nlohmann::json&& answer)> on_answer;
 };
 
 // job(indices[k]) for every k; result k answers indices[k]; nullopt: interrupted before it ran.

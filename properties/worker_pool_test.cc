@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -51,6 +52,45 @@ TEST_F(WorkerPoolTest, ResultsComeInIndexOrderAndAreTheSameForOneTwoAndThreeJobs
   }
   EXPECT_EQ(runs[0], runs[1]);
   EXPECT_EQ(runs[0], runs[2]);
+}
+
+// on_answer takes every answer (the one a dead worker's job gets from on_death too) exactly once,
+// as it arrives; nothing is kept, and only an interrupted job would come back nullopt.
+TEST_F(WorkerPoolTest, OnAnswerTakesEveryAnswerOnceAndThePoolKeepsNone) {
+  constexpr size_t kN = 40;
+  constexpr size_t kFatal = 21;
+  for (int jobs : {1, 2, 3}) {
+    PoolOptions o = WithJobs(jobs);
+    std::vector<std::optional<Json>> taken(kN);
+    std::vector<size_t> order;
+    o.on_answer = [&](size_t k, Json&& answer) {
+      EXPECT_FALSE(taken[k].has_value()) << "answer " << k << " taken twice";
+      taken[k] = std::move(answer);
+      order.push_back(k);
+    };
+    const auto results = RunPool(
+        AllIndices(kN),
+        [&](size_t i) {
+          if (jobs > 1 && i == kFatal) std::abort();
+          return Square(i);
+        },
+        o);
+    ASSERT_EQ(results.size(), kN);
+    ASSERT_EQ(order.size(), kN) << jobs << " jobs";
+    for (size_t i = 0; i < kN; ++i) {
+      ASSERT_TRUE(results[i].has_value()) << i;
+      EXPECT_TRUE(results[i]->is_null()) << "the pool kept answer " << i;
+      ASSERT_TRUE(taken[i].has_value()) << i;
+      if (jobs > 1 && i == kFatal) {
+        EXPECT_EQ(*taken[i], (Json{{"dead", kFatal}, {"how", "died of signal 6 (Aborted)"}}));
+      } else {
+        EXPECT_EQ(*taken[i], Square(i)) << i;
+      }
+    }
+    if (jobs == 1) {
+      EXPECT_TRUE(std::is_sorted(order.begin(), order.end())) << "inline: in order";
+    }
+  }
 }
 
 struct Death {

@@ -136,7 +136,8 @@ void Decode(DurableCheckpoints* out) {
 // files), so a directory read before is not read and decoded again: the oracles of a run look at
 // the same stores after every life and in the power-loss copy, and reused lives
 // (properties/life_runner.h) give the same worlds again. Keyed by FilesKey (every byte, so a hit
-// is exact); each read counted by its key and twice its documents (raw and decoded).
+// is exact); each read counted by its key and what it holds (AllocatedSince: the read and its
+// decoded trees, and the kept copy's documents).
 struct ReadTag {};
 using ReadCache = KeptByBytes<DurableCheckpoints, ReadTag>;
 
@@ -161,6 +162,7 @@ Result<DurableCheckpoints> ReadDurableCheckpoints(const HostEnv& env, const std:
   const std::string dir = JoinPath(env.dir, subdir);
   SF_ASSIGN_OR_RETURN(std::string key, FilesKey(env.env, env.checkpoint_store, dir, ""));
   if (auto kept = ReadCache::Get().Find(key)) return *std::move(kept);
+  const AllocatedSince read_and_decoded;
   const CheckpointStoreKind* kind = FindCheckpointStoreKind(env.checkpoint_store);
   if (kind == nullptr) {
     return Status::InvalidArgument(UnknownCheckpointStoreMessage(env.checkpoint_store));
@@ -171,8 +173,11 @@ Result<DurableCheckpoints> ReadDurableCheckpoints(const HostEnv& env, const std:
                           : ReadFileStore(env.env, dir));
   Decode(&out);
   size_t documents = 0;
-  for (const DurableCheckpoint& c : out.items) documents += 2 * c.document.size();
-  ReadCache::Get().Keep(key, out, documents);
+  for (const DurableCheckpoint& c : out.items) documents += c.document.size();
+  // What the read and its decoded trees hold, plus the kept copy's documents (the decoded
+  // checkpoints are shared, not copied); without jemalloc, twice the documents.
+  const std::optional<size_t> held = read_and_decoded.Bytes();
+  ReadCache::Get().Keep(key, out, held ? *held + documents : 2 * documents);
   return out;
 }
 

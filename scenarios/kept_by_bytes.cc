@@ -6,7 +6,37 @@
 
 #include "faults/sim_fs.h"
 
+// jemalloc's control interface, present only when the process runs on jemalloc (a weak reference:
+// null otherwise).
+extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen)
+    __attribute__((weak));
+
 namespace stepfault::scenarios {
+namespace {
+
+// This thread's allocated minus deallocated bytes so far, or nullopt without jemalloc.
+std::optional<uint64_t> ThreadNetAllocated() {
+  if (mallctl == nullptr) return std::nullopt;
+  uint64_t allocated = 0, deallocated = 0;
+  size_t size = sizeof(uint64_t);
+  if (mallctl("thread.allocated", &allocated, &size, nullptr, 0) != 0) return std::nullopt;
+  size = sizeof(uint64_t);
+  if (mallctl("thread.deallocated", &deallocated, &size, nullptr, 0) != 0) return std::nullopt;
+  return allocated - deallocated;  // both only grow; unsigned wrap-around keeps the difference
+}
+
+}  // namespace
+
+AllocatedSince::AllocatedSince() : start_(ThreadNetAllocated()) {}
+
+std::optional<size_t> AllocatedSince::Bytes() const {
+  const std::optional<uint64_t> now = ThreadNetAllocated();
+  if (!start_ || !now) return std::nullopt;
+  const uint64_t held = *now - *start_;
+  // Freed more than it allocated since (it released older memory): it holds nothing new.
+  if (held > (uint64_t{1} << 62)) return 0;
+  return static_cast<size_t>(held);
+}
 
 Result<std::string> FilesKey(Env* env, std::string_view salt, const std::string& dir,
                              std::string_view name_prefix) {

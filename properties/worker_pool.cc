@@ -35,6 +35,16 @@ struct Worker {
   size_t answered = 0;
 };
 
+// Stores the answer to position `pos`, or hands it to on_answer and stores a null (answered).
+void Deliver(const PoolOptions& options, Results* results, size_t pos, Json answer) {
+  if (options.on_answer) {
+    options.on_answer(pos, std::move(answer));
+    (*results)[pos] = Json();
+  } else {
+    (*results)[pos] = std::move(answer);
+  }
+}
+
 void WriteAll(int fd, const std::string& line) {
   for (size_t off = 0; off < line.size();) {
     const ssize_t n = ::write(fd, line.data() + off, line.size() - off);
@@ -127,12 +137,7 @@ class Pool {
   }
 
   void Answer(size_t pos, Json result) {
-    if (options_.on_answer) {
-      options_.on_answer(pos, std::move(result));
-      results_[pos] = Json();
-    } else {
-      results_[pos] = std::move(result);
-    }
+    Deliver(options_, &results_, pos, std::move(result));
     ++done_;
     if (options_.progress) options_.progress(done_);
   }
@@ -214,12 +219,7 @@ std::vector<std::optional<Json>> RunPool(const std::vector<size_t>& indices,
   if (options.jobs > 1 && indices.size() > 1) return Pool(indices, job, options).Run();
   Results results(indices.size());
   for (size_t k = 0; k < indices.size() && !Interrupted(); ++k) {
-    if (options.on_answer) {
-      options.on_answer(k, job(indices[k]));
-      results[k] = Json();
-    } else {
-      results[k] = job(indices[k]);
-    }
+    Deliver(options, &results, k, job(indices[k]));
     if (options.progress) options.progress(static_cast<int64_t>(k + 1));
   }
   if (options.at_exit) options.at_exit();

@@ -108,8 +108,10 @@ class OldestFirst {
 
 struct RunMemo::Impl {
   // Reused lives keep a world each: bounded by their files' bytes (twice: current and durable),
-  // which underestimates a kept world (256 MB counted gave a 1.7 GB peak on fan-in; 32 MB, 520 MB).
-  static constexpr uint64_t kLivesBytesMax = uint64_t{32} << 20;
+  // which underestimates a kept world about 7x under SQLite's WAL (heap profile: 577 MB of file
+  // images held while 32 MB were counted; a worker peaked at 769 MB). 4 MB took that worker to
+  // 499 MB with the same reports and the same time over the default run.
+  static constexpr uint64_t kLivesBytesMax = uint64_t{4} << 20;
   OldestFirst<RunState> prefixes{8};
   OldestFirst<Continuation> continuations{2048};
   // The checks after deaths (MemoLoop::CheckAfterDeath).

@@ -103,11 +103,7 @@ SimFile::~SimFile() = default;
 
 Result<size_t> SimFile::ReadAt(uint64_t offset, size_t n, char* out) {
   SF_RETURN_IF_ERROR(world_->Enter());
-  const std::string& data = *inode_->data;
-  if (offset >= data.size()) return size_t{0};
-  size_t available = std::min<uint64_t>(n, data.size() - offset);
-  std::memcpy(out, data.data() + offset, available);
-  return available;
+  return inode_->data.Read(offset, n, out);
 }
 
 Status SimFile::WriteAt(uint64_t offset, std::string_view data) {
@@ -124,7 +120,7 @@ Status SimFile::Append(std::string_view data) {
 
 Status SimFile::Truncate(uint64_t size) {
   SF_RETURN_IF_ERROR(world_->Point(points::kFsTruncate, role_));
-  if (size != inode_->data.size()) inode_->data.Mutable().resize(size, '\0');
+  if (size != inode_->data.size()) inode_->data.Resize(size);
   inode_->Touch();
   return Status::Ok();
 }
@@ -186,7 +182,7 @@ Result<std::unique_ptr<WritableFile>> SimFs::NewAppendableFile(const std::string
 Result<std::string> SimFs::ReadFile(const std::string& path) {
   SF_RETURN_IF_ERROR(world_->Enter());
   SF_ASSIGN_OR_RETURN(SimInodePtr inode, FindFile(*world_, path));
-  return *inode->data;
+  return inode->data.ToString();
 }
 
 Result<std::string> SimFs::ReadFileHash(const std::string& path) {

@@ -60,6 +60,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -157,12 +158,16 @@ class SimFs final : public Env, public Freezable {
   // driven by one thread (they share files, and the hashes kept on them).
   class CopyCache {
    public:
-    // The bytes (current and durable) of the files the last copy did not share.
+    // What the last copy added to what the copies made through this cache hold together: the
+    // chunks of file images (faults/sim_image.h) no earlier copy holds, and the pending writes of
+    // the files it did not share.
     uint64_t last_copied_bytes() const { return last_copied_bytes_; }
 
    private:
     friend class SimFs;
     std::map<const SimInode*, std::shared_ptr<SimInode>> last_;  // the source's file -> its copy
+    // The chunk lists and chunks the copies hold (they keep them alive: no address is reused).
+    std::set<const void*> counted_;
     uint64_t last_copied_bytes_ = 0;
   };
   std::unique_ptr<SimFs> CopySharing(CopyCache* cache) const;
@@ -185,6 +190,13 @@ class SimFs final : public Env, public Freezable {
   Result<std::string> DurableBytes(const std::string& path) const;
   // Sorted full paths of every file (not directory) currently linked.
   std::vector<std::string> ListAllFiles() const;
+  // What this world's files hold in memory, for the bounds on kept worlds: the allocated capacity
+  // of every distinct image reachable from a current or a durable entry (a file unlinked or
+  // renamed since its directory's last sync still holds its durable image; an image a sync shares
+  // between a file's current and durable bytes, or two names share, is counted once) and of every
+  // pending write, plus a fixed cost per entry and per file. Images this world shares with other
+  // worlds are counted in full, so the sum over several worlds bounds what they hold together.
+  uint64_t HeldBytes() const;
   // Operations performed on this world so far (refused ones excluded; a clone starts at 0).
   uint64_t op_count() const;
   // A stable 128-bit digest (32 hex digits) of everything that decides this world's future: every

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <vector>
 
 // xxHash compiled into this file (no library to link, none for find_package(Stepfault) users).
@@ -47,7 +48,7 @@ std::map<std::string, SimEntry> CopyEntries(const std::map<std::string, SimEntry
 
 // The durable image of `inode` with the first `sectors` sectors of its pending write applied.
 std::string TornImage(const SimInode& inode, uint64_t sectors) {
-  std::string image = *inode.durable;
+  std::string image = inode.durable.ToString();
   const uint64_t begin = inode.pending_write_offset;
   const uint64_t end_of_write = begin + inode.pending_write_bytes.size();
   const uint64_t end =
@@ -99,7 +100,8 @@ std::unique_ptr<SimFs> SimFs::CopySharing(CopyCache* cache) const {
       copy = last->second;
     } else {
       copy = std::make_shared<SimInode>(in);
-      copied += in.data.size() + in.durable.size();
+      copied += in.data.HeldBytes(&cache->counted_) + in.durable.HeldBytes(&cache->counted_) +
+                in.pending_write_bytes.size();
     }
     copies[&in] = copy;
     return copy;
@@ -132,7 +134,7 @@ std::unique_ptr<SimFs> SimFs::CrashClone(DeathKind kind, uint64_t seed) const {
   InodeCopier copier([&](const SimInode& in) {
     auto out = std::make_shared<SimInode>();
     if (&in == torn.get()) {
-      out->durable = TornImage(in, torn_sectors);
+      out->durable = SimImage(TornImage(in, torn_sectors));
     } else {
       out->durable = in.durable;
       if (in.hashed.version == in.version) {  // the durable bytes are hashed already
@@ -172,7 +174,7 @@ Result<SimInodePtr> FindForDamage(SimWorld& world, const std::string& path) {
       // Damage is durable: a later power loss must not tear the old bytes back in.
       if (inode->pending_write_seq != 0) world.pending_writes.erase(inode->pending_write_seq);
       inode->pending_write_seq = 0;
-      inode->pending_write_bytes.clear();
+      std::string().swap(inode->pending_write_bytes);
       inode->Touch();
       return inode;
     }
@@ -190,8 +192,12 @@ Status SimFs::FlipBit(const std::string& path, uint64_t bit_index) {
                                    path + "' (" + std::to_string(inode->data.size()) + " bytes)");
   }
   const char mask = static_cast<char>(1u << (bit_index % 8));
-  inode->data.Mutable()[byte] ^= mask;
-  if (byte < inode->durable.size()) inode->durable.Mutable()[byte] ^= mask;
+  for (SimImage* image : {&inode->data, &inode->durable}) {
+    char c = 0;
+    if (image->Read(byte, 1, &c) != 1) continue;  // past the end of the durable bytes
+    c = static_cast<char>(c ^ mask);
+    image->Write(byte, std::string_view(&c, 1));
+  }
   inode->Touch();
   return Status::Ok();
 }
@@ -202,19 +208,18 @@ Status SimFs::TruncateTo(const std::string& path, uint64_t size) {
     return Status::InvalidArgument("cannot truncate '" + path + "' to " + std::to_string(size) +
                                    " bytes: it has only " + std::to_string(inode->data.size()));
   }
-  if (inode->data.size() > size) inode->data.Mutable().resize(size);
-  if (inode->durable.size() > size) inode->durable.Mutable().resize(size);
+  if (inode->data.size() > size) inode->data.Resize(size);
+  if (inode->durable.size() > size) inode->durable.Resize(size);
   inode->Touch();
   return Status::Ok();
 }
 
 Status SimFs::ZeroRange(const std::string& path, uint64_t offset, uint64_t length) {
   SF_ASSIGN_OR_RETURN(SimInodePtr inode, FindForDamage(*world_, path));
-  for (SharedValue<std::string>* shared : {&inode->data, &inode->durable}) {
-    if (offset >= shared->size()) continue;
-    std::string& image = shared->Mutable();
-    const uint64_t n = std::min<uint64_t>(length, image.size() - offset);
-    std::fill_n(image.begin() + static_cast<std::ptrdiff_t>(offset), n, '\0');
+  for (SimImage* image : {&inode->data, &inode->durable}) {
+    if (offset >= image->size()) continue;
+    const uint64_t n = std::min<uint64_t>(length, image->size() - offset);
+    image->Write(offset, std::string(static_cast<size_t>(n), '\0'));
   }
   inode->Touch();
   return Status::Ok();
@@ -236,7 +241,7 @@ Result<std::string> SimFs::DurableBytes(const std::string& path) const {
     if (it == dir->second.durable.end()) return missing;
     if (last) {
       if (it->second.is_dir()) return missing;
-      return *it->second.inode->durable;
+      return it->second.inode->durable.ToString();
     }
     if (!it->second.is_dir()) return missing;
     dir_path = JoinPath(dir_path, name);
@@ -244,6 +249,33 @@ Result<std::string> SimFs::DurableBytes(const std::string& path) const {
   }
   SF_CHECK(false && "path walk exceeded its bound");
   return missing;
+}
+
+uint64_t SimFs::HeldBytes() const {
+  // What a map node, an inode and a directory cost besides their strings (libstdc++ on 64 bits,
+  // rounded up to jemalloc's size classes).
+  constexpr uint64_t kEntryBytes = 96;
+  constexpr uint64_t kInodeBytes = 192;
+  constexpr uint64_t kDirBytes = 160;
+  std::set<const SimInode*> inodes;
+  std::set<const void*> images;  // chunk lists and chunks counted
+  uint64_t bytes = 0;
+  auto image = [&](const SimImage& value) { bytes += value.HeldBytes(&images); };
+  auto entries = [&](const std::map<std::string, SimEntry>& table) {
+    for (const auto& [name, entry] : table) {
+      bytes += kEntryBytes + name.capacity();
+      if (entry.is_dir() || !inodes.insert(entry.inode.get()).second) continue;
+      bytes += kInodeBytes + entry.inode->pending_write_bytes.capacity();
+      image(entry.inode->data);
+      image(entry.inode->durable);
+    }
+  };
+  for (const auto& [path, dir] : world_->dirs) {
+    bytes += kDirBytes + path.capacity();
+    entries(dir.entries);
+    entries(dir.durable);
+  }
+  return bytes;
 }
 
 std::vector<std::string> SimFs::ListAllFiles() const {
@@ -266,6 +298,22 @@ namespace {
 // platform and in every run.
 std::pair<uint64_t, uint64_t> WideHash(std::string_view bytes) {
   const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  return {h.low64, h.high64};
+}
+
+// WideHash of the image's bytes, streamed chunk by chunk (XXH3's streaming hash equals its
+// one-shot hash of the same bytes).
+std::pair<uint64_t, uint64_t> WideHash(const SimImage& image) {
+  if (image.size() <= SimImage::kChunkBytes) {  // one chunk at most: hashed in one call
+    std::pair<uint64_t, uint64_t> h = WideHash(std::string_view());
+    image.ForEachSpan([&](std::string_view span) { h = WideHash(span); });
+    return h;
+  }
+  XXH3_state_t state;
+  XXH3_128bits_reset(&state);
+  image.ForEachSpan(
+      [&](std::string_view span) { XXH3_128bits_update(&state, span.data(), span.size()); });
+  const XXH128_hash_t h = XXH3_128bits_digest(&state);
   return {h.low64, h.high64};
 }
 
@@ -304,9 +352,9 @@ std::string Hex128(std::pair<uint64_t, uint64_t> h) {
 SimInode::Hashed HashesOf(const SimInode& inode) {
   SimInode::Hashed h;
   h.version = inode.version;
-  h.data = WideHash(*inode.data);
-  h.durable_same = inode.durable == inode.data;  // the same object unless written since a Sync
-  h.durable = h.durable_same ? h.data : WideHash(*inode.durable);
+  h.data = WideHash(inode.data);
+  h.durable_same = inode.durable == inode.data;  // the same chunks unless written since a Sync
+  h.durable = h.durable_same ? h.data : WideHash(inode.durable);
   return h;
 }
 

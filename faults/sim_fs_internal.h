@@ -12,19 +12,19 @@
 #include <string_view>
 #include <utility>
 
-#include "engine/shared_value.h"
 #include "engine/status.h"
 #include "faults/fault_hook.h"
+#include "faults/sim_image.h"
 
 namespace stepfault::faults {
 
-// A file's two images are shared copy on write (SharedValue, engine/shared_value.h): a Sync shares
-// the current bytes as the durable ones, a clone of a world shares every image, and only the
-// first write to an image that is shared copies it. So a death's copy of the world, a power loss's
-// and a sync cost a pointer per file instead of the file's bytes.
+// A file's two images are shared copy on write (SimImage, faults/sim_image.h): a Sync shares the
+// current bytes as the durable ones, a clone of a world shares every image, and a write to an
+// image that is shared copies only the chunks it touches. So a death's copy of the world, a power
+// loss's and a sync cost a pointer per file instead of the file's bytes.
 struct SimInode {
-  SharedValue<std::string> data;     // current bytes
-  SharedValue<std::string> durable;  // bytes as of the last Sync()
+  SimImage data;     // current bytes
+  SimImage durable;  // bytes as of the last Sync()
   // The most recent write not followed by a Sync (pending_write_seq == 0: none).
   uint64_t pending_write_seq = 0;
   uint64_t pending_write_offset = 0;

@@ -57,13 +57,15 @@ void SimWorld::Freeze(DeathKind kind, std::string_view point) {
 
 void SimWorld::Write(const SimInodePtr& inode, uint64_t offset, std::string_view bytes) {
   if (bytes.empty()) return;
-  const uint64_t end = offset + bytes.size();
-  std::string& data = inode->data.Mutable();  // copied first when shared
-  if (data.size() < end) data.resize(end, '\0');
-  std::memcpy(data.data() + offset, bytes.data(), bytes.size());
+  inode->data.Write(offset, bytes);  // the chunks it touches copied first when shared
   if (inode->pending_write_seq != 0) pending_writes.erase(inode->pending_write_seq);
   inode->pending_write_seq = ++write_seq;
   inode->pending_write_offset = offset;
+  // Only this write's bytes are held: the buffer of a larger earlier write (a whole checkpoint
+  // file) would otherwise stay allocated for as long as the file lives.
+  if (inode->pending_write_bytes.capacity() > 2 * bytes.size() + 64) {
+    std::string().swap(inode->pending_write_bytes);
+  }
   inode->pending_write_bytes.assign(bytes.data(), bytes.size());
   pending_writes[inode->pending_write_seq] = inode;
   inode->Touch();
@@ -74,7 +76,7 @@ void SimWorld::SyncInode(const SimInodePtr& inode) {
   if (inode->pending_write_seq != 0) pending_writes.erase(inode->pending_write_seq);
   inode->pending_write_seq = 0;
   inode->pending_write_offset = 0;
-  inode->pending_write_bytes.clear();
+  std::string().swap(inode->pending_write_bytes);  // released, not only emptied
   inode->Touch();
 }
 

@@ -22,8 +22,9 @@ using faults::DeathKind;
 using faults::SimFs;
 
 constexpr const char* kDir = "/w";
-// What a recorded hit's copy holds besides its files' bytes (directories, the report), roughly.
-constexpr uint64_t kCopyOverheadBytes = 4096;
+// What a recorded hit's copy of the world holds besides its files' images: its directories and
+// inodes, roughly.
+constexpr uint64_t kHitCopyBytes = 2048;
 
 std::string NewVfsName() {
   static std::atomic<uint64_t> counter{0};
@@ -279,18 +280,77 @@ LifeRecord LifeLoop::LiveOn(SimFs* world, int life, const std::optional<faults::
   return record;
 }
 
-uint64_t WorldBytes(SimFs* world) {
-  uint64_t bytes = 0;
-  for (const std::string& path : world->ListAllFiles()) {
-    auto size = world->GetFileSize(path);
-    bytes += 2 * (size.ok() ? *size : 0);
+// libstdc++ on 64 bits: a std::string is 32 bytes with 15 inline; a std::map node is 32 bytes
+// and its value; a std::vector is 24 bytes and its capacity; an nlohmann::json value is 16 bytes.
+namespace held {
+constexpr uint64_t kString = 32;
+constexpr uint64_t kMapNode = 32;
+constexpr uint64_t kVector = 24;
+constexpr uint64_t kJson = 16;
+}  // namespace held
+
+uint64_t HeldBytes(const std::string& s) {
+  return held::kString + (s.capacity() > 15 ? s.capacity() + 1 : 0);
+}
+
+uint64_t HeldBytes(const Json& value) {
+  uint64_t bytes = held::kJson;
+  if (value.is_object()) {
+    bytes += 48;  // the map
+    for (auto it = value.cbegin(); it != value.cend(); ++it) {
+      bytes += held::kMapNode + HeldBytes(it.key()) + HeldBytes(it.value());
+    }
+  } else if (value.is_array()) {
+    bytes += held::kVector;
+    for (const Json& item : value) bytes += HeldBytes(item);
+  } else if (value.is_string()) {
+    bytes += HeldBytes(value.get_ref<const std::string&>());
   }
   return bytes;
 }
 
+uint64_t HeldBytes(const scenarios::LifeReport& report) {
+  uint64_t bytes = sizeof(report) + HeldBytes(report.command) + HeldBytes(report.facts) +
+                   (HeldBytes(report.status.message()) - held::kString) +
+                   report.trace.capacity() * held::kString;
+  for (const std::string& line : report.trace) bytes += HeldBytes(line) - held::kString;
+  return bytes;
+}
+
+uint64_t HeldBytes(const LifeRecord& record) {
+  uint64_t bytes = HeldBytes(record.report) + record.windows.capacity() * sizeof(faults::Window) +
+                   HeldBytes(record.death) + HeldBytes(record.death_point) +
+                   HeldBytes(record.world_digest);
+  for (const faults::Window& w : record.windows) bytes += HeldBytes(w.point) - held::kString;
+  if (record.fault) bytes += sizeof(*record.fault) + 64;
+  return bytes;
+}
+
+uint64_t HeldBytes(const std::vector<scenarios::Violation>& violations) {
+  uint64_t bytes = held::kVector;
+  for (const scenarios::Violation& v : violations) {
+    bytes += HeldBytes(v.invariant) + HeldBytes(v.message);
+  }
+  return bytes;
+}
+
+uint64_t HeldBytes(const RunState& state) {
+  uint64_t bytes = sizeof(state) + state.world->HeldBytes() + HeldBytes(state.harness_error) +
+                   HeldBytes(state.memo) + HeldBytes(state.ex.violations) +
+                   HeldBytes(state.ex.trace) + HeldBytes(state.ex.final_digest);
+  for (const scenarios::LifeReport& r : state.reports) bytes += HeldBytes(r);
+  for (const LifeRecord& r : state.ex.lives) bytes += HeldBytes(r);
+  return bytes;
+}
+
+uint64_t HeldBytes(const LivedLife& life) {
+  return HeldBytes(life.record) + HeldBytes(life.life_error) +
+         (life.world ? life.world->HeldBytes() : 0);
+}
+
 // The copies are exact for everything that decides the world's future (SimFs::Digest), and a
 // death at that hit would freeze exactly that world; they are only read (crash clones of them).
-// Each counts the bytes of the files it did not share, plus its directories and report.
+// Each counts the images of the files it did not share, plus its directories and report.
 LifeRecording LifeLoop::RecordLife(int life, uint64_t bytes_max) const {
   LifeRecording rec;
   std::shared_ptr<SimFs> world = s_.world->CrashClone(DeathKind::kCrash, 0);
@@ -300,7 +360,9 @@ LifeRecording LifeLoop::RecordLife(int life, uint64_t bytes_max) const {
   auto at_hit = [&](const faults::Window&, const scenarios::LifeReport& report) {
     if (bounded) return;
     std::shared_ptr<SimFs> copy = world->CopySharing(&files);
-    const uint64_t bytes = files.last_copied_bytes() + kCopyOverheadBytes;
+    // The files the copy did not share: each was written since the last copy, which made the
+    // world copy its image (copy on write), so the copy alone holds the old one.
+    const uint64_t bytes = files.last_copied_bytes() + HeldBytes(report) + kHitCopyBytes;
     if (rec.bytes + bytes > bytes_max) {
       bounded = true;  // the later windows are lived
       return;

@@ -60,11 +60,21 @@ struct LifeRecording {
   };
   LivedLife lived;        // the whole life; lived.record.windows are its hits
   std::vector<AtHit> at;  // at[i]: at lived.record.windows[i]; shorter past the memory bound
-  uint64_t bytes = 0;     // what the kept worlds hold (WorldBytes), for the bound
+  uint64_t bytes = 0;     // what it holds (HeldBytes), for the bound
 };
 
-// What a kept world holds, for the memory bounds: its files' bytes, twice (current and durable).
-uint64_t WorldBytes(faults::SimFs* world);
+// What kept things hold in memory, for the memo's byte budget (RunMemo) and the recording's bound:
+// estimates from the sizes and capacities of what they hold (std::string, std::vector, std::map
+// and nlohmann::json nodes of libstdc++ on 64 bits), the same on every allocator, so the memo keeps
+// and evicts the same entries in the tests and the sanitizer builds as in the shipped binary. A
+// world's are SimFs::HeldBytes: images it shares with other worlds are counted in each.
+uint64_t HeldBytes(const std::string& s);
+uint64_t HeldBytes(const Json& value);
+uint64_t HeldBytes(const scenarios::LifeReport& report);
+uint64_t HeldBytes(const LifeRecord& record);
+uint64_t HeldBytes(const std::vector<scenarios::Violation>& violations);
+uint64_t HeldBytes(const RunState& state);
+uint64_t HeldBytes(const LivedLife& life);
 
 // The reference life loop of one RunPlan (life_runner.cc).
 class LifeLoop {
@@ -77,7 +87,8 @@ class LifeLoop {
   // Every life, lived in order, then Finish.
   Execution Run();
   // Life `life` (the next one) lived fault-free on a copy of the current world, recorded at every
-  // hit while the kept worlds' bytes stay within `bytes_max`; the run's state is untouched.
+  // hit while what the recording holds (HeldBytes) stays within `bytes_max`; the run's state is
+  // untouched.
   LifeRecording RecordLife(int life, uint64_t bytes_max) const;
 
  protected:

@@ -2,7 +2,7 @@
 // instead of doing it again. MemoLoop drives the reference loop (LifeLoop,
 // life_runner_internal.h) phase by phase and answers a phase from the memo when it can.
 #include <algorithm>
-#include <deque>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -77,61 +77,103 @@ struct RunMemo::DeathCheck {
 struct ReusedLife {
   std::string input_digest;  // SimFs::Digest of the world the life started on
   LivedLife life;            // the life, the world right after it, before its checks
-  uint64_t bytes = 0;        // what life.world holds (files' bytes, twice), for the bound
 };
 
-// A map of at most `max` entries that evicts the oldest kept first; a key kept once stays as it
-// was kept until evicted.
+// A map bounded by what its entries hold (HeldBytes, life_runner_internal.h, the key included):
+// keeping an entry first evicts the least recently used ones until it fits. The tasks of one crash
+// state are neighbours, so what was used last is what the next tasks want (a recording is used by
+// every sibling plan in turn). A key kept once stays as it was kept until evicted.
 template <typename V>
-class OldestFirst {
+class KeptTable {
  public:
-  explicit OldestFirst(size_t max) : max_(max) {}
-  const V* Find(const std::string& key) const {
+  explicit KeptTable(uint64_t bytes_max) : max_(bytes_max) {}
+  KeptTable(const KeptTable&) = delete;
+  KeptTable& operator=(const KeptTable&) = delete;
+  // The kept value (valid until the next Keep), or null.
+  const V* Find(const std::string& key) {
     auto it = map_.find(key);
-    return it == map_.end() ? nullptr : &it->second;
+    if (it == map_.end()) return nullptr;
+    order_.splice(order_.end(), order_, it->second.at);
+    return &it->second.value;
   }
-  void Keep(const std::string& key, V value) {
-    if (map_.count(key) != 0) return;
-    if (order_.size() >= max_) {
-      map_.erase(order_.front());
+  // `bytes`: what the value holds (HeldBytes). A value that alone passes the bound is not kept.
+  void Keep(const std::string& key, V value, uint64_t bytes) {
+    bytes += 2 * HeldBytes(key) + kNodeBytes;
+    if (map_.count(key) != 0 || bytes > max_) return;
+    while (bytes_ + bytes > max_) {
+      auto oldest = map_.find(order_.front());
+      bytes_ -= oldest->second.bytes;
+      map_.erase(oldest);
       order_.pop_front();
+      ++evicted_;
     }
-    map_.emplace(key, std::move(value));
-    order_.push_back(key);
+    const auto at = order_.insert(order_.end(), key);
+    map_.emplace(key, Kept{std::move(value), bytes, at});
+    bytes_ += bytes;
+    peak_ = std::max(peak_, bytes_);
   }
+  uint64_t peak_bytes() const { return peak_; }
+  int64_t evicted() const { return evicted_; }
 
  private:
-  size_t max_;
-  std::map<std::string, V> map_;
-  std::deque<std::string> order_;  // oldest first
+  static constexpr uint64_t kNodeBytes = 96;  // the map's node and the order's
+  struct Kept {
+    V value;
+    uint64_t bytes;
+    std::list<std::string>::iterator at;
+  };
+  uint64_t max_;
+  uint64_t bytes_ = 0;
+  uint64_t peak_ = 0;
+  int64_t evicted_ = 0;
+  std::map<std::string, Kept> map_;
+  std::list<std::string> order_;  // the keys, least recently used first
 };
 
 struct RunMemo::Impl {
-  // Reused lives keep a world each: bounded by their files' bytes (twice: current and durable),
-  // which underestimates a kept world about 7x under SQLite's WAL (heap profile: 577 MB of file
-  // images held while 32 MB were counted; a worker peaked at 769 MB). 4 MB took that worker to
-  // 499 MB with the same reports and the same time over the default run.
-  static constexpr uint64_t kLivesBytesMax = uint64_t{4} << 20;
-  OldestFirst<RunState> prefixes{8};
-  OldestFirst<Continuation> continuations{2048};
+  // Each table takes a fixed share of the budget. One least-recently-used order over every table
+  // let the kept worlds (a crash-state life or a prefix holds a world of several MB) evict the
+  // small continuations and death checks, which save whole lives: over json-state-shapes on SQLite
+  // at depth 2 it halved their hits and lived 2.4 times the recovery lives.
+  explicit Impl(uint64_t max)
+      : prefixes(max / 10),
+        continuations(max / 5),
+        death_checks(max / 20),
+        lives(max / 5),
+        recording_bytes_max(max / 5 * 2),
+        recordings(max / 20 * 9) {}
+  // Worlds dominate what is kept: a kept world of a SQLite WAL store holds its WAL file's image
+  // even after the file is unlinked (the unlink is not dir-synced), about 4 MB, ten times its
+  // files' sizes; counting files' sizes only, a 32 MB bound on the kept lives held 577 MB of
+  // images (jemalloc heap profile) and a worker peaked at 769 MB.
+  KeptTable<RunState> prefixes;
+  KeptTable<Continuation> continuations;
   // The checks after deaths (MemoLoop::CheckAfterDeath).
-  OldestFirst<DeathCheck> death_checks{4096};
+  KeptTable<DeathCheck> death_checks;
   // (life, world digest) -> that life as an earlier run lived it from that world (crash-state
   // reuse), for every life after a plan's last fault, not only the first one.
-  std::map<std::string, std::shared_ptr<const ReusedLife>> lives;
-  std::deque<std::string> lives_order;  // the keys of `lives`, oldest first (evicted first)
-  uint64_t lives_bytes = 0;
+  KeptTable<std::shared_ptr<const ReusedLife>> lives;
   // (life, world digest, history) -> that life recorded fault-free window by window, from which
   // every death-kind fault in it is derived (MemoLoop::Derive). The children of one crash state
-  // are neighbouring tasks, so a few suffice; each is bounded by what its worlds hold.
-  static constexpr uint64_t kRecordingBytesMax = uint64_t{64} << 20;
-  OldestFirst<std::shared_ptr<const LifeRecording>> recordings{2};
+  // are neighbouring tasks and use it in turn; each recording's copies hold at most
+  // recording_bytes_max (past it the later windows are lived), the rest is what it lived.
+  uint64_t recording_bytes_max;
+  KeptTable<std::shared_ptr<const LifeRecording>> recordings;
   RunMemo::Stats stats;
 };
 
-RunMemo::RunMemo() : impl_(std::make_unique<Impl>()) {}
+RunMemo::RunMemo(uint64_t kept_bytes_max) : impl_(std::make_unique<Impl>(kept_bytes_max)) {}
 RunMemo::~RunMemo() = default;
-RunMemo::Stats RunMemo::stats() const { return impl_->stats; }
+RunMemo::Stats RunMemo::stats() const {
+  RunMemo::Stats s = impl_->stats;
+  const Impl& m = *impl_;
+  s.kept_bytes_peak = m.prefixes.peak_bytes() + m.continuations.peak_bytes() +
+                      m.death_checks.peak_bytes() + m.lives.peak_bytes() +
+                      m.recordings.peak_bytes();
+  s.kept_evicted = m.prefixes.evicted() + m.continuations.evicted() + m.death_checks.evicted() +
+                   m.lives.evicted() + m.recordings.evicted();
+  return s;
+}
 
 namespace {
 
@@ -178,7 +220,9 @@ class MemoLoop final : public LifeLoop {
     }
     ++memo_->stats.prefix_misses;
     RunLives(last - 1);
-    memo_->prefixes.Keep(k, CopyState(s_));
+    RunState kept = CopyState(s_);
+    const uint64_t bytes = HeldBytes(kept);
+    memo_->prefixes.Keep(k, std::move(kept), bytes);
   }
 
   // The lives after the last fault: a pure function of the key (no fault is armed there, each
@@ -223,7 +267,10 @@ class MemoLoop final : public LifeLoop {
     c.stopped = s_.stopped;
     c.harness_error = s_.harness_error;
     c.final_digest = final_digest_;
-    memo_->continuations.Keep(k, std::move(c));
+    uint64_t bytes = sizeof(c) + HeldBytes(c.violations) + HeldBytes(c.harness_error) +
+                     HeldBytes(c.final_digest);
+    for (const LifeRecord& r : c.lives) bytes += HeldBytes(r);
+    memo_->continuations.Keep(k, std::move(c), bytes);
   }
 
   // What the oracles read besides the world: their notes and every earlier life's report.
@@ -281,7 +328,8 @@ class MemoLoop final : public LifeLoop {
                         s_.ex.violations.end());
     d.memo = s_.memo;
     d.harness_error = s_.harness_error;
-    memo_->death_checks.Keep(k, std::move(d));
+    const uint64_t bytes = HeldBytes(d.violations) + HeldBytes(d.memo) + HeldBytes(d.harness_error);
+    memo_->death_checks.Keep(k, std::move(d), bytes);
   }
 
   // A life whose fault is a death (crash, powerloss, corrupt, fail-after-write) is the fault-free
@@ -305,9 +353,8 @@ class MemoLoop final : public LifeLoop {
       rec = *kept;
     } else {
       ++memo_->stats.recordings;
-      rec = std::make_shared<const LifeRecording>(
-          RecordLife(life, RunMemo::Impl::kRecordingBytesMax));
-      memo_->recordings.Keep(k, rec);
+      rec = std::make_shared<const LifeRecording>(RecordLife(life, memo_->recording_bytes_max));
+      memo_->recordings.Keep(k, rec, rec->bytes + HeldBytes(rec->lived));
     }
     const std::vector<faults::Window>& hits = rec->lived.record.windows;
     faults::Injector firing(fault);
@@ -347,41 +394,22 @@ class MemoLoop final : public LifeLoop {
     for (bool first = true; s_.next_life <= lives_max() && !s_.stopped; ++s_.next_life) {
       const std::string input = first ? digest : s_.world->Digest();
       const std::string k = std::to_string(s_.next_life) + "|" + input;
-      auto it = memo_->lives.find(k);
-      if (it != memo_->lives.end()) {
+      if (const auto* found = memo_->lives.Find(k)) {
         ++memo_->stats.lives_hits;
         if (!first) ++memo_->stats.later_lives_hits;
-        const std::shared_ptr<const ReusedLife> reused = it->second;
+        const std::shared_ptr<const ReusedLife> reused = *found;
         s_.stopped = LiveAndCheck(s_.next_life, &reused->life, nullptr);
       } else {
         ++memo_->stats.lives_misses;
-        ReusedLife kept{input, {}, 0};
+        ReusedLife kept{input, {}};
         s_.stopped = LiveAndCheck(s_.next_life, nullptr, &kept.life);
         if (kept.life.world != nullptr) {
-          kept.bytes = WorldBytes(kept.life.world.get());
-          Keep(k, std::move(kept));
+          const uint64_t bytes = HeldBytes(kept.life) + HeldBytes(kept.input_digest);
+          memo_->lives.Keep(k, std::make_shared<const ReusedLife>(std::move(kept)), bytes);
         }
       }
       first = false;
     }
-  }
-
-  // Keeps a lived life for crash-state reuse, within the memory bound.
-  void Keep(const std::string& k, ReusedLife life) {
-    if (memo_->lives.count(k) != 0) return;
-    // The oldest lives go first. Clearing every kept life at the bound dropped lives still
-    // wanted: in a depth-2 worker of approval/sqlite a quarter of the lives lived were of a world
-    // an evicted life had started on; oldest-first lives 1-4% fewer per worker (issue 27).
-    while (!memo_->lives_order.empty() &&
-           memo_->lives_bytes + life.bytes > RunMemo::Impl::kLivesBytesMax) {
-      auto oldest = memo_->lives.find(memo_->lives_order.front());
-      memo_->lives_bytes -= oldest->second->bytes;
-      memo_->lives.erase(oldest);
-      memo_->lives_order.pop_front();
-    }
-    memo_->lives_bytes += life.bytes;
-    memo_->lives_order.push_back(k);
-    memo_->lives.emplace(k, std::make_shared<const ReusedLife>(std::move(life)));
   }
 
   RunMemo::Impl* memo_;

@@ -136,6 +136,46 @@ TEST(LifeRunnerTest, EveryDeathDerivedFromOneRecordingRunsAsTheLivedDeath) {
   EXPECT_EQ(stats.lived_past_bound, 0);
 }
 
+// One byte budget over every kept table: a memo far smaller than what the plans keep evicts, holds
+// no more than its budget, and still gives every plan's execution from scratch; the recording
+// every plan derives its death from stays in its share, so the life is recorded once.
+TEST(LifeRunnerTest, AMemoWithinASmallBudgetEvictsAndStillGivesTheSameExecutions) {
+  auto scenario = scenarios::FindScenario("approval");
+  ASSERT_NE(scenario, nullptr);
+  RunConfig config;
+  config.seed = 11;
+  config.checkpoint_store = "sqlite";
+  const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
+  std::vector<faults::Plan> plans;
+  for (const faults::Window& w : reference.lives.front().windows) {
+    auto fault = faults::FaultAtWindow(faults::FaultAction{faults::FaultActionKind::kCrash}, w);
+    ASSERT_TRUE(fault.ok());
+    plans.push_back(faults::Plan{{*fault}});
+  }
+  ASSERT_GT(plans.size(), 20u);
+  // What the recording and one plan's entries hold: with three times that, the recording's share
+  // (nine twentieths) keeps it, and the other tables fill up long before the last plan.
+  uint64_t first_plan = 0;
+  {
+    RunMemo memo;
+    RunPlan(*scenario, plans.front(), config, &memo);
+    first_plan = memo.stats().kept_bytes_peak;
+  }
+  ASSERT_GT(first_plan, 0u);
+  const uint64_t budget = 3 * first_plan;
+  RunMemo memo(budget);
+  for (const faults::Plan& plan : plans) {
+    ASSERT_NO_FATAL_FAILURE(ExpectReuseRunsAsFromScratch(*scenario, plan, config, &memo));
+  }
+  const RunMemo::Stats stats = memo.stats();
+  EXPECT_GT(stats.kept_evicted, 0);
+  EXPECT_LE(stats.kept_bytes_peak, budget);
+  EXPECT_EQ(stats.recordings, 1);
+  // The recording holds at most half the budget: the windows past it are lived.
+  EXPECT_GT(stats.derived_lives, 0);
+  EXPECT_EQ(stats.derived_lives + stats.lived_past_bound, static_cast<int64_t>(plans.size()));
+}
+
 // Crash-state reuse: plans whose first lives differ (crash or power loss, at any window) and leave
 // equal worlds share the lives after them; the oracle's violations name the history, so a check
 // run with the wrong one would differ from the execution run from scratch.

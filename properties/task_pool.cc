@@ -105,7 +105,9 @@ void PrintReuseStats(const RunMemo& memo) {
       " after the first) death checks " +
       of(s.death_check_hits, s.death_check_hits + s.death_check_misses) + " derived deaths " +
       of(s.derived_lives, s.derived_lives + s.lived_past_bound) + " from " +
-      std::to_string(s.recordings) + " recordings\n";
+      std::to_string(s.recordings) + " recordings; kept at most " +
+      std::to_string(s.kept_bytes_peak >> 20) + " MB (the tables' peaks summed), " +
+      std::to_string(s.kept_evicted) + " evicted\n";
   std::fputs(line.c_str(), stderr);
 }
 

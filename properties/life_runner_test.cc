@@ -37,6 +37,18 @@ void ExpectReuseRunsAsFromScratch(const scenarios::Scenario& scenario, const fau
   }
 }
 
+// approval over the SQLite store (seed 11) and its fault-free execution.
+struct ApprovalOverSqlite {
+  std::shared_ptr<const scenarios::Scenario> scenario = scenarios::FindScenario("approval");
+  RunConfig config = [] {
+    RunConfig c;
+    c.seed = 11;
+    c.checkpoint_store = "sqlite";
+    return c;
+  }();
+  Execution reference = scenario ? RunPlan(*scenario, faults::Plan{}, config) : Execution{};
+};
+
 TEST(LifeRunnerTest, EveryBuiltinScenarioCompletesFaultFreeWithoutViolationsDeterministically) {
   for (const auto& scenario : scenarios::BuiltinScenarios()) {
     RunConfig config;
@@ -108,23 +120,19 @@ TEST(LifeRunnerTest, AMemoGivesTheSameExecutionsAsRunningEveryPlanFromScratchAnd
 // writes included, where the host goes on with I/O errors after the death) gives the execution run
 // from scratch gives, and none of those lives is lived.
 TEST(LifeRunnerTest, EveryDeathDerivedFromOneRecordingRunsAsTheLivedDeath) {
-  auto scenario = scenarios::FindScenario("approval");
-  ASSERT_NE(scenario, nullptr);
-  RunConfig config;
-  config.seed = 11;
-  config.checkpoint_store = "sqlite";
-  const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
+  const ApprovalOverSqlite approval;
+  ASSERT_NE(approval.scenario, nullptr);
   RunMemo memo;
   int compared = 0;
   bool inside_sqlite = false;
-  for (const faults::Window& w : reference.lives.front().windows) {
+  for (const faults::Window& w : approval.reference.lives.front().windows) {
     for (const faults::FaultAction& a : faults::ApplicableFaultActions(w.point)) {
       if (!faults::IsDeath(a)) continue;
       auto fault = faults::FaultAtWindow(a, w);
       ASSERT_TRUE(fault.ok());
       inside_sqlite = inside_sqlite || w.point.find("[journal]") != std::string::npos;
-      ASSERT_NO_FATAL_FAILURE(
-          ExpectReuseRunsAsFromScratch(*scenario, faults::Plan{{*fault}}, config, &memo));
+      ASSERT_NO_FATAL_FAILURE(ExpectReuseRunsAsFromScratch(
+          *approval.scenario, faults::Plan{{*fault}}, approval.config, &memo));
       ++compared;
     }
   }
@@ -140,14 +148,10 @@ TEST(LifeRunnerTest, EveryDeathDerivedFromOneRecordingRunsAsTheLivedDeath) {
 // no more than its budget, and still gives every plan's execution from scratch; the recording
 // every plan derives its death from stays in its share, so the life is recorded once.
 TEST(LifeRunnerTest, AMemoWithinASmallBudgetEvictsAndStillGivesTheSameExecutions) {
-  auto scenario = scenarios::FindScenario("approval");
-  ASSERT_NE(scenario, nullptr);
-  RunConfig config;
-  config.seed = 11;
-  config.checkpoint_store = "sqlite";
-  const Execution reference = RunPlan(*scenario, faults::Plan{}, config);
+  const ApprovalOverSqlite approval;
+  ASSERT_NE(approval.scenario, nullptr);
   std::vector<faults::Plan> plans;
-  for (const faults::Window& w : reference.lives.front().windows) {
+  for (const faults::Window& w : approval.reference.lives.front().windows) {
     auto fault = faults::FaultAtWindow(faults::FaultAction{faults::FaultActionKind::kCrash}, w);
     ASSERT_TRUE(fault.ok());
     plans.push_back(faults::Plan{{*fault}});
@@ -158,14 +162,15 @@ TEST(LifeRunnerTest, AMemoWithinASmallBudgetEvictsAndStillGivesTheSameExecutions
   uint64_t first_plan = 0;
   {
     RunMemo memo;
-    RunPlan(*scenario, plans.front(), config, &memo);
+    RunPlan(*approval.scenario, plans.front(), approval.config, &memo);
     first_plan = memo.stats().kept_bytes_peak;
   }
   ASSERT_GT(first_plan, 0u);
   const uint64_t budget = 3 * first_plan;
   RunMemo memo(budget);
   for (const faults::Plan& plan : plans) {
-    ASSERT_NO_FATAL_FAILURE(ExpectReuseRunsAsFromScratch(*scenario, plan, config, &memo));
+    ASSERT_NO_FATAL_FAILURE(
+        ExpectReuseRunsAsFromScratch(*approval.scenario, plan, approval.config, &memo));
   }
   const RunMemo::Stats stats = memo.stats();
   EXPECT_GT(stats.kept_evicted, 0);

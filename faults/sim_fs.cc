@@ -3,9 +3,6 @@
 // Thread-safety: one thread drives a SimFs and its handles.
 #include "faults/sim_fs.h"
 
-#include <algorithm>
-#include <cstring>
-
 #include "engine/probe_points.h"
 #include "faults/sim_fs_internal.h"
 

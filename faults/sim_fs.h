@@ -191,11 +191,12 @@ class SimFs final : public Env, public Freezable {
   // Sorted full paths of every file (not directory) currently linked.
   std::vector<std::string> ListAllFiles() const;
   // What this world's files hold in memory, for the bounds on kept worlds: the allocated capacity
-  // of every distinct image reachable from a current or a durable entry (a file unlinked or
-  // renamed since its directory's last sync still holds its durable image; an image a sync shares
-  // between a file's current and durable bytes, or two names share, is counted once) and of every
-  // pending write, plus a fixed cost per entry and per file. Images this world shares with other
-  // worlds are counted in full, so the sum over several worlds bounds what they hold together.
+  // of every distinct chunk (faults/sim_image.h) reachable from a current or a durable entry (a
+  // file unlinked or renamed since its directory's last sync still holds its durable image; a
+  // chunk a sync shares between a file's current and durable bytes, or two names share, is counted
+  // once) and of every pending write, plus a fixed cost per entry and per file. Chunks this world
+  // shares with other worlds are counted in full, so the sum over several worlds bounds what they
+  // hold together.
   uint64_t HeldBytes() const;
   // Operations performed on this world so far (refused ones excluded; a clone starts at 0).
   uint64_t op_count() const;

@@ -436,7 +436,7 @@ TEST(SimFsCopyTest, HeldBytesCountEveryDistinctImageTheWorldStillReaches) {
   const uint64_t synced = fs.HeldBytes();
   EXPECT_GE(synced, empty + kBig);
   EXPECT_LT(synced, empty + kBig + 2048);
-  // A hard link's worth of sharing: a copy holds the same images, counted in full for each world.
+  // A crash clone shares every chunk with its world, and each world counts them in full.
   EXPECT_EQ(fs.CrashClone(DeathKind::kCrash, 0)->HeldBytes(), synced);
   // One more write: the current image now has a chunk of its own (the one the write touched; the
   // others are still shared with the durable image).

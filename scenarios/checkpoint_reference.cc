@@ -51,6 +51,13 @@ Json CheckpointFingerprint(const Checkpoint& c) {
               {"edge_state", TagOf(edges)}};
 }
 
+const Json& StoredFingerprint(const DurableCheckpoint& c) {
+  SF_CHECK(c.decoded != nullptr && c.derived != nullptr);
+  DurableCheckpoint::Derived& d = *c.derived;
+  std::call_once(d.fingerprint_once, [&] { d.fingerprint = CheckpointFingerprint(*c.decoded); });
+  return d.fingerprint;
+}
+
 std::vector<std::string> FingerprintDifferences(const Json& expected, const Json& actual) {
   std::vector<std::string> out;
   if (expected.value("step", int64_t{-1}) != actual.value("step", int64_t{-1})) {
@@ -166,7 +173,7 @@ void CheckAgainstExports(const DurableCheckpoints& stored, const std::string& se
     const std::string& id = c.entry.info.checkpoint_id;
     auto it = exported.find(id);
     if (it == exported.end()) continue;  // committed by no life that reported back
-    const std::string what = DescribeDifferences(*it, CheckpointFingerprint(*c.decoded));
+    const std::string what = DescribeDifferences(*it, StoredFingerprint(c));
     if (what.empty()) continue;
     out->push_back({kInvAncestry, "stored checkpoint " + id + " (step " +
                                       std::to_string(c.decoded->step_number) +

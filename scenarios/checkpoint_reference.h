@@ -31,6 +31,9 @@ namespace stepfault::scenarios {
 // {"step":n,"parent":"<id>"|null,"state":{"<scope>":"crc32c:…"},"queued":"crc32c:…",
 //  "outstanding":"crc32c:…","edge_state":"crc32c:…"}; cost: one pass over the checkpoint's values.
 Json CheckpointFingerprint(const Checkpoint& c);
+// CheckpointFingerprint(*c.decoded), computed once per read of the store (DurableCheckpoint::
+// Derived). REQUIRES: c.decoded.
+const Json& StoredFingerprint(const DurableCheckpoint& c);
 // Where `actual` differs from `expected`, one phrase each ("state scope 'shared:ledger'",
 // "step 4, exported 5", "the queued messages", ...); empty when equal.
 std::vector<std::string> FingerprintDifferences(const Json& expected, const Json& actual);

@@ -33,6 +33,9 @@ Checkpoint Step(int64_t step, const std::optional<CheckpointInfo>& parent,
 struct Outcome {
   std::vector<LifeReport> lives;
   std::vector<Violation> violations;
+  std::vector<Violation> violations_again;  // the same look once more: the read from the cache
+  int stored_fingerprints = 0;              // of resolved checkpoints, over two reads
+  int stored_fingerprints_shared = 0;       // the same object in both reads, equal to a fresh one
 };
 
 Outcome CommitThenRestore(StoreCheckpointOptions options) {
@@ -73,6 +76,20 @@ Outcome CommitThenRestore(StoreCheckpointOptions options) {
     SF_CHECK(manager.Lookup(last).ok());
   }
   CheckAncestry(env, "checkpoints", "s", out.lives, /*check_deletions=*/true, &out.violations);
+  CheckAncestry(env, "checkpoints", "s", out.lives, /*check_deletions=*/true,
+                &out.violations_again);
+  auto first = ReadDurableCheckpoints(env, "checkpoints");
+  auto again = ReadDurableCheckpoints(env, "checkpoints");
+  SF_CHECK(first.ok() && again.ok() && first->items.size() == again->items.size());
+  for (size_t i = 0; i < first->items.size(); ++i) {
+    const DurableCheckpoint& a = first->items[i];
+    if (a.decoded == nullptr) continue;
+    ++out.stored_fingerprints;
+    const Json& fp = StoredFingerprint(a);
+    if (&fp == &StoredFingerprint(again->items[i]) && fp == CheckpointFingerprint(*a.decoded)) {
+      ++out.stored_fingerprints_shared;
+    }
+  }
   return out;
 }
 
@@ -112,6 +129,18 @@ TEST(CheckpointReferenceTest, ADeltaFromTheWrongBaseIsSeenInTheStoreWithoutARest
                         v.message.find("'cart' (not exported)") != std::string::npos);
   }
   EXPECT_TRUE(stored) << Messages(o.violations);
+  // The second look reads the store from the process's cache and its fingerprints from the read.
+  EXPECT_EQ(Messages(o.violations_again), Messages(o.violations));
+}
+
+TEST(CheckpointReferenceTest, AStoredFingerprintIsComputedOncePerReadAndEqualsAFreshOne) {
+  for (bool wrong_base : {false, true}) {
+    StoreCheckpointOptions options;
+    options.delta_from_wrong_base = wrong_base;
+    Outcome o = CommitThenRestore(options);
+    EXPECT_EQ(o.stored_fingerprints, 3) << wrong_base;
+    EXPECT_EQ(o.stored_fingerprints_shared, o.stored_fingerprints) << wrong_base;
+  }
 }
 
 TEST(CheckpointReferenceTest, FingerprintDifferencesNameEachFieldThatDiffers) {

@@ -127,6 +127,7 @@ void Decode(DurableCheckpoints* out) {
     }
     if (!cp.ok()) continue;
     c.decoded = std::make_shared<const Checkpoint>(std::move(cp).value());
+    c.derived = std::make_shared<DurableCheckpoint::Derived>();
     by_info[c.entry.info.ToString()] = c.decoded;
   }
 }

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,17 @@ struct DurableCheckpoint {
   // `workflow_ref` set for a checkpoint that names a topology record (the oracles never read the
   // record). Shared with every read of the same bytes (immutable).
   std::shared_ptr<const Checkpoint> decoded;
+  // With `decoded`: what the oracles compute from it alone, computed at its first use and shared
+  // with every copy of this read (the process's cache of reads hands out copies), so an oracle
+  // looking at the same stored checkpoint after every life computes it once per read, not once
+  // per look. Today the fingerprint CheckAgainstExports compares (StoredFingerprint,
+  // checkpoint_reference.h): it was a twelfth of a depth-1 exploration's time. Not counted in the
+  // cache's bytes (a few hundred bytes per checkpoint).
+  struct Derived {
+    std::once_flag fingerprint_once;
+    Json fingerprint;
+  };
+  std::shared_ptr<Derived> derived;
 };
 
 struct DurableCheckpoints {

@@ -201,10 +201,35 @@ ScenarioExploration ExploreScheduleScenario(const scenarios::ScheduleScenario& s
 
 void AppendScheduleExploration(const scenarios::ScheduleScenario& s, const ExploreOptions& options,
                                reports::Report* report) {
-  ScenarioExploration e = ExploreScheduleScenario(s, options);
+  AppendScheduleExploration(ExploreScheduleScenario(s, options), report);
+}
+
+void AppendScheduleExploration(ScenarioExploration e, reports::Report* report) {
   report->runs += e.report.runs;
   report->scenarios.push_back(std::move(e.report));
   for (reports::Violation& v : e.violations) report->violations.push_back(std::move(v));
+}
+
+ScenarioExploration ScheduleExplorationDied(const scenarios::ScheduleScenario& s,
+                                            const ExploreOptions& options, const std::string& how) {
+  const int budget = options.flow_schedules > 0 ? options.flow_schedules : kDefaultFlowSchedules;
+  const scenarios::ScheduleSearchOptions o = DefaultFlowExploreOptions(options.config.seed, budget);
+  ScenarioExploration out;
+  out.report.name = s.name();
+  out.report.description = s.description();
+  out.report.invariants = s.invariants();
+  out.report.invariants.push_back(scenarios::kInvDeterminism);
+  out.report.invariants.push_back(scenarios::kInvHarness);
+  reports::Violation v;
+  v.scenario = s.name();
+  v.invariant = scenarios::kInvHarness;
+  v.action = "none";
+  v.replay = s.ExploreCommand(o, OwnHazards(s, options.config.hazards));
+  v.message = "the worker exploring the schedules of " + s.name() + " " + how +
+              " (an abort, SF_CHECK or signal) before it answered";
+  v.seed = options.config.seed;
+  out.violations.push_back(std::move(v));
+  return out;
 }
 
 reports::MutantResult HuntScheduleMutant(const std::string& hazard, const std::string& description,

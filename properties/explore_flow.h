@@ -56,6 +56,14 @@ int StateCountedSchedules(int budget);
 // Explores `s` into `report`: its scenario report, violations and run count.
 void AppendScheduleExploration(const scenarios::ScheduleScenario& s, const ExploreOptions& options,
                                reports::Report* report);
+// Appends an exploration of `s` made elsewhere (`explore` runs it in a worker beside the
+// variants: properties/worker_pool.h BackgroundJob) as AppendScheduleExploration would.
+void AppendScheduleExploration(ScenarioExploration e, reports::Report* report);
+// What stands for the exploration of `s` when the worker running it died (`how`: "died of signal
+// 6 (Aborted)"): the scenario with nothing run and one INV-HARNESS violation, whose replay is the
+// scenario's own exploration command (it runs the same search in the foreground).
+ScenarioExploration ScheduleExplorationDied(const scenarios::ScheduleScenario& s,
+                                            const ExploreOptions& options, const std::string& how);
 
 // The scenario report and counterexamples of one schedule scenario (what the above appends).
 ScenarioExploration ExploreScheduleScenario(const scenarios::ScheduleScenario& s,

@@ -4,14 +4,20 @@
 // hazard switched on in the configuration is found by its expected invariant with a replay
 // command carrying --plan and --schedule, shard 1 explores it whole, and the flow mutants are in
 // the mutant table, each hunted by schedules. Method: ExploreScheduleScenario and Explore on small
-// budgets, replays of the printed counterexample, the mutant table.
+// budgets, replays of the printed counterexample, the mutant table; with --jobs 2 the scenario
+// runs beside the variants and gives the same report, an interrupt lists it as not explored.
 #include "properties/explore_flow.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include "faults/schedule_strategies.h"
+#include "properties/interrupt.h"
 #include "properties/mutants.h"
+#include "properties/toy_scenario_test_util.h"
 #include "reports/merge.h"
+#include "reports/report_json.h"
 #include "scenarios/interactive_flow/flow_hazards.h"
 #include "scenarios/interactive_flow/flow_schedules.h"
 #include "scenarios/invariants.h"
@@ -127,6 +133,64 @@ TEST(ExploreFlowTest, AFlowHazardIsFoundByItsInvariantWithAReplayablePlanAndSche
   bool again = false;
   for (const auto& v : replay.result.violations) again |= v.invariant == kill->invariant;
   EXPECT_TRUE(again);
+}
+
+// With --jobs 2 the schedule scenario is explored in a worker beside the variants' pools
+// (explore_variants.cc) and its answer travels as report JSON: the report is the one --jobs 1
+// gives, counterexamples and replay commands included.
+TEST(ExploreFlowTest, WithSeveralJobsItIsExploredBesideTheVariantsAndTheReportIsTheSame) {
+  ExploreOptions o = Small(20);
+  o.depth = 1;
+  o.all_variants = false;
+  o.config.hazards.insert(scenarios::flow::kHazardDuplicateResponseResumesTwice);
+  const std::vector<std::shared_ptr<const scenarios::ScenarioInfo>> both = {
+      std::make_shared<testing::ToyScenario>(), Flow()};
+  const reports::Report inline_report = Explore(both, o, "test");
+  ASSERT_FALSE(inline_report.violations.empty()) << "the hazard gives counterexamples";
+  o.jobs = 2;
+  const reports::Report beside = Explore(both, o, "test");
+  EXPECT_EQ(reports::ToJson(beside), reports::ToJson(inline_report));
+  EXPECT_EQ(beside, inline_report);
+}
+
+TEST(ExploreFlowTest, AnInterruptWhileItRunsBesideListsItAsNotExplored) {
+  ClearInterruptForTesting();
+  ExploreOptions o = Small(400);  // still running when the toy's first level is cut
+  o.depth = 1;
+  o.jobs = 2;
+  o.all_variants = false;
+  o.progress = [](int, int64_t done, int64_t) {
+    if (done == 2) RequestInterrupt(SIGINT);
+  };
+  const reports::Report cut =
+      Explore({std::make_shared<testing::ToyScenario>(), Flow()}, o, "test");
+  ClearInterruptForTesting();
+  EXPECT_EQ(cut.interrupted, "SIGINT");
+  ASSERT_EQ(cut.scenarios.size(), 2u);
+  EXPECT_EQ(cut.scenarios[1].skipped, "not explored: the run was interrupted before it");
+  EXPECT_EQ(cut.scenarios[1].runs, 0);
+  EXPECT_TRUE(cut.violations.empty());
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1) << "a worker was left unreaped";
+}
+
+// The stand-in for an exploration whose worker died: a harness failure with a command that runs
+// the same search in the foreground, nothing counted as run.
+TEST(ExploreFlowTest, AWorkerThatDiesExploringItIsAnInvHarnessViolationWithItsCommand) {
+  ExploreOptions o = Small(20);
+  o.config.seed = 7;
+  const ScenarioExploration e = ScheduleExplorationDied(*Flow(), o, "died of signal 6 (Aborted)");
+  EXPECT_EQ(e.report.name, "interactive-flow");
+  EXPECT_EQ(e.report.runs, 0);
+  ASSERT_EQ(e.violations.size(), 1u);
+  const reports::Violation& v = e.violations[0];
+  EXPECT_EQ(v.invariant, scenarios::kInvHarness);
+  EXPECT_EQ(v.seed, 7u);
+  EXPECT_NE(v.message.find("died of signal 6 (Aborted)"), std::string::npos) << v.message;
+  EXPECT_NE(v.replay.find("stepfault schedules explore --seed 7 --schedules 20"), std::string::npos)
+      << v.replay;
+  reports::Report r;
+  AppendScheduleExploration(e, &r);
+  EXPECT_EQ(reports::ComputeVerdict(r), reports::Verdict::kViolation);
 }
 
 TEST(ExploreFlowTest, ShardOneExploresItWholeAndTheMergeIsTheUnshardedReport) {

@@ -53,6 +53,34 @@ void WriteAll(int fd, const std::string& line) {
   }
 }
 
+// Forks a guarded worker of this process that runs body(write end of a pipe) and exits; the
+// parent gets the pid and the read end. An exception must never unwind into the parent's code
+// running in the child: it is a death of the job (an abort), said on stderr.
+pid_t ForkWorker(const std::function<void(int fd)>& body, int* read_fd) {
+  int p[2];
+  // Close-on-exec: a program a job runs never holds a worker's pipe.
+  SF_CHECK(::pipe2(p, O_CLOEXEC) == 0);
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  SF_CHECK(pid >= 0);
+  if (pid == 0) {
+    ::close(p[0]);
+    BecomeGuardedWorker(parent);
+    try {
+      body(p[1]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "stepfault: a worker's job threw: %s\n", e.what());
+      std::abort();
+    }
+    ::_exit(0);
+  }
+  ::close(p[1]);
+  AddGuardedWorker(pid);
+  *read_fd = p[0];
+  return pid;
+}
+
 class Pool {
  public:
   Pool(const std::vector<size_t>& indices, const std::function<Json(size_t)>& job,
@@ -103,35 +131,16 @@ class Pool {
 
  private:
   Worker Spawn(std::vector<size_t> share) {
-    int p[2];
-    // Close-on-exec: a program a job runs never holds a worker's pipe.
-    SF_CHECK(::pipe2(p, O_CLOEXEC) == 0);
-    std::fflush(nullptr);
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
-    SF_CHECK(pid >= 0);
-    if (pid == 0) {
-      ::close(p[0]);
-      BecomeGuardedWorker(parent);
-      // An exception must never unwind into the parent's code running in this child: it is a
-      // death of the job (an abort), said on stderr.
-      try {
-        for (size_t pos : share) {
-          WriteAll(p[1], Json{{"k", pos}, {"r", job_(indices_[pos])}}.dump() + "\n");
-        }
-        ::close(p[1]);
-        if (options_.at_exit) options_.at_exit();
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "stepfault: a worker's job threw: %s\n", e.what());
-        std::abort();
-      }
-      ::_exit(0);
-    }
-    ::close(p[1]);
-    AddGuardedWorker(pid);
     Worker w;
-    w.pid = pid;
-    w.fd = p[0];
+    w.pid = ForkWorker(
+        [&](int fd) {
+          for (size_t pos : share) {
+            WriteAll(fd, Json{{"k", pos}, {"r", job_(indices_[pos])}}.dump() + "\n");
+          }
+          ::close(fd);
+          if (options_.at_exit) options_.at_exit();
+        },
+        &w.fd);
     w.share = std::move(share);
     return w;
   }
@@ -211,6 +220,53 @@ std::string DescribeDeath(int wait_status) {
            strsignal(WTERMSIG(wait_status)) + ")";
   }
   return "exited with status " + std::to_string(WEXITSTATUS(wait_status));
+}
+
+BackgroundJob::BackgroundJob(const std::function<Json()>& job) {
+  pid_ = ForkWorker([&](int fd) { WriteAll(fd, Json{{"r", job()}}.dump() + "\n"); }, &fd_);
+}
+
+BackgroundJob::~BackgroundJob() { Stop(); }
+
+void BackgroundJob::Stop() {
+  if (pid_ < 0) return;
+  ::kill(pid_, SIGKILL);
+  ::close(fd_);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  RemoveGuardedWorker(pid_);
+  pid_ = -1;
+}
+
+std::optional<Json> BackgroundJob::Finish(
+    const std::function<Json(const std::string& how)>& on_death) {
+  SF_CHECK(pid_ >= 0);  // once only
+  std::string text;
+  for (;;) {
+    if (Interrupted()) {
+      Stop();
+      return std::nullopt;
+    }
+    pollfd poll_fd{fd_, POLLIN, 0};
+    if (::poll(&poll_fd, 1, -1) < 0) {
+      SF_CHECK(errno == EINTR);
+      continue;  // a signal: the loop's head sees an interrupt
+    }
+    if (Interrupted()) continue;
+    char buf[1 << 16];
+    const ssize_t n = ::read(fd_, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd_);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  RemoveGuardedWorker(pid_);
+  pid_ = -1;
+  // The answer is whole only with its newline: a worker dying mid-line answered nothing.
+  if (text.empty() || text.back() != '\n') return on_death(DescribeDeath(status));
+  return std::move(Json::parse(text)["r"]);
 }
 
 std::vector<std::optional<Json>> RunPool(const std::vector<size_t>& indices,

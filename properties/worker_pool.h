@@ -24,6 +24,8 @@
 // Thread-safety: call from one thread; the pool forks.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -61,5 +63,33 @@ std::vector<size_t> AllIndices(size_t n);
 
 // How a worker's wait status reads in a death: "died of signal N (NAME)" or "exited with status N".
 std::string DescribeDeath(int wait_status);
+
+// One job in a forked guarded worker while the caller goes on: a pool of one job that blocks only
+// when its answer is asked for. `explore` runs each schedule scenario so, beside the variants'
+// pools: it is one long sequential search, which left the second core idle for its whole length.
+// The worker is forked at construction, from the process as it is then; the workers a later pool
+// forks inherit only the read end of its pipe, so its end of stream is its own. The answer
+// travels as one JSON line when the job is done (the worker waits on a full pipe until Finish).
+// Thread-safety: as RunPool (call from one thread; it forks).
+class BackgroundJob {
+ public:
+  explicit BackgroundJob(const std::function<nlohmann::json()>& job);
+  ~BackgroundJob();  // a worker not finished is killed and reaped
+  BackgroundJob(const BackgroundJob&) = delete;
+  BackgroundJob& operator=(const BackgroundJob&) = delete;
+
+  // Waits for the job's answer. nullopt: an interrupt (properties/interrupt.h) came first, and the
+  // worker is killed (a worker killed by the same Ctrl-C is not a death); a worker that died
+  // without answering (an abort, SF_CHECK, a signal, an exception, an early exit) is answered by
+  // on_death(how), `how` as RunPool's on_death hears it. Once only.
+  std::optional<nlohmann::json> Finish(
+      const std::function<nlohmann::json(const std::string& how)>& on_death);
+
+ private:
+  void Stop();  // kills and reaps the worker
+
+  pid_t pid_ = -1;
+  int fd_ = -1;
+};
 
 }  // namespace stepfault::properties

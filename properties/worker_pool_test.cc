@@ -1,7 +1,9 @@
 // Goal: the one worker pool (explore, mutants, black-box) answers every job in index order whatever
 // the job count; a worker that dies (abort, _exit, SIGSEGV) costs exactly the job it was on, which
 // on_death answers with a description of the death, while a new worker runs the rest; progress
-// hears every job once; an interrupt stops it, its unanswered jobs empty and no worker left behind.
+// hears every job once; an interrupt stops it, its unanswered jobs empty and no worker left behind;
+// a background job (one job in a worker while the caller goes on) answers beside pools, dies as a
+// pool's job dies, and is killed by an interrupt or when never asked for.
 // Method: jobs that compute from their index, and jobs that kill their worker at a chosen index.
 #include "properties/worker_pool.h"
 
@@ -147,6 +149,23 @@ INSTANTIATE_TEST_SUITE_P(
                             "died of signal 6 (Aborted)"}),
     [](const ::testing::TestParamInfo<Death>& info) { return std::string(info.param.name); });
 
+// The background job is answered by on_death as a pool's job would be, for each way to die.
+TEST_P(WorkerDeathTest, ABackgroundJobThatDiesIsAnsweredByOnDeathWithHowItDied) {
+  const Death death = GetParam();
+  BackgroundJob job([&] {
+    death.die();
+    return Square(3);
+  });
+  std::vector<std::string> hows;
+  const std::optional<Json> answer = job.Finish([&](const std::string& how) {
+    hows.push_back(how);
+    return Json{{"how", how}};
+  });
+  EXPECT_EQ(hows, std::vector<std::string>{death.how});
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(*answer, (Json{{"how", death.how}}));
+}
+
 TEST_F(WorkerPoolTest, ProgressHearsEveryJobOnceInOrderInlineAndInWorkers) {
   for (int jobs : {1, 3}) {
     std::vector<int64_t> seen;
@@ -185,6 +204,58 @@ TEST_F(WorkerPoolTest, AnInterruptStopsThePoolAndItsUnansweredJobsComeBackEmpty)
       EXPECT_EQ(answered, 1u) << "inline, the flag is looked at before each job";
     }
   }
+}
+
+// A background job started first runs while pools fork their own workers and finish (their
+// workers inherit the job's read end, which must not hold its stream open), and answers after.
+TEST_F(WorkerPoolTest, ABackgroundJobAnswersAfterPoolsRanBesideIt) {
+  BackgroundJob job([] {
+    ::usleep(100 * 1000);  // still running when the pools start
+    Json big = Json::array();
+    for (size_t i = 0; i < 20000; ++i) big.push_back(Square(i));  // more than a pipe holds
+    return big;
+  });
+  for (int round = 0; round < 2; ++round) {
+    const auto results = RunPool(AllIndices(12), Square, WithJobs(2));
+    for (size_t i = 0; i < results.size(); ++i) {
+      ASSERT_TRUE(results[i].has_value());
+      EXPECT_EQ(*results[i], Square(i)) << "round " << round << " job " << i;
+    }
+  }
+  bool died = false;
+  const std::optional<Json> answer = job.Finish([&](const std::string&) {
+    died = true;
+    return Json();
+  });
+  EXPECT_FALSE(died);
+  ASSERT_TRUE(answer.has_value());
+  ASSERT_EQ(answer->size(), 20000u);
+  EXPECT_EQ((*answer)[19999], Square(19999));
+}
+
+TEST_F(WorkerPoolTest, AnInterruptWhileWaitingKillsTheBackgroundJobAndAnswersNothing) {
+  BackgroundJob job([] {
+    ::sleep(30);
+    return Square(1);
+  });
+  RequestInterrupt(SIGINT);
+  bool died = false;
+  const std::optional<Json> answer = job.Finish([&](const std::string&) {
+    died = true;
+    return Json();
+  });
+  EXPECT_FALSE(answer.has_value());
+  EXPECT_FALSE(died) << "an interrupted job is no death";
+}
+
+TEST_F(WorkerPoolTest, ABackgroundJobNeverAskedForIsKilledAndReaped) {
+  {
+    BackgroundJob job([] {
+      ::sleep(30);
+      return Square(1);
+    });
+  }
+  // TearDown: no worker left unreaped (the destructor killed it rather than wait 30 s).
 }
 
 TEST_F(WorkerPoolTest, AtExitRunsInEveryWorkerAndOnceInline) {

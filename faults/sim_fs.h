@@ -79,7 +79,8 @@ inline constexpr uint64_t kSimSectorBytes = 512;
 // Role of anonymous (unnamed) files.
 inline constexpr std::string_view kSimTempRole = "temp";
 
-// A 128-bit hash (32 hex digits) of `bytes`: the one Digest() takes of file contents. Not
+// A 128-bit hash (32 hex digits) of `bytes`: the one Digest() takes of file contents
+// (SimImage::Hash: chunk hashes combined), so equal to ReadFileHash of a file holding them. Not
 // cryptographic; Stepfault keys its reuse on it as on Digest().
 std::string HashBytes(std::string_view bytes);
 

@@ -301,21 +301,8 @@ std::pair<uint64_t, uint64_t> WideHash(std::string_view bytes) {
   return {h.low64, h.high64};
 }
 
-// WideHash of the image's bytes, streamed chunk by chunk (XXH3's streaming hash equals its
-// one-shot hash of the same bytes).
-std::pair<uint64_t, uint64_t> WideHash(const SimImage& image) {
-  if (image.size() <= SimImage::kChunkBytes) {  // one chunk at most: hashed in one call
-    std::pair<uint64_t, uint64_t> h = WideHash(std::string_view());
-    image.ForEachSpan([&](std::string_view span) { h = WideHash(span); });
-    return h;
-  }
-  XXH3_state_t state;
-  XXH3_128bits_reset(&state);
-  image.ForEachSpan(
-      [&](std::string_view span) { XXH3_128bits_update(&state, span.data(), span.size()); });
-  const XXH128_hash_t h = XXH3_128bits_digest(&state);
-  return {h.low64, h.high64};
-}
+// A file image's hash: SimImage::Hash (each chunk's hash kept on it until it is written).
+std::pair<uint64_t, uint64_t> WideHash(const SimImage& image) { return image.Hash(); }
 
 // Appends `v` in decimal, as std::to_string writes it.
 void AppendDecimal(std::string* text, uint64_t v) {
@@ -445,7 +432,7 @@ std::string SimFs::Digest() const { return DigestOf(*world_, /*keep=*/true); }
 
 std::string SimFs::DigestFromScratch() const { return DigestOf(*world_, /*keep=*/false); }
 
-std::string HashBytes(std::string_view bytes) { return Hex128(WideHash(bytes)); }
+std::string HashBytes(std::string_view bytes) { return Hex128(SimImage::HashOf(bytes)); }
 
 std::string CurrentBytesHash(const SimInode& inode) { return Hex128(KeptHashesOf(inode).data); }
 

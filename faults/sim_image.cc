@@ -6,9 +6,72 @@
 #include <atomic>
 #include <cstring>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace stepfault::faults {
 
+namespace {
+
+std::pair<uint64_t, uint64_t> ChunkHash(std::string_view bytes) {
+  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  return {h.low64, h.high64};
+}
+
+// XXH3-128 over the chunks' hashes (each as two little-endian 64-bit words), seeded with the size.
+class Combiner {
+ public:
+  Combiner(uint64_t size, size_t chunks) : size_(size) { records_.reserve(16 * chunks); }
+  void Add(std::pair<uint64_t, uint64_t> h) {
+    for (const uint64_t word : {h.first, h.second}) {
+      for (int i = 0; i < 8; ++i) records_.push_back(static_cast<char>(word >> (8 * i)));
+    }
+  }
+  std::pair<uint64_t, uint64_t> Finish() const {
+    const XXH128_hash_t h = XXH3_128bits_withSeed(records_.data(), records_.size(), size_);
+    return {h.low64, h.high64};
+  }
+
+ private:
+  uint64_t size_;
+  std::string records_;
+};
+
+}  // namespace
+
+SimImage::ChunkData::ChunkData(const ChunkData& other) : bytes(other.bytes) {
+  if (other.hashed.load(std::memory_order_acquire)) {
+    lo.store(other.lo.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    hi.store(other.hi.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    hashed.store(true, std::memory_order_release);
+  }
+}
+
 SimImage::SimImage(std::string_view bytes) { Write(0, bytes); }
+
+std::pair<uint64_t, uint64_t> SimImage::Hash() const {
+  Combiner c(size_, chunks_ == nullptr ? 0 : chunks_->size());
+  if (chunks_ != nullptr) {
+    for (const Chunk& chunk : *chunks_) {
+      if (!chunk->hashed.load(std::memory_order_acquire)) {
+        const std::pair<uint64_t, uint64_t> h = ChunkHash(chunk->bytes);
+        chunk->lo.store(h.first, std::memory_order_relaxed);
+        chunk->hi.store(h.second, std::memory_order_relaxed);
+        chunk->hashed.store(true, std::memory_order_release);
+      }
+      c.Add({chunk->lo.load(std::memory_order_relaxed), chunk->hi.load(std::memory_order_relaxed)});
+    }
+  }
+  return c.Finish();
+}
+
+std::pair<uint64_t, uint64_t> SimImage::HashOf(std::string_view bytes) {
+  Combiner c(bytes.size(), (bytes.size() + kChunkBytes - 1) / kChunkBytes);
+  for (size_t at = 0; at < bytes.size(); at += kChunkBytes) {
+    c.Add(ChunkHash(bytes.substr(at, kChunkBytes)));
+  }
+  return c.Finish();
+}
 
 size_t SimImage::Read(uint64_t offset, size_t n, char* out) const {
   if (offset >= size_) return 0;
@@ -16,7 +79,7 @@ size_t SimImage::Read(uint64_t offset, size_t n, char* out) const {
   size_t done = 0;
   while (done < available) {
     const uint64_t at = offset + done;
-    const std::string& chunk = *(*chunks_)[at / kChunkBytes];
+    const std::string& chunk = (*chunks_)[at / kChunkBytes]->bytes;
     const size_t in_chunk = at % kChunkBytes;
     const size_t take = std::min(available - done, chunk.size() - in_chunk);
     std::memcpy(out + done, chunk.data() + in_chunk, take);
@@ -48,11 +111,12 @@ std::vector<SimImage::Chunk>& SimImage::MutableChunks() {
 std::string& SimImage::MutableChunk(size_t i) {
   std::vector<Chunk>& chunks = MutableChunks();
   if (chunks[i].use_count() != 1) {
-    chunks[i] = std::make_shared<std::string>(*chunks[i]);
+    chunks[i] = std::make_shared<ChunkData>(*chunks[i]);
   } else {
     std::atomic_thread_fence(std::memory_order_acquire);
   }
-  return *chunks[i];
+  chunks[i]->hashed.store(false, std::memory_order_relaxed);  // the caller writes it now
+  return chunks[i]->bytes;
 }
 
 void SimImage::Resize(uint64_t size) {
@@ -82,8 +146,8 @@ void SimImage::Resize(uint64_t size) {
   }
   while (chunks.size() < count) {
     const uint64_t begin = static_cast<uint64_t>(chunks.size()) * kChunkBytes;
-    chunks.push_back(std::make_shared<std::string>(
-        static_cast<size_t>(std::min<uint64_t>(kChunkBytes, size - begin)), '\0'));
+    chunks.push_back(std::make_shared<ChunkData>(
+        std::string(static_cast<size_t>(std::min<uint64_t>(kChunkBytes, size - begin)), '\0')));
   }
   size_ = size;
 }
@@ -110,7 +174,7 @@ bool operator==(const SimImage& a, const SimImage& b) {
   for (size_t i = 0; i < a.chunks_->size(); ++i) {
     const auto& x = (*a.chunks_)[i];
     const auto& y = (*b.chunks_)[i];
-    if (x != y && *x != *y) return false;
+    if (x != y && x->bytes != y->bytes) return false;
   }
   return true;
 }
@@ -121,7 +185,9 @@ uint64_t SimImage::HeldBytes(std::set<const void*>* counted) const {
   constexpr uint64_t kBlockBytes = 48;
   uint64_t bytes = kBlockBytes + chunks_->capacity() * sizeof(Chunk);
   for (const Chunk& chunk : *chunks_) {
-    if (counted->insert(chunk.get()).second) bytes += kBlockBytes + chunk->capacity() + 1;
+    if (counted->insert(chunk.get()).second) {
+      bytes += kBlockBytes - sizeof(std::string) + sizeof(ChunkData) + chunk->bytes.capacity() + 1;
+    }
   }
   return bytes;
 }

@@ -10,12 +10,14 @@
 // write copies it first unless this image is its sole owner.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace stepfault::faults {
@@ -38,12 +40,22 @@ class SimImage {
   // Cuts or zero-extends to size bytes.
   void Resize(uint64_t size);
 
-  // Calls f(std::string_view) on the bytes chunk by chunk, in order (hashing without a copy).
+  // Calls f(std::string_view) on the bytes chunk by chunk, in order (reading without a copy).
   template <typename F>
   void ForEachSpan(F&& f) const {
     if (chunks_ == nullptr) return;
-    for (const auto& chunk : *chunks_) f(std::string_view(*chunk));
+    for (const auto& chunk : *chunks_) f(std::string_view(chunk->bytes));
   }
+
+  // A 128-bit hash of the bytes: the XXH3-128 of each chunk, kept on the chunk until it is
+  // written, combined by XXH3-128 (seeded with the size) over those hashes in order. So bytes are
+  // hashed again only where they were written: the world's digest after every death and the
+  // oracles' read keys rehashed whole SQLite WAL files after each append of a frame (a seventh of a
+  // depth-2 exploration of fan-in over SQLite). A function of the bytes alone (the chunks are cut
+  // at fixed offsets), the same on every platform and in every run.
+  std::pair<uint64_t, uint64_t> Hash() const;
+  // The same hash of bytes held elsewhere: HashOf(b) == SimImage(b).Hash().
+  static std::pair<uint64_t, uint64_t> HashOf(std::string_view bytes);
 
   // True when both hold the very same chunk list (no write to either since one was copied).
   bool SharesWith(const SimImage& other) const {
@@ -55,8 +67,20 @@ class SimImage {
   uint64_t HeldBytes(std::set<const void*>* counted) const;
 
  private:
-  using Chunk = std::shared_ptr<std::string>;
-  // The list for writing (copied first when shared) and chunk i of it (copied first when shared).
+  struct ChunkData {
+    ChunkData() = default;
+    explicit ChunkData(std::string b) : bytes(std::move(b)) {}
+    ChunkData(const ChunkData& other);  // the bytes and the hash when kept
+    ChunkData& operator=(const ChunkData&) = delete;
+    std::string bytes;
+    // XXH3-128 of bytes once computed: set once lo and hi are (any reader may compute it, each
+    // storing the same values); MutableChunk forgets it before a write.
+    mutable std::atomic<bool> hashed{false};
+    mutable std::atomic<uint64_t> lo{0}, hi{0};
+  };
+  using Chunk = std::shared_ptr<ChunkData>;
+  // The list for writing (copied first when shared) and chunk i of it (copied first when shared;
+  // its kept hash forgotten).
   std::vector<Chunk>& MutableChunks();
   std::string& MutableChunk(size_t i);
 

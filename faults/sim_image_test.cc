@@ -1,6 +1,8 @@
 // Goal: a SimImage holds exactly the bytes a std::string given the same writes and resizes holds,
 // and a copy of an image is independent of it (a write to one never shows in the other), however
-// the writes straddle chunks; a write to a shared image copies only the chunks it touches.
+// the writes straddle chunks; its hash, kept per chunk, is at every step the hash of the model's
+// bytes (a write forgets what it changed); a write to a shared image copies only the chunks it
+// touches.
 // Method: random writes, resizes and copies against a std::string model (RapidCheck), and the
 // held bytes of two images before and after one small write.
 #include "faults/sim_image.h"
@@ -58,8 +60,11 @@ RC_GTEST_PROP(SimImageProperty, HoldsWhatAStringHoldsAndCopiesStayIndependent, (
     for (size_t j = 0; j < 2; ++j) {
       RC_ASSERT(images[j].size() == models[j].size());
       RC_ASSERT(images[j].ToString() == models[j]);
+      // Taken at every step, so a chunk hash kept from before a write would show here.
+      RC_ASSERT(images[j].Hash() == SimImage::HashOf(models[j]));
     }
     RC_ASSERT((images[0] == images[1]) == (models[0] == models[1]));
+    RC_ASSERT((images[0].Hash() == images[1].Hash()) == (models[0] == models[1]));
   }
 }
 

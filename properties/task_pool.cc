@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "engine/random.h"
+#include "faults/sim_fs.h"
 #include "properties/worker_pool.h"
 #include "scenarios/invariants.h"
 
@@ -23,7 +23,7 @@ std::string WindowsKey(const LifeWindows& l) {
   for (const faults::Window& w : l.windows) {
     text += std::to_string(w.point.size()) + ":" + w.point + "#" + std::to_string(w.occurrence);
   }
-  return std::to_string(Hash64(text, 31)) + "-" + std::to_string(Hash64(text, 32));
+  return faults::HashBytes(text);
 }
 
 // `sent`: the window lists this process has already sent (their keys); a list sent before travels
@@ -137,7 +137,7 @@ TaskResult Summarize(const faults::Plan& plan, const Execution& ex) {
     r.died_in_life = static_cast<int>(last_fault);
     r.crash_digest = ex.lives[last_fault - 1].world_digest;
   }
-  r.fingerprint = std::to_string(Hash64(ex.trace)) + "/" + ex.final_digest;
+  r.fingerprint = faults::HashBytes(ex.trace) + "/" + ex.final_digest;
   return r;
 }
 

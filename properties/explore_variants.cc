@@ -2,6 +2,7 @@
 // checkpoint store; a variant whose fault-free run is identical to an earlier variant's (the host
 // ignores it on this build) is reported as skipped, with the reason, never as explored.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -147,6 +148,30 @@ std::map<size_t, std::unique_ptr<BackgroundJob>> StartScheduleScenarios(
   return beside;
 }
 
+// Appends the exploration of `several` by schedules: the answer of its job when it ran beside
+// (`beside`), else explored now; not explored after an interrupt.
+void AppendSchedules(const scenarios::ScheduleScenario& several, BackgroundJob* beside,
+                     const ExploreOptions& options,
+                     const std::function<void(const std::string&)>& starting,
+                     reports::Report* report) {
+  std::optional<nlohmann::json> answer;
+  if (beside != nullptr) {
+    answer = beside->Finish([&](const std::string& how) {
+      return ExplorationToJson(ScheduleExplorationDied(several, options, how));
+    });
+  }
+  if (Interrupted()) {
+    report->scenarios.push_back(NotExplored(several, several.name(), ""));
+    return;
+  }
+  starting(several.name());
+  if (answer.has_value()) {
+    AppendScheduleExploration(ExplorationFromJson(*answer), report);
+  } else {
+    AppendScheduleExploration(several, options, report);
+  }
+}
+
 }  // namespace
 
 reports::Report Explore(
@@ -200,22 +225,8 @@ reports::Report Explore(
       StartScheduleScenarios(scenarios, options);
   for (size_t k = 0; k < scenarios.size(); ++k) {
     if (const scenarios::ScheduleScenario* several = scenarios[k]->AsScheduleScenario()) {
-      std::optional<nlohmann::json> answer;
-      if (beside.count(k) > 0) {
-        answer = beside[k]->Finish([&](const std::string& how) {
-          return ExplorationToJson(ScheduleExplorationDied(*several, options, how));
-        });
-      }
-      if (Interrupted()) {
-        report.scenarios.push_back(NotExplored(*several, several->name(), ""));
-        continue;
-      }
-      starting(several->name());
-      if (answer.has_value()) {
-        AppendScheduleExploration(ExplorationFromJson(*answer), &report);
-      } else {
-        AppendScheduleExploration(*several, options, &report);  // several actors: schedules
-      }
+      AppendSchedules(*several, beside.count(k) > 0 ? beside[k].get() : nullptr, options, starting,
+                      &report);
       continue;
     }
     const scenarios::Scenario* s = scenarios[k]->AsLifeScenario();

@@ -301,9 +301,6 @@ std::pair<uint64_t, uint64_t> WideHash(std::string_view bytes) {
   return {h.low64, h.high64};
 }
 
-// A file image's hash: SimImage::Hash (each chunk's hash kept on it until it is written).
-std::pair<uint64_t, uint64_t> WideHash(const SimImage& image) { return image.Hash(); }
-
 // Appends `v` in decimal, as std::to_string writes it.
 void AppendDecimal(std::string* text, uint64_t v) {
   char buf[24];
@@ -339,9 +336,9 @@ std::string Hex128(std::pair<uint64_t, uint64_t> h) {
 SimInode::Hashed HashesOf(const SimInode& inode) {
   SimInode::Hashed h;
   h.version = inode.version;
-  h.data = WideHash(inode.data);
+  h.data = inode.data.Hash();                    // each chunk's hash kept on it until it is written
   h.durable_same = inode.durable == inode.data;  // the same chunks unless written since a Sync
-  h.durable = h.durable_same ? h.data : WideHash(inode.durable);
+  h.durable = h.durable_same ? h.data : inode.durable.Hash();
   return h;
 }
 

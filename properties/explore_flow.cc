@@ -165,17 +165,32 @@ scenarios::ScheduleSearchOptions DefaultFlowExploreOptions(uint64_t seed, int bu
   return o;
 }
 
+namespace {
+
+// The schedules `explore` runs for a schedule scenario (`--schedules`, else the default).
+int BudgetOf(const ExploreOptions& options) {
+  return options.flow_schedules > 0 ? options.flow_schedules : kDefaultFlowSchedules;
+}
+
+// The scenario's report before anything ran: its name, description and invariants.
+ScenarioExploration ReportHead(const scenarios::ScheduleScenario& s) {
+  ScenarioExploration out;
+  out.report.name = s.name();
+  out.report.description = s.description();
+  out.report.invariants = s.invariants();
+  out.report.invariants.push_back(scenarios::kInvDeterminism);
+  return out;
+}
+
+}  // namespace
+
 ScenarioExploration ExploreScheduleScenario(const scenarios::ScheduleScenario& s,
                                             const ExploreOptions& options) {
-  const int budget = options.flow_schedules > 0 ? options.flow_schedules : kDefaultFlowSchedules;
+  const int budget = BudgetOf(options);
   const scenarios::ScheduleSearchOptions o = DefaultFlowExploreOptions(options.config.seed, budget);
   const scenarios::HostHazards hazards = OwnHazards(s, options.config.hazards);
-  ScenarioExploration out;
+  ScenarioExploration out = ReportHead(s);
   reports::ScenarioReport& rep = out.report;
-  rep.name = s.name();
-  rep.description = s.description();
-  rep.invariants = s.invariants();
-  rep.invariants.push_back(scenarios::kInvDeterminism);
   // Shard 1 explores the whole scenario; the others list it with nothing run.
   const bool mine = options.shard_index == 1;
   scenarios::ScheduleExploration e;
@@ -212,13 +227,9 @@ void AppendScheduleExploration(ScenarioExploration e, reports::Report* report) {
 
 ScenarioExploration ScheduleExplorationDied(const scenarios::ScheduleScenario& s,
                                             const ExploreOptions& options, const std::string& how) {
-  const int budget = options.flow_schedules > 0 ? options.flow_schedules : kDefaultFlowSchedules;
-  const scenarios::ScheduleSearchOptions o = DefaultFlowExploreOptions(options.config.seed, budget);
-  ScenarioExploration out;
-  out.report.name = s.name();
-  out.report.description = s.description();
-  out.report.invariants = s.invariants();
-  out.report.invariants.push_back(scenarios::kInvDeterminism);
+  const scenarios::ScheduleSearchOptions o =
+      DefaultFlowExploreOptions(options.config.seed, BudgetOf(options));
+  ScenarioExploration out = ReportHead(s);
   out.report.invariants.push_back(scenarios::kInvHarness);
   reports::Violation v;
   v.scenario = s.name();

@@ -81,6 +81,16 @@ pid_t ForkWorker(const std::function<void(int fd)>& body, int* read_fd) {
   return pid;
 }
 
+// Closes the parent's end of a worker's pipe, waits for the worker and forgets it; its wait
+// status.
+int ReapWorker(pid_t pid, int fd) {
+  ::close(fd);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  RemoveGuardedWorker(pid);
+  return status;
+}
+
 class Pool {
  public:
   Pool(const std::vector<size_t>& indices, const std::function<Json(size_t)>& job,
@@ -174,10 +184,7 @@ class Pool {
   // Reaps a finished worker. When it died before answering its whole share, the job it was on is
   // answered by on_death and the returned positions are the rest of its share (else it is empty).
   std::vector<size_t> Reap(Worker& w) {
-    ::close(w.fd);
-    int status = 0;
-    ::waitpid(w.pid, &status, 0);
-    RemoveGuardedWorker(w.pid);
+    const int status = ReapWorker(w.pid, w.fd);
     if (w.answered >= w.share.size()) return {};
     SF_CHECK(options_.on_death != nullptr);
     const size_t culprit = w.share[w.answered];
@@ -190,10 +197,7 @@ class Pool {
   void StopWorkers() {
     for (Worker& w : workers_) {
       ::kill(w.pid, SIGKILL);
-      ::close(w.fd);
-      int status = 0;
-      ::waitpid(w.pid, &status, 0);
-      RemoveGuardedWorker(w.pid);
+      ReapWorker(w.pid, w.fd);
     }
     workers_.clear();
   }
@@ -231,10 +235,7 @@ BackgroundJob::~BackgroundJob() { Stop(); }
 void BackgroundJob::Stop() {
   if (pid_ < 0) return;
   ::kill(pid_, SIGKILL);
-  ::close(fd_);
-  int status = 0;
-  ::waitpid(pid_, &status, 0);
-  RemoveGuardedWorker(pid_);
+  ReapWorker(pid_, fd_);
   pid_ = -1;
 }
 
@@ -259,10 +260,7 @@ std::optional<Json> BackgroundJob::Finish(
     if (n <= 0) break;
     text.append(buf, static_cast<size_t>(n));
   }
-  ::close(fd_);
-  int status = 0;
-  ::waitpid(pid_, &status, 0);
-  RemoveGuardedWorker(pid_);
+  const int status = ReapWorker(pid_, fd_);
   pid_ = -1;
   // The answer is whole only with its newline: a worker dying mid-line answered nothing.
   if (text.empty() || text.back() != '\n') return on_death(DescribeDeath(status));

@@ -206,8 +206,8 @@ TEST_F(WorkerPoolTest, AnInterruptStopsThePoolAndItsUnansweredJobsComeBackEmpty)
   }
 }
 
-// A background job started first runs while pools fork their own workers and finish (their
-// workers inherit the job's read end, which must not hold its stream open), and answers after.
+// A background job started first runs while pools fork their own workers and finish, and its
+// answer, larger than a pipe holds, arrives whole after them.
 TEST_F(WorkerPoolTest, ABackgroundJobAnswersAfterPoolsRanBesideIt) {
   BackgroundJob job([] {
     ::usleep(100 * 1000);  // still running when the pools start
